@@ -1,0 +1,38 @@
+#include "algorithms/core/compose.h"
+
+#include <stdexcept>
+
+namespace collsim {
+
+SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts) : parts_(std::move(parts)) {
+  if (parts_.empty()) throw std::invalid_argument("a sequence needs at least one schedule");
+  for (const auto& p : parts_)
+    if (p->ranks() != parts_.front()->ranks())
+      throw std::invalid_argument("sequenced schedules must have the same rank count");
+}
+
+int SequenceSchedule::stepCount(int rank) const {
+  int n = 0;
+  for (const auto& p : parts_) n += p->stepCount(rank);
+  return n;
+}
+
+void SequenceSchedule::appendOps(int rank, int step, std::vector<Op>& out) const {
+  for (const auto& p : parts_) {
+    int n = p->stepCount(rank);
+    if (step < n) {
+      p->appendOps(rank, step, out);
+      return;
+    }
+    step -= n;
+  }
+}
+
+SchedulePtr sequence(SchedulePtr first, SchedulePtr second) {
+  std::vector<SchedulePtr> parts;
+  parts.push_back(std::move(first));
+  parts.push_back(std::move(second));
+  return std::make_unique<SequenceSchedule>(std::move(parts));
+}
+
+} // namespace collsim

@@ -1,0 +1,26 @@
+// Composition of schedules: one after another on each rank.
+#pragma once
+
+#include <vector>
+
+#include "algorithms/core/schedule.h"
+
+namespace collsim {
+
+// Each rank runs the steps of parts[0], then those of parts[1], ...
+// Ordering is per rank: rank r may start part 1 while rank q is still in
+// part 0; only data dependencies (matched receives) hold ranks together.
+class SequenceSchedule final : public Schedule {
+public:
+  explicit SequenceSchedule(std::vector<SchedulePtr> parts);
+  int ranks() const override { return parts_.front()->ranks(); }
+  int stepCount(int rank) const override;
+  void appendOps(int rank, int step, std::vector<Op>& out) const override;
+
+private:
+  std::vector<SchedulePtr> parts_;
+};
+
+SchedulePtr sequence(SchedulePtr first, SchedulePtr second);
+
+} // namespace collsim

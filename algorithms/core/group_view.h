@@ -1,0 +1,48 @@
+// A flat algorithm runs on a group of global ranks over a view of the buffer.
+//
+// Flat builders take a GroupView instead of "ranks 0..p-1 over the whole
+// buffer" so that hierarchical algorithms can be composed from them: an
+// intra-server ring over the 8 devices of one server, an inter-server RHD
+// over device k of every server, each over its own slice of the buffer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/core/schedule.h"
+
+namespace collsim {
+
+// a mod p in 0..p-1, also for negative a (ring and butterfly arithmetic).
+inline int wrap(int a, int p) { return ((a % p) + p) % p; }
+
+class GroupView {
+public:
+  // members[i] is the global rank of local rank i; worldSize bounds them.
+  GroupView(std::vector<int> members, int worldSize, std::uint64_t byteOffset,
+            std::uint64_t count, std::uint32_t elemSize);
+  // Every rank of the spec over the whole buffer.
+  static GroupView whole(const CollectiveSpec& spec);
+
+  int size() const { return int(members_.size()); }
+  int world() const { return int(localOf_.size()); }
+  int global(int local) const { return members_[local]; }
+  int local(int global) const { return localOf_[global]; } // -1 if not a member
+  std::uint64_t count() const { return count_; }
+
+  // Block i of the view cut into size() blocks.
+  Block block(int i) const { return blockOf(count_, size(), i); }
+  // An operation with a local peer on elements of the view.
+  Op op(OpKind kind, int localPeer, Block b) const {
+    return Op{kind, members_[localPeer], byteOffset_ + b.first * elemSize_, b.count * elemSize_};
+  }
+
+private:
+  std::vector<int> members_;
+  std::vector<int> localOf_;
+  std::uint64_t byteOffset_;
+  std::uint64_t count_;
+  std::uint32_t elemSize_;
+};
+
+} // namespace collsim

@@ -1,0 +1,20 @@
+// The collsim command line, as a function so tests can call it in-process.
+//
+// Exit status: 0 success, 1 internal failure (e.g. the checker rejects a
+// schedule), 2 bad input (usage, YAML, units, topology, algorithm). Output
+// files are written only when everything succeeded.
+#pragma once
+
+#include <ostream>
+
+namespace collsim {
+
+struct CliStreams {
+  std::ostream& out;
+  std::ostream& err;
+  bool progress = false; // show a progress line on err (a terminal)
+};
+
+int runCli(int argc, const char* const* argv, CliStreams io);
+
+} // namespace collsim

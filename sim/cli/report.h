@@ -1,0 +1,27 @@
+// Result tables for people (table, md) and programs (json, csv).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/run/simulate.h"
+
+namespace collsim {
+
+enum class OutputFormat { Table, Json, Csv, Markdown };
+bool parseOutputFormat(const std::string& name, OutputFormat& out);
+
+struct Report {
+  std::string command;            // "run" or "perf"
+  std::string name;               // scenario name
+  std::string description;
+  std::string clusterName;
+  std::string clusterDescription;
+  Bytes segment = 0;
+  std::uint64_t seed = 0;
+  std::vector<CollectiveRun> results;
+};
+
+std::string formatReport(const Report& report, OutputFormat format);
+
+} // namespace collsim

@@ -1,0 +1,30 @@
+#include "sim/core/event_engine.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace collsim {
+
+void EventEngine::schedule(Time at, EventHandler* handler, std::uint64_t arg) {
+  // Time never runs backwards: an event in the past is a bug in a model.
+  if (at < now_)
+    throw std::logic_error("event scheduled in the past: " + std::to_string(at) +
+                           " ps < now " + std::to_string(now_) + " ps");
+  heap_.push_back(Event{at, nextSeq_++, handler, arg});
+  std::push_heap(heap_.begin(), heap_.end(), later);
+}
+
+Time EventEngine::run() {
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    Event e = heap_.back();
+    heap_.pop_back();
+    now_ = e.time;
+    ++processed_;
+    e.handler->onEvent(e.arg);
+  }
+  return now_;
+}
+
+} // namespace collsim

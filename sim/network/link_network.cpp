@@ -1,0 +1,119 @@
+#include "sim/network/link_network.h"
+
+#include <stdexcept>
+
+#include "sim/trace/trace_sink.h"
+
+namespace collsim {
+namespace {
+
+// Event argument: the low bit says which event, the rest who it is for.
+constexpr std::uint64_t kChannelDone = 0;
+constexpr std::uint64_t kSegmentArrives = 1;
+constexpr std::uint32_t kMaxHops = 255;
+
+std::uint64_t pack(std::uint32_t msg, std::uint32_t hop) { return std::uint64_t(msg) << 8 | hop; }
+std::uint32_t messageOf(std::uint64_t packed) { return std::uint32_t(packed >> 8); }
+std::uint32_t hopOf(std::uint64_t packed) { return std::uint32_t(packed & 0xff); }
+
+} // namespace
+
+LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, Bytes segmentSize)
+    : engine_(engine), routing_(cluster), segment_(segmentSize) {
+  if (segment_ == 0) throw std::invalid_argument("segment size must be positive");
+  channels_.reserve(2 * cluster.links.size());
+  for (const auto& l : cluster.links) {
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, false, 0, 0, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, false, 0, 0, {}});
+  }
+  stats_.resize(channels_.size());
+}
+
+std::uint32_t LinkNetwork::allocateMessage() {
+  if (!freeMessages_.empty()) {
+    std::uint32_t id = freeMessages_.back();
+    freeMessages_.pop_back();
+    return id;
+  }
+  messages_.emplace_back();
+  return std::uint32_t(messages_.size() - 1);
+}
+
+Bytes LinkNetwork::segmentBytes(const Message& m, std::uint32_t index) const {
+  return index + 1 < m.segments ? segment_ : m.bytes - Bytes(m.segments - 1) * segment_;
+}
+
+void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
+  Routing::Route route = routing_.route(src, dst);
+  if (route.hops > kMaxHops) throw std::runtime_error("route longer than 255 hops");
+  std::uint32_t id = allocateMessage();
+  Message& m = messages_[id];
+  m.route = route;
+  m.segments = bytes == 0 ? 1 : std::uint32_t((bytes + segment_ - 1) / segment_);
+  m.delivered = 0;
+  m.bytes = bytes;
+  m.cookie = cookie;
+  m.queued.assign(route.hops, 0);
+  m.sent.assign(route.hops, 0);
+  if (route.hops == 0) { // same node: nothing crosses a link
+    m.delivered = m.segments - 1;
+    engine_.scheduleAfter(0, this, pack(id, 0) << 1 | kSegmentArrives);
+    return;
+  }
+  m.queued[0] = m.segments;
+  std::uint32_t c = routing_.channel(route, 0);
+  channels_[c].waiting.push_back(pack(id, 0));
+  if (!channels_[c].busy) startNext(c);
+}
+
+void LinkNetwork::onEvent(std::uint64_t arg) {
+  if ((arg & 1) == kChannelDone) channelDone(std::uint32_t(arg >> 1));
+  else arrive(messageOf(arg >> 1), hopOf(arg >> 1));
+}
+
+void LinkNetwork::startNext(std::uint32_t c) {
+  Channel& ch = channels_[c];
+  if (ch.waiting.empty()) {
+    ch.busy = false;
+    return;
+  }
+  std::uint64_t head = ch.waiting.front();
+  ch.waiting.pop_front();
+  Message& m = messages_[messageOf(head)];
+  std::uint32_t hop = hopOf(head);
+  --m.queued[hop];
+  Bytes bytes = segmentBytes(m, m.sent[hop]++);
+  if (m.queued[hop] > 0) ch.waiting.push_back(head); // round robin: back of the line
+  Time duration = serializationTime(bytes, ch.bandwidth);
+  if (!ch.busy) ch.busySince = engine_.now();
+  ch.busy = true;
+  ch.current = head;
+  stats_[c].bytes += bytes;
+  stats_[c].busy += duration;
+  engine_.scheduleAfter(duration, this, std::uint64_t(c) << 1 | kChannelDone);
+}
+
+void LinkNetwork::channelDone(std::uint32_t c) {
+  Channel& ch = channels_[c];
+  std::uint64_t head = ch.current;
+  engine_.scheduleAfter(ch.latency, this, pack(messageOf(head), hopOf(head) + 1) << 1 | kSegmentArrives);
+  if (ch.waiting.empty() && trace_) trace_->channelBusy(c, ch.busySince, engine_.now());
+  startNext(c);
+}
+
+void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
+  Message& m = messages_[id];
+  if (hop == m.route.hops) {
+    if (++m.delivered == m.segments) {
+      std::uint64_t cookie = m.cookie;
+      freeMessages_.push_back(id);
+      if (listener_) listener_->onDelivered(cookie);
+    }
+    return;
+  }
+  std::uint32_t c = routing_.channel(m.route, hop);
+  if (m.queued[hop]++ == 0) channels_[c].waiting.push_back(pack(id, hop));
+  if (!channels_[c].busy) startNext(c);
+}
+
+} // namespace collsim

@@ -1,0 +1,52 @@
+#include "sim/run/simulate.h"
+
+#include <stdexcept>
+
+#include "algorithms/check/symbolic_checker.h"
+#include "sim/network/link_network.h"
+#include "sim/trace/trace_recorder.h"
+
+namespace collsim {
+
+double CollectiveRun::algbwGBps() const {
+  return execution.finish == 0 ? 0.0 : double(bytes) / toSeconds(execution.finish) / 1e9;
+}
+
+double CollectiveRun::busbwGBps() const { return algbwGBps() * busBandwidthFactor(op, ranks); }
+
+void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize) {
+  // Contributor sets cost ranks^2 * count bits; beyond 256 ranks the check is
+  // left to the test suite, which sweeps the shapes exhaustively.
+  if (ranks > 256) return;
+  CollectiveSpec spec{op, ranks, std::uint64_t(2 * ranks + 3), elemSize, 0};
+  SchedulePtr schedule = algorithm.build(spec);
+  CheckReport report = checkSchedule(*schedule, spec);
+  if (!report.ok())
+    throw std::runtime_error(std::string("the symbolic checker rejects ") + algorithm.name + " " +
+                             collectiveName(op) + " on " + std::to_string(ranks) + " ranks:\n" + report.summary());
+}
+
+CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, TraceRecorder* trace) {
+  std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
+  CollectiveSpec spec{req.op, cluster.ranks(), req.bytes / elemSize, elemSize, 0};
+  if (std::string why = req.algorithm->unsupported(spec.ranks); !why.empty())
+    throw std::runtime_error(std::string(req.algorithm->name) + " cannot run on " + std::to_string(spec.ranks) +
+                             " ranks: " + why);
+  if (req.verify) verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize);
+
+  SchedulePtr schedule = req.algorithm->build(spec);
+  EventEngine engine;
+  LinkNetwork network(engine, cluster, req.segment);
+  TraceSink* sink = nullptr;
+  if (trace) {
+    sink = trace->beginRun(std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " +
+                               formatBytes(spec.bytes()),
+                           cluster);
+    network.setTrace(sink);
+  }
+  ScheduleExecutor executor(engine, network, cluster, *schedule, sink);
+  CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run()};
+  return run;
+}
+
+} // namespace collsim

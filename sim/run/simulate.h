@@ -1,0 +1,47 @@
+// One simulated collective: build the schedule, check it, time it.
+#pragma once
+
+#include <string>
+
+#include "algorithms/core/dtype.h"
+#include "algorithms/core/registry.h"
+#include "sim/executor/schedule_executor.h"
+
+namespace collsim {
+
+class TraceRecorder;
+
+struct CollectiveRun {
+  Collective op;
+  std::string algorithm;
+  int ranks;
+  DataType dtype;
+  std::uint64_t count;
+  Bytes bytes;
+  ExecutionResult execution;
+
+  double timeUs() const { return toMicroseconds(execution.finish); }
+  // nccl-tests: algbw = bytes / time, busbw = algbw * factor; GB/s = 1e9 B/s.
+  double algbwGBps() const;
+  double busbwGBps() const;
+};
+
+struct RunRequest {
+  Collective op;
+  const AlgorithmEntry* algorithm;
+  DataType dtype;
+  Bytes bytes;        // rounded down to whole elements
+  Bytes segment;      // network segment size
+  bool verify = true; // symbolic check before timing
+};
+
+// Throws std::runtime_error if the checker rejects the schedule.
+CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& request,
+                                 TraceRecorder* trace = nullptr);
+
+// Checks the algorithm's schedule for `op` on `ranks` ranks with a small
+// element count of the same shape (not divisible by the rank count), so the
+// check costs little even when the timed buffer is large. Throws on failure.
+void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize);
+
+} // namespace collsim

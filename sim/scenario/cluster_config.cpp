@@ -1,0 +1,87 @@
+#include "sim/scenario/cluster_config.h"
+
+#include "topologies/server_shapes.h"
+
+namespace collsim {
+namespace {
+
+// Defaults for a device (see README, "Model defaults"):
+// - reduce_bandwidth 400 GB/s: a sum of n bytes reads 2n and writes n bytes of
+//   device memory; Ascend 910's HBM moves about 1.2 TB/s, so 1.2 / 3.
+// - step_overhead 0: the per-hop latency is in the links already; HCCL's
+//   13 us / 60 us per-step figures are selector model constants, not a
+//   measured device cost, so they are left to the user to set.
+constexpr Bandwidth kDefaultReduceBandwidth = 400'000'000'000ULL;
+
+LinkParams loadLink(const ConfigNode& n) {
+  LinkParams l;
+  l.bandwidth = n.at("bandwidth").bandwidth();
+  l.latency = n.at("latency").time();
+  return l;
+}
+
+DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
+  DeviceModel d;
+  d.reduceBandwidth = kDefaultReduceBandwidth;
+  if (!n) return d;
+  n->allowOnly({"step_overhead", "reduce_bandwidth"});
+  if (auto v = n->find("step_overhead")) d.stepOverhead = v->time();
+  if (auto v = n->find("reduce_bandwidth")) {
+    // 0 (or "none") turns the reduction cost off.
+    std::string t = v->text();
+    d.reduceBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();
+  }
+  return d;
+}
+
+} // namespace
+
+Cluster loadCluster(const ConfigNode& node) {
+  node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device"});
+  if (auto s = node.find("servers"); s && s->integer(1, 1 << 20) != 1)
+    s->fail("multi-server clusters are not supported yet: only servers: 1");
+
+  ServerParams p;
+  p.name = node.has("name") ? node.at("name").text() : "cluster";
+  p.devices = int(node.at("devices").integer(1, 1 << 20));
+  p.device = loadDevice(node.find("device"));
+
+  ConfigNode hccs = node.at("hccs");
+  hccs.allowOnly({"shape", "bandwidth", "latency", "links"});
+  ConfigNode shape = hccs.at("shape");
+  if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links"}), p.shape)) shape.fail("unknown shape");
+  p.hccs = loadLink(hccs);
+
+  if (p.shape == HccsShape::Custom) {
+    for (const ConfigNode& link : hccs.at("links").items()) {
+      auto ends = link.items();
+      if (ends.size() != 2) link.fail("a link is a pair of device indices, e.g. [0, 1]");
+      p.customLinks.emplace_back(int(ends[0].integer(0, p.devices - 1)), int(ends[1].integer(0, p.devices - 1)));
+    }
+  } else if (auto links = hccs.find("links")) {
+    links->fail("'links' only goes with shape: links");
+  }
+
+  if (auto ig = node.find("inter_group")) {
+    if (p.shape != HccsShape::TwoGroupsOfFour) ig->fail("'inter_group' only goes with hccs shape 2x4");
+    ig->allowOnly({"bandwidth", "latency"});
+    p.interGroup = loadLink(*ig);
+  } else if (p.shape == HccsShape::TwoGroupsOfFour) {
+    node.fail("hccs shape 2x4 needs an 'inter_group' link {bandwidth, latency}");
+  }
+
+  try {
+    return buildServer(p);
+  } catch (const TopologyError& e) {
+    node.fail(e.what());
+  }
+}
+
+Cluster loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
+  auto origins = std::make_shared<ConfigOrigins>(file);
+  YAML::Node root = loadYamlFile(file);
+  for (const auto& o : overrides) applyOverride(root, o, *origins);
+  return loadCluster(ConfigNode(root, origins));
+}
+
+} // namespace collsim

@@ -1,0 +1,89 @@
+// Reading YAML configuration with errors that point at the source.
+//
+// A ConfigNode is a yaml-cpp node plus where it came from: the file (a
+// scenario can pull its cluster from another file) or the `--set` override
+// that produced it, and its dotted key path. Every accessor checks type and
+// units and throws ConfigError with "file:line:column: key: problem".
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+// Bad input: the message is complete and ready to print.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Which file (or override) each part of a configuration tree came from.
+class ConfigOrigins {
+public:
+  explicit ConfigOrigins(std::string defaultFile) : defaultFile_(std::move(defaultFile)) {}
+  // Everything under `path` (dotted) comes from `file`.
+  void setFile(const std::string& path, const std::string& file) { files_[path] = file; }
+  // `path` was set on the command line by `text` ("--set a.b=c").
+  void setOverride(const std::string& path, const std::string& text) { overrides_[path] = text; }
+  // "file:line:col" or "--set a.b=c" for a node at `path`.
+  std::string locate(const std::string& path, const YAML::Mark& mark) const;
+
+private:
+  std::string defaultFile_;
+  std::map<std::string, std::string> files_;
+  std::map<std::string, std::string> overrides_;
+};
+
+class ConfigNode {
+public:
+  ConfigNode(YAML::Node node, std::shared_ptr<const ConfigOrigins> origins, std::string path = "");
+
+  const std::string& path() const { return path_; }
+  const YAML::Node& yaml() const { return node_; }
+  bool isMap() const { return node_.IsMap(); }
+  bool isSequence() const { return node_.IsSequence(); }
+  bool isScalar() const { return node_.IsScalar(); }
+
+  bool has(const std::string& key) const;
+  ConfigNode at(const std::string& key) const; // throws if missing
+  std::optional<ConfigNode> find(const std::string& key) const;
+  std::vector<ConfigNode> items() const;       // a sequence's elements
+  // Throws at the first key not in `allowed` (and if this is not a map).
+  void allowOnly(std::initializer_list<const char*> allowed) const;
+
+  std::string text() const;
+  std::string choice(std::initializer_list<const char*> options) const;
+  long long integer(long long min, long long max) const;
+  double number() const;
+  bool boolean() const;
+  Bytes bytes() const;
+  Bandwidth bandwidth() const;
+  Time time() const;
+
+  [[noreturn]] void fail(const std::string& problem) const;
+
+private:
+  std::string childPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  YAML::Node node_;
+  std::shared_ptr<const ConfigOrigins> origins_;
+  std::string path_;
+};
+
+// Parses YAML text; syntax errors become ConfigError with file:line:column.
+YAML::Node parseYaml(const std::string& text, const std::string& file);
+YAML::Node loadYamlFile(const std::string& file);
+
+// Applies a --set assignment "a.b.c=value" to `root`, creating mappings on
+// the way, and records it in `origins` so errors point at the option.
+void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);
+
+} // namespace collsim

@@ -1,0 +1,20 @@
+// What the simulator reports to a trace while it runs. Recording is off
+// unless a sink is attached; the hot paths test one pointer.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+class TraceSink {
+public:
+  virtual ~TraceSink() = default;
+  // A channel serialized data during [start, end).
+  virtual void channelBusy(std::uint32_t channel, Time start, Time end) = 0;
+  // A rank ran step `step` of its schedule during [start, end).
+  virtual void rankStep(int rank, int step, Time start, Time end, std::uint64_t bytesSent) = 0;
+};
+
+} // namespace collsim

@@ -1,0 +1,145 @@
+// The command line, called in-process: outputs, formats and bad input.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/cli.h"
+
+using namespace collsim;
+
+namespace {
+
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
+
+CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "collsim");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int status = runCli(int(argv.size()), argv.data(), {out, err, false});
+  return {status, out.str(), err.str()};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+TEST_CASE("collsim run without a scenario prints the embedded default as a table") {
+  CliResult r = cli({"run"});
+  CHECK(r.status == 0);
+  CHECK(contains(r.out, "seed-8card-ring-allreduce"));
+  CHECK(contains(r.out, "busbw_GB/s"));
+  CHECK(contains(r.out, "1360000000")); // BERT-Large's fp32 gradient
+}
+
+TEST_CASE("perf on hccs-ring-8 matches the closed form at every size (json)") {
+  CliResult r = cli({"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "--op", "allreduce", "--algo",
+                     "ring", "-b", "1KiB", "-e", "1GiB", "-f", "4", "--format", "json"});
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  auto& results = doc["results"];
+  REQUIRE(results.size() == 11); // 1 KiB, 4 KiB, ..., 1 GiB
+  for (const auto& row : results) {
+    double n = row["bytes"].get<double>(), p = row["ranks"].get<double>();
+    double closed_us = 2 * (p - 1) * (1.0 + n / (p * 12e9) * 1e6);
+    CAPTURE(n);
+    CHECK(row["time_us"].get<double>() == doctest::Approx(closed_us).epsilon(0.01));
+    CHECK(row["op"] == "allreduce");
+    CHECK(row["algorithm"] == "ring");
+    // busbw = algbw x 2(p-1)/p
+    CHECK(row["busbw_GBps"].get<double>() ==
+          doctest::Approx(row["algbw_GBps"].get<double>() * 2 * (p - 1) / p));
+  }
+}
+
+TEST_CASE("csv and md formats carry the same rows") {
+  CliResult csv = cli({"run", source("tests/data/small.yaml"), "--format", "csv"});
+  REQUIRE(csv.status == 0);
+  CHECK(contains(csv.out, "op,algorithm,ranks,bytes"));
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 3); // 1 KiB, 32 KiB, 1 MiB
+  CliResult md = cli({"run", source("tests/data/small.yaml"), "--format", "md"});
+  REQUIRE(md.status == 0);
+  CHECK(contains(md.out, "| allreduce | ring |"));
+}
+
+TEST_CASE("--set overrides a key, also inside a cluster file") {
+  auto time = [](const CliResult& r) { return nlohmann::json::parse(r.out)["results"][0]["time_us"].get<double>(); };
+  CliResult base = cli({"run", source("tests/data/small.yaml"), "--format", "json", "--set", "sizes=[64MiB]"});
+  CliResult fast = cli({"run", source("tests/data/small.yaml"), "--format", "json", "--set", "sizes=[64MiB]", "--set",
+                        "cluster.hccs.bandwidth=24GB/s"});
+  REQUIRE(base.status == 0);
+  REQUIRE(fast.status == 0);
+  CHECK(time(fast) < 0.52 * time(base)); // bandwidth-bound: twice the bandwidth, about half the time
+  CliResult bad = cli({"run", source("tests/data/small.yaml"), "--set", "cluster.hccs.bandwidth=fast"});
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "--set cluster.hccs.bandwidth=fast"));
+}
+
+TEST_CASE("--trace writes Chrome trace-event JSON with rank and link tracks") {
+  auto path = std::filesystem::temp_directory_path() / "collsim_cli_test_trace.json";
+  std::filesystem::remove(path);
+  CliResult r = cli({"run", source("tests/data/small.yaml"), "--trace", path.string(), "--set", "sizes=[1MiB]"});
+  REQUIRE(r.status == 0);
+  std::ifstream in(path);
+  auto doc = nlohmann::json::parse(in);
+  int steps = 0, busy = 0, linkTracks = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "busy") ++busy;
+    else if (e["ph"] == "X") ++steps;
+    if (e["ph"] == "M" && contains(e["args"]["name"].get<std::string>(), "link ")) ++linkTracks;
+  }
+  CHECK(steps == 8 * 14); // 8 ranks x 2(p-1) steps
+  CHECK(linkTracks == 8); // one direction of each ring link carries data
+  CHECK(busy >= 8);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("bad input: exit status 2 and a message with file, line and problem") {
+  struct Case {
+    const char* file;
+    const char* where;
+    const char* what;
+  };
+  const Case cases[] = {
+      {"syntax_error.yaml", "syntax_error.yaml:4:", "YAML syntax error"},
+      {"unknown_key.yaml", "unknown_key.yaml:6:1", "unknown key 'segmnet'"},
+      {"bad_unit.yaml", "bad_unit.yaml:6:16", "unknown bandwidth unit"},
+      {"zero_bandwidth.yaml", "zero_bandwidth.yaml:6:16", "bandwidth must be positive"},
+      {"disconnected.yaml", "disconnected.yaml:3:3", "disconnected"},
+      {"unknown_algo.yaml", "unknown_algo.yaml:4:7", "no algorithm 'ringg'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    auto out = std::filesystem::temp_directory_path() / "collsim_cli_test_out.txt";
+    std::filesystem::remove(out);
+    CliResult r = cli({"run", source(std::string("tests/data/") + c.file), "--out", out.string()});
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, c.where));
+    CHECK(contains(r.err, c.what));
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(out)); // no partial output
+  }
+}
+
+TEST_CASE("bad command-line values are errors, never guesses") {
+  std::string ring = source("configs/clusters/hccs-ring-8.yaml");
+  CHECK(cli({"perf", "--cluster", ring, "-b", "1KB/s"}).status == 2);
+  CHECK(cli({"perf", "--cluster", ring, "--algo", "tree"}).status == 2);
+  CHECK(cli({"perf", "--cluster", ring, "--op", "alltoall"}).status == 2);
+  CHECK(cli({"perf", "--cluster", ring, "--format", "xml"}).status == 2);
+  CHECK(cli({"perf", "--cluster", "/nonexistent.yaml"}).status == 2);
+  CHECK(cli({"run", "/nonexistent.yaml"}).status == 2);
+  CHECK(cli({"frobnicate"}).status == 2);
+  CliResult help = cli({"--help"});
+  CHECK(help.status == 0);
+  CHECK(contains(help.out, "perf"));
+}

@@ -1,0 +1,87 @@
+// Golden times for the link model, derived by hand.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "sim/network/link_network.h"
+#include "topologies/server_shapes.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+
+namespace {
+
+struct Deliveries final : DeliveryListener {
+  EventEngine* engine;
+  std::map<std::uint64_t, Time> at;
+  void onDelivered(std::uint64_t cookie) override { at[cookie] = engine->now(); }
+};
+
+Cluster chain(int devices, std::vector<std::pair<int, int>> links) {
+  ServerParams p;
+  p.devices = devices;
+  p.shape = HccsShape::Custom;
+  p.customLinks = std::move(links);
+  p.hccs = {12_GBps, 1_us};
+  return buildServer(p);
+}
+
+Time deliver(const Cluster& c, int src, int dst, Bytes bytes, Bytes segment) {
+  EventEngine engine;
+  LinkNetwork net(engine, c, segment);
+  Deliveries d;
+  d.engine = &engine;
+  net.setListener(&d);
+  net.send(c.rankNode[src], c.rankNode[dst], bytes, 7);
+  engine.run();
+  REQUIRE(d.at.count(7) == 1);
+  return d.at[7];
+}
+
+} // namespace
+
+TEST_CASE("one link: latency + bytes / bandwidth, whatever the segment size") {
+  Cluster c = chain(2, {{0, 1}});
+  // 1 MiB in 16 segments of 64 KiB: each segment takes
+  // ceil(65536 B / 12e9 B/s in ps) = ceil(5461333.3) = 5461334 ps; the last
+  // one leaves at 16 x 5461334 ps and arrives 1 us later.
+  CHECK(deliver(c, 0, 1, 1_MiB, 64_KiB) == 16 * 5'461'334 + 1'000'000);
+  // One 1 MiB segment: ceil(87381333.3) = 87381334 ps + 1 us.
+  CHECK(deliver(c, 0, 1, 1_MiB, 1_MiB) == 87'381'334 + 1'000'000);
+  // Zero bytes still pay the latency.
+  CHECK(deliver(c, 0, 1, 0, 4_KiB) == 1'000'000);
+}
+
+TEST_CASE("three hops: store and forward pipelines the segments") {
+  Cluster c = chain(4, {{0, 1}, {1, 2}, {2, 3}});
+  // 1 MiB in 4 segments of 256 KiB, s = ceil(21845333.3) = 21845334 ps.
+  // The first segment reaches node 3 after 3 (s + 1 us); the other three
+  // follow one s apart on the last hop: 3 us + (4 + 2) s.
+  CHECK(deliver(c, 0, 3, 1_MiB, 256_KiB) == 3'000'000 + 6 * 21'845'334);
+  // With one segment there is no pipelining: 3 (s1 + 1 us).
+  CHECK(deliver(c, 0, 3, 1_MiB, 1_MiB) == 3 * (87'381'334 + 1'000'000));
+}
+
+TEST_CASE("messages sharing a channel take turns segment by segment") {
+  // 0 -> 2 -> 3 and 1 -> 2 -> 3 share channel 2->3.
+  Cluster c = chain(4, {{0, 2}, {1, 2}, {2, 3}});
+  EventEngine engine;
+  LinkNetwork net(engine, c, 64_KiB);
+  Deliveries d;
+  d.engine = &engine;
+  net.setListener(&d);
+  net.send(c.rankNode[0], c.rankNode[3], 1_MiB, 1);
+  net.send(c.rankNode[1], c.rankNode[3], 1_MiB, 2);
+  engine.run();
+  const Time seg = 5'461'334;
+  // The shared channel carries 32 segments back to back after the first
+  // arrives at node 2 (seg + 1 us); the last arrives 1 us after it leaves.
+  Time last = seg + 1'000'000 + 32 * seg + 1'000'000;
+  CHECK(std::max(d.at[1], d.at[2]) == last);
+  // Fair share: the first message finishes only one segment before the other.
+  CHECK(std::max(d.at[1], d.at[2]) - std::min(d.at[1], d.at[2]) == seg);
+  // Each channel's statistics add up to the bytes sent through it.
+  Bytes total = 0;
+  for (const auto& s : net.channelStats()) total += s.bytes;
+  CHECK(total == 4_MiB); // 2 messages x 2 hops x 1 MiB
+}

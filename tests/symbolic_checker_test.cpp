@@ -1,0 +1,97 @@
+#include <doctest/doctest.h>
+
+#include "algorithms/check/symbolic_checker.h"
+#include "algorithms/core/registry.h"
+
+using namespace collsim;
+
+namespace {
+
+CheckReport check(Collective op, const char* algo, int p, std::uint64_t count) {
+  CollectiveSpec spec{op, p, count, 1, 0};
+  SchedulePtr s = findAlgorithm(op, algo)->build(spec);
+  return checkSchedule(*s, spec);
+}
+
+bool mentions(const CheckReport& r, const std::string& word) {
+  return r.summary().find(word) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("ring schedules are correct for p = 1..64 and awkward sizes") {
+  for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather}) {
+    for (int p = 1; p <= 64; ++p) {
+      for (std::uint64_t count : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(p + 1), std::uint64_t(3 * p + 2)}) {
+        CAPTURE(collectiveName(op));
+        CAPTURE(p);
+        CAPTURE(count);
+        CheckReport r = check(op, "ring", p, count);
+        CHECK_MESSAGE(r.ok(), r.summary());
+      }
+    }
+  }
+}
+
+TEST_CASE("a missing step is caught") {
+  CollectiveSpec spec{Collective::AllReduce, 4, 13, 1, 0};
+  auto steps = materialize(*findAlgorithm(Collective::AllReduce, "ring")->build(spec));
+  steps[2].erase(steps[2].begin() + 3); // rank 2 skips one step
+  CheckReport r = checkSchedule(ExplicitSchedule(steps), spec);
+  CHECK_FALSE(r.ok());
+  // Rank 3 waits for the send rank 2 skipped.
+  CHECK(mentions(r, "deadlock"));
+}
+
+TEST_CASE("a chunk reduced twice is caught") {
+  CollectiveSpec spec{Collective::AllReduce, 4, 13, 1, 0};
+  auto steps = materialize(*findAlgorithm(Collective::AllReduce, "ring")->build(spec));
+  // In the all-gather half, reduce instead of overwrite: the already-complete
+  // block gets its contributions a second time.
+  for (auto& op : steps[1][4])
+    if (op.kind == OpKind::Recv) op.kind = OpKind::RecvReduce;
+  CheckReport r = checkSchedule(ExplicitSchedule(steps), spec);
+  CHECK_FALSE(r.ok());
+  CHECK(mentions(r, "reduced twice"));
+}
+
+TEST_CASE("a lost contribution is caught") {
+  CollectiveSpec spec{Collective::AllReduce, 3, 9, 1, 0};
+  auto steps = materialize(*findAlgorithm(Collective::AllReduce, "ring")->build(spec));
+  // Overwrite instead of reduce in the reduce-scatter half.
+  for (auto& op : steps[0][1])
+    if (op.kind == OpKind::RecvReduce) op.kind = OpKind::Recv;
+  CheckReport r = checkSchedule(ExplicitSchedule(steps), spec);
+  CHECK_FALSE(r.ok());
+  CHECK(mentions(r, "lacks the contribution"));
+}
+
+TEST_CASE("mismatched sizes, unreceived sends, bad peers and races are caught") {
+  CollectiveSpec spec{Collective::AllGather, 2, 4, 1, 0};
+  SUBCASE("size mismatch") {
+    MaterializedSchedule s = {{{{OpKind::Send, 1, 0, 2}}}, {{{OpKind::Recv, 0, 0, 1}}}};
+    CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "matching send has 2"));
+  }
+  SUBCASE("send never received") {
+    MaterializedSchedule s = {{{{OpKind::Send, 1, 0, 2}}}, {}};
+    CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "never received"));
+  }
+  SUBCASE("peer is itself") {
+    MaterializedSchedule s = {{{{OpKind::Send, 0, 0, 2}}}, {}};
+    CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "not another rank"));
+  }
+  SUBCASE("out of bounds") {
+    MaterializedSchedule s = {{{{OpKind::Send, 1, 3, 2}}}, {{{OpKind::Recv, 0, 0, 2}}}};
+    CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "outside"));
+  }
+  SUBCASE("read and write of the same bytes in one step") {
+    MaterializedSchedule s = {{{{OpKind::Send, 1, 0, 2}, {OpKind::Recv, 1, 1, 2}}},
+                              {{{OpKind::Send, 0, 2, 2}, {OpKind::Recv, 0, 0, 2}}}};
+    CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "touch the same bytes"));
+  }
+  SUBCASE("both ranks receive first: deadlock") {
+    MaterializedSchedule s = {{{{OpKind::Recv, 1, 2, 2}}, {{OpKind::Send, 1, 0, 2}}},
+                              {{{OpKind::Recv, 0, 0, 2}}, {{OpKind::Send, 0, 2, 2}}}};
+    CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "deadlock"));
+  }
+}

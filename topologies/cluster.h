@@ -1,0 +1,61 @@
+// A cluster as the simulator sees it: devices and switches joined by
+// full-duplex links. Plain data; the builders (Boost.Graph) produce it and
+// check it, the network model (sim/network) times traffic over it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+// One direction of a link; a link has two, one each way.
+struct LinkParams {
+  Bandwidth bandwidth = 0; // bytes per second per direction
+  Time latency = 0;        // propagation, per hop
+};
+
+// What a device adds to each step of a schedule.
+struct DeviceModel {
+  // Fixed cost before a step's operations are posted (launch, notify). 0 = none.
+  Time stepOverhead = 0;
+  // Throughput of the reduction in receive-reduce; 0 = free (not modelled).
+  Bandwidth reduceBandwidth = 0;
+};
+
+enum class NodeKind { Device, Switch };
+
+struct ClusterNode {
+  NodeKind kind;
+  std::string name;
+};
+
+struct ClusterLink {
+  int a;
+  int b;
+  LinkParams params;
+  std::string type; // "hccs", "pcie", ...
+};
+
+struct Cluster {
+  std::string name;
+  int servers = 1;
+  int devicesPerServer = 1;
+  std::vector<ClusterNode> nodes;
+  std::vector<ClusterLink> links;
+  std::vector<int> rankNode; // rank -> node index
+  DeviceModel device;
+
+  int ranks() const { return int(rankNode.size()); }
+  // "8 devices, HCCS ring" style one-liner.
+  std::string description;
+};
+
+// A topology that cannot exist (bad shape, zero bandwidth, disconnected).
+struct TopologyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+} // namespace collsim

@@ -1,0 +1,36 @@
+// Single-server clusters: D devices joined by HCCS links.
+//
+//  ring  device i <-> device i+1 (mod D)
+//  mesh  every pair of devices directly linked
+//  2x4   Ascend 910 8P style: two full-mesh groups of four; each group
+//        hangs off its own PCIe switch and the two switches are joined by
+//        one slower link, so cross-group traffic takes 3 hops.
+//  links an explicit list of device pairs (what-if shapes).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+enum class HccsShape { Ring, Mesh, TwoGroupsOfFour, Custom };
+
+const char* hccsShapeName(HccsShape s);      // "ring", "mesh", "2x4", "links"
+bool parseHccsShape(const std::string& name, HccsShape& out);
+
+struct ServerParams {
+  std::string name = "server";
+  int devices = 8;
+  HccsShape shape = HccsShape::Ring;
+  LinkParams hccs;       // every HCCS link
+  LinkParams interGroup; // 2x4 only: device-switch and switch-switch links
+  std::vector<std::pair<int, int>> customLinks; // Custom only: HCCS device pairs
+  DeviceModel device;
+};
+
+// Throws TopologyError on impossible parameters.
+Cluster buildServer(const ServerParams& params);
+
+} // namespace collsim
