@@ -12,12 +12,12 @@ void EventEngine::schedule(Time at, EventHandler* handler, std::uint64_t arg) {
     throw std::logic_error("event scheduled in the past: " + std::to_string(at) +
                            " ps < now " + std::to_string(now_) + " ps");
   heap_.push_back(Event{at, nextSeq_++, handler, arg});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 Time EventEngine::run() {
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Event e = heap_.back();
     heap_.pop_back();
     now_ = e.time;

@@ -45,9 +45,12 @@ private:
     EventHandler* handler;
     std::uint64_t arg;
   };
-  static bool later(const Event& a, const Event& b) {
-    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
-  }
+  // A type, not a function pointer, so the heap operations inline it.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
+  };
 
   std::vector<Event> heap_;
   Time now_ = 0;

@@ -36,6 +36,7 @@ ExecutionResult ScheduleExecutor::run() {
   }
   engine_.run();
   network_.setListener(nullptr);
+  network_.flushTrace();
   for (int r = 0; r < int(ranks_.size()); ++r) {
     if (ranks_[r].step < ranks_[r].steps)
       throw std::runtime_error("rank " + std::to_string(r) + " never finished step " +

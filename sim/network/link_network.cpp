@@ -8,7 +8,7 @@ namespace collsim {
 namespace {
 
 // Event argument: the low bit says which event, the rest who it is for.
-constexpr std::uint64_t kChannelDone = 0;
+constexpr std::uint64_t kChannelFree = 0;
 constexpr std::uint64_t kSegmentArrives = 1;
 constexpr std::uint32_t kMaxHops = 255;
 
@@ -23,8 +23,8 @@ LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, Bytes segm
   if (segment_ == 0) throw std::invalid_argument("segment size must be positive");
   channels_.reserve(2 * cluster.links.size());
   for (const auto& l : cluster.links) {
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, false, 0, 0, {}});
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, false, 0, 0, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, 0, false, 0, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, 0, false, 0, {}});
   }
   stats_.resize(channels_.size());
 }
@@ -63,20 +63,39 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   m.queued[0] = m.segments;
   std::uint32_t c = routing_.channel(route, 0);
   channels_[c].waiting.push_back(pack(id, 0));
-  if (!channels_[c].busy) startNext(c);
+  kick(c);
 }
 
 void LinkNetwork::onEvent(std::uint64_t arg) {
-  if ((arg & 1) == kChannelDone) channelDone(std::uint32_t(arg >> 1));
-  else arrive(messageOf(arg >> 1), hopOf(arg >> 1));
+  if ((arg & 1) == kChannelFree) {
+    std::uint32_t c = std::uint32_t(arg >> 1);
+    channels_[c].wakeupPending = false;
+    startNext(c);
+  } else {
+    arrive(messageOf(arg >> 1), hopOf(arg >> 1));
+  }
 }
 
+// A segment joined channel c's queue: start it now if the channel is idle,
+// else make sure the channel wakes up when it is free.
+void LinkNetwork::kick(std::uint32_t c) {
+  Channel& ch = channels_[c];
+  if (ch.wakeupPending) return;
+  if (engine_.now() >= ch.freeAt) {
+    startNext(c);
+  } else {
+    ch.wakeupPending = true;
+    engine_.schedule(ch.freeAt, this, std::uint64_t(c) << 1 | kChannelFree);
+  }
+}
+
+// Serializes the next waiting segment. The segment's arrival at the next hop
+// is scheduled right away; a wake-up at the end of the serialization is
+// scheduled only when other segments wait, so an uncontended hop costs one
+// event per segment.
 void LinkNetwork::startNext(std::uint32_t c) {
   Channel& ch = channels_[c];
-  if (ch.waiting.empty()) {
-    ch.busy = false;
-    return;
-  }
+  if (ch.waiting.empty()) return;
   std::uint64_t head = ch.waiting.front();
   ch.waiting.pop_front();
   Message& m = messages_[messageOf(head)];
@@ -84,21 +103,27 @@ void LinkNetwork::startNext(std::uint32_t c) {
   --m.queued[hop];
   Bytes bytes = segmentBytes(m, m.sent[hop]++);
   if (m.queued[hop] > 0) ch.waiting.push_back(head); // round robin: back of the line
+
+  Time now = engine_.now();
+  if (now > ch.freeAt) { // the channel was idle: close the last busy period
+    if (trace_ && ch.freeAt > ch.busySince) trace_->channelBusy(c, ch.busySince, ch.freeAt);
+    ch.busySince = now;
+  }
   Time duration = serializationTime(bytes, ch.bandwidth);
-  if (!ch.busy) ch.busySince = engine_.now();
-  ch.busy = true;
-  ch.current = head;
+  ch.freeAt = now + duration;
   stats_[c].bytes += bytes;
   stats_[c].busy += duration;
-  engine_.scheduleAfter(duration, this, std::uint64_t(c) << 1 | kChannelDone);
+  engine_.schedule(ch.freeAt + ch.latency, this, pack(messageOf(head), hop + 1) << 1 | kSegmentArrives);
+  if (!ch.waiting.empty()) {
+    ch.wakeupPending = true;
+    engine_.schedule(ch.freeAt, this, std::uint64_t(c) << 1 | kChannelFree);
+  }
 }
 
-void LinkNetwork::channelDone(std::uint32_t c) {
-  Channel& ch = channels_[c];
-  std::uint64_t head = ch.current;
-  engine_.scheduleAfter(ch.latency, this, pack(messageOf(head), hopOf(head) + 1) << 1 | kSegmentArrives);
-  if (ch.waiting.empty() && trace_) trace_->channelBusy(c, ch.busySince, engine_.now());
-  startNext(c);
+void LinkNetwork::flushTrace() {
+  if (!trace_) return;
+  for (std::uint32_t c = 0; c < channels_.size(); ++c)
+    if (channels_[c].freeAt > channels_[c].busySince) trace_->channelBusy(c, channels_[c].busySince, channels_[c].freeAt);
 }
 
 void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
@@ -113,7 +138,7 @@ void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
   }
   std::uint32_t c = routing_.channel(m.route, hop);
   if (m.queued[hop]++ == 0) channels_[c].waiting.push_back(pack(id, hop));
-  if (!channels_[c].busy) startNext(c);
+  kick(c);
 }
 
 } // namespace collsim

@@ -52,6 +52,9 @@ public:
 
   void onEvent(std::uint64_t arg) override;
 
+  // Reports the busy periods still open to the trace (at the end of a run).
+  void flushTrace();
+
   const std::vector<ChannelStats>& channelStats() const { return stats_; }
   Bytes segmentSize() const { return segment_; }
 
@@ -59,9 +62,9 @@ private:
   struct Channel {
     Bandwidth bandwidth;
     Time latency;
-    bool busy = false;
-    std::uint64_t current = 0;         // (message, hop) being serialized
-    Time busySince = 0;
+    Time freeAt = 0;                   // end of the current serialization
+    bool wakeupPending = false;        // a kChannelFree event is scheduled
+    Time busySince = 0;                // start of the current busy period (trace)
     std::deque<std::uint64_t> waiting; // (message, hop) pairs, round robin
   };
   struct Message {
@@ -76,8 +79,8 @@ private:
 
   Bytes segmentBytes(const Message& m, std::uint32_t index) const;
   void arrive(std::uint32_t msg, std::uint32_t hop);
+  void kick(std::uint32_t channel);
   void startNext(std::uint32_t channel);
-  void channelDone(std::uint32_t channel);
   std::uint32_t allocateMessage();
 
   EventEngine& engine_;

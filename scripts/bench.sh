@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices.
+# For each case: median wall time and peak memory over several runs, and
+# engine events per second (events from the run's own CSV / median wall).
+#
+#   scripts/bench.sh [--runs N] [--quick]
+#
+# --quick runs only the fast-mode cases. 4 KiB-segment runs whose event count
+# would take more than a few minutes are skipped and listed as such.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=3
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    *) echo "usage: scripts/bench.sh [--runs N] [--quick]" >&2; exit 2 ;;
+  esac
+done
+
+scripts/setup.sh
+if ! [ -x /usr/bin/time ]; then
+  echo "bench: installing GNU time (peak memory)" >&2
+  ${SUDO:-} apt-get install -y -qq time >/dev/null
+fi
+scripts/build.sh release >/dev/null
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Segments a 4 KiB run would push: 2(p-1)p messages of ceil(n/p/4096) segments.
+# Above this many we skip it (about 3 minutes at ~10 M events/s, x runs).
+max_packet_segments=400000000
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+printf "%-7s %-8s %-8s %10s %12s %12s %10s %14s\n" ranks size segment wall_s events Mevents/s peak_MiB sim_time_us
+for p in 8 64 512 4096; do
+  cat > "$tmp/ring$p.yaml" <<YAML
+name: ring-$p
+devices: $p
+hccs: {shape: ring, bandwidth: 12GB/s, latency: 1us}
+YAML
+  for size in 64MiB 1GiB; do
+    case "$size" in 64MiB) bytes=67108864 ;; 1GiB) bytes=1073741824 ;; esac
+    for seg in 1MiB 4KiB; do
+      if [ "$seg" = 4KiB ]; then
+        [ "$quick" = 1 ] && continue
+        per_msg=$(( (bytes / p + 4095) / 4096 ))
+        segments=$(( 2 * (p - 1) * p * per_msg ))
+        if [ "$segments" -gt "$max_packet_segments" ]; then
+          printf "%-7s %-8s %-8s %10s   (skipped: %d segments, several minutes per run)\n" "$p" "$size" "$seg" "-" "$segments"
+          continue
+        fi
+      fi
+      walls=(); peaks=(); events=0; simtime=0
+      for ((i = 0; i < runs; i++)); do
+        /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --cluster "$tmp/ring$p.yaml" --op allreduce \
+          --algo ring -b "$size" -e "$size" --segment "$seg" --no-verify --format csv > "$tmp/out.csv"
+        read -r wall peak < "$tmp/time"
+        walls+=("$wall"); peaks+=("$peak")
+        events=$(awk -F, 'NR == 2 {print $10}' "$tmp/out.csv")
+        simtime=$(awk -F, 'NR == 2 {print $7}' "$tmp/out.csv")
+      done
+      wall=$(printf "%s\n" "${walls[@]}" | median)
+      peak=$(printf "%s\n" "${peaks[@]}" | median)
+      awk -v p="$p" -v size="$size" -v seg="$seg" -v wall="$wall" -v ev="$events" -v peak="$peak" -v sim="$simtime" \
+        'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";  # /usr/bin/time has 10 ms resolution
+                 printf "%-7s %-8s %-8s %10.2f %12d %12s %10.1f %14.1f\n", p, size, seg, wall, ev, rate, peak / 1024, sim }'
+    done
+  done
+done
+echo "(median of $runs runs each; $(nproc) cores; $(date -u +%Y-%m-%d))"
