@@ -9,6 +9,8 @@
 // most one element per step, far below 1 %.
 #include <doctest/doctest.h>
 
+#include "relative_error.h"
+
 #include <cmath>
 
 #include "sim/run/simulate.h"
@@ -44,7 +46,7 @@ TEST_CASE("Ring AllReduce matches 2(p-1)(alpha + n/(pB)) within 1 %") {
       double closed = 2.0 * (p - 1) * (alpha + double(n) / (p * B));
       CAPTURE(p);
       CAPTURE(n);
-      CHECK(run.execution.finish * 1e-12 == doctest::Approx(closed).epsilon(0.01));
+      CHECK_WITHIN(run.execution.finish * 1e-12, closed, 0.01);
       // Invariants: every byte sent is received, 2(p-1) sends per rank.
       CHECK(run.execution.bytesSent == run.execution.bytesReceived);
       CHECK(run.execution.messages == std::uint64_t(2 * (p - 1) * p));
@@ -62,7 +64,7 @@ TEST_CASE("Ring ReduceScatter and AllGather each take half of the AllReduce") {
         CollectiveRun run = simulate(c, op, n, DataType::Float32);
         CAPTURE(p);
         CAPTURE(n);
-        CHECK(run.execution.finish * 1e-12 == doctest::Approx(closed).epsilon(0.01));
+        CHECK_WITHIN(run.execution.finish * 1e-12, closed, 0.01);
       }
     }
   }
@@ -76,7 +78,7 @@ TEST_CASE("the reduction cost adds (p-1)/p n gamma when the device reduces seria
   const double p = 4, n = double(64_MiB), alpha = 1e-6, beta = 1 / 12e9, gamma = 1 / 100e9;
   CollectiveRun run = simulate(c, Collective::AllReduce, 64_MiB, DataType::Float32);
   double closed = 2 * (p - 1) * alpha + 2 * (p - 1) / p * n * beta + (p - 1) / p * n * gamma;
-  CHECK(run.execution.finish * 1e-12 == doctest::Approx(closed).epsilon(0.01));
+  CHECK_WITHIN(run.execution.finish * 1e-12, closed, 0.01);
 }
 
 TEST_CASE("a per-step overhead adds to every step") {
@@ -96,7 +98,7 @@ TEST_CASE("the segment size does not change a contention-free ring") {
     return simulateCollective(c, req).execution.finish;
   };
   double fast = double(at(1_MiB)), packet = double(at(4_KiB));
-  CHECK(fast == doctest::Approx(packet).epsilon(0.001));
+  CHECK_WITHIN(fast, packet, 0.001);
 }
 
 TEST_CASE("runs are deterministic") {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -9,31 +10,31 @@ namespace collsim {
 namespace {
 
 constexpr std::size_t kMaxProblems = 12;
+constexpr std::uint64_t kNoData = std::numeric_limits<std::uint64_t>::max();
 
-// Contributor sets of `elems` elements, `words` 64-bit words per element.
-struct SetArray {
+// Per element: a contributor set (`words` 64-bit words) and the index of the
+// input element it holds (kNoData when it holds nothing meaningful).
+struct Cells {
   std::size_t words = 1;
-  std::vector<std::uint64_t> bits;
-  std::uint64_t* at(std::uint64_t e) { return bits.data() + e * words; }
+  std::vector<std::uint64_t> sets;
+  std::vector<std::uint64_t> source;
+  std::uint64_t* set(std::uint64_t e) { return sets.data() + e * words; }
 };
 
 struct Message {
-  std::uint64_t firstElem;
   std::uint64_t elems;
   std::vector<std::uint64_t> sets;
+  std::vector<std::uint64_t> source;
 };
 
 class Checker {
 public:
-  Checker(const Schedule& s, const CollectiveSpec& spec) : s_(s), spec_(spec) {
-    p_ = spec.ranks;
-    words_ = std::size_t((p_ + 63) / 64);
-  }
+  Checker(const Schedule& s, const CollectiveSpec& spec)
+      : s_(s), spec_(spec), p_(spec.ranks), words_(std::size_t((spec.ranks + 63) / 64)) {}
 
   CheckReport run() {
     if (s_.ranks() != p_) {
-      fail("schedule has " + std::to_string(s_.ranks()) + " ranks, the collective " +
-           std::to_string(p_));
+      fail("schedule has " + std::to_string(s_.ranks()) + " ranks, the collective " + std::to_string(p_));
       return std::move(report_);
     }
     initBuffers();
@@ -52,55 +53,72 @@ private:
     return "rank " + std::to_string(rank) + " step " + std::to_string(step);
   }
 
-  void set(SetArray& a, std::uint64_t e, int rank) { a.at(e)[rank / 64] |= 1ULL << (rank % 64); }
+  // AllToAll exchanges blocks of count / p elements; others use blockOf.
+  Block block(int i) const {
+    if (spec_.op != Collective::AllToAll) return blockOf(spec_.count, p_, i);
+    std::uint64_t b = spec_.count / std::uint64_t(p_);
+    return {std::uint64_t(i) * b, b};
+  }
+
+  void own(int r, std::uint64_t e) {
+    buffers_[r].set(e)[r / 64] |= 1ULL << (r % 64);
+    buffers_[r].source[e] = e;
+  }
 
   void initBuffers() {
-    buffers_.assign(std::size_t(p_), SetArray{words_, std::vector<std::uint64_t>(spec_.count * words_, 0)});
+    const std::uint64_t n = spec_.bufferElems();
+    buffers_.assign(std::size_t(p_), Cells{words_, std::vector<std::uint64_t>(n * words_, 0),
+                                           std::vector<std::uint64_t>(n, kNoData)});
     for (int r = 0; r < p_; ++r) {
       switch (spec_.op) {
       case Collective::AllReduce:
       case Collective::ReduceScatter:
       case Collective::Reduce:
-        for (std::uint64_t e = 0; e < spec_.count; ++e) set(buffers_[r], e, r);
+        for (std::uint64_t e = 0; e < spec_.count; ++e) own(r, e);
         break;
-      case Collective::AllGather: {
-        Block b = blockOf(spec_.count, p_, r);
-        for (std::uint64_t e = b.first; e < b.first + b.count; ++e) set(buffers_[r], e, r);
+      case Collective::AllGather:
+        for (std::uint64_t e = block(r).first; e < block(r).first + block(r).count; ++e) own(r, e);
         break;
-      }
       case Collective::Broadcast:
         if (r == spec_.root)
-          for (std::uint64_t e = 0; e < spec_.count; ++e) set(buffers_[r], e, r);
+          for (std::uint64_t e = 0; e < spec_.count; ++e) own(r, e);
+        break;
+      case Collective::AllToAll:
+        for (std::uint64_t e = 0; e < std::uint64_t(p_) * block(0).count; ++e) own(r, e);
         break;
       }
     }
   }
 
+  static bool writes(const Op& op) { return op.kind != OpKind::Send; }
+
   // Peers, alignment, bounds and in-step overlaps, for every operation.
   bool validateOps() {
     std::vector<Op> ops;
-    const std::uint64_t size = spec_.bytes();
+    const std::uint64_t size = spec_.bufferBytes();
     for (int r = 0; r < p_; ++r) {
       for (int k = 0; k < s_.stepCount(r); ++k) {
         ops.clear();
         s_.appendOps(r, k, ops);
         for (const Op& op : ops) {
-          if (op.peer < 0 || op.peer >= p_ || op.peer == r)
+          bool local = op.kind == OpKind::Copy;
+          if (!local && (op.peer < 0 || op.peer >= p_ || op.peer == r))
             fail(where(r, k) + ": peer " + std::to_string(op.peer) + " is not another rank");
-          else if (op.offset % spec_.elemSize || op.bytes % spec_.elemSize)
+          else if (op.offset % spec_.elemSize || op.bytes % spec_.elemSize || op.srcOffset % spec_.elemSize)
             fail(where(r, k) + ": range is not aligned to " + std::to_string(spec_.elemSize) + "-byte elements");
-          else if (op.offset + op.bytes > size)
-            fail(where(r, k) + ": range [" + std::to_string(op.offset) + ", " +
-                 std::to_string(op.offset + op.bytes) + ") is outside the " + std::to_string(size) + "-byte buffer");
+          else if (op.offset + op.bytes > size || (local && op.srcOffset + op.bytes > size))
+            fail(where(r, k) + ": range of " + std::to_string(op.bytes) + " bytes at " +
+                 std::to_string(local ? std::max(op.offset, op.srcOffset) : op.offset) + " is outside the " +
+                 std::to_string(size) + "-byte buffer");
         }
         for (std::size_t a = 0; a < ops.size(); ++a) {
           for (std::size_t b = a + 1; b < ops.size(); ++b) {
             const Op &x = ops[a], &y = ops[b];
-            bool overlap = x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
-            bool writes = x.kind != OpKind::Send || y.kind != OpKind::Send;
-            if (overlap && writes && x.bytes && y.bytes)
+            bool overlap = x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes && x.bytes && y.bytes;
+            bool bothReduce = x.kind == OpKind::RecvReduce && y.kind == OpKind::RecvReduce;
+            if (overlap && writes(x) && writes(y) && !bothReduce)
               fail(where(r, k) + ": operations " + std::to_string(a) + " and " + std::to_string(b) +
-                   " touch the same bytes while one of them writes");
+                   " write the same bytes");
           }
         }
       }
@@ -108,15 +126,26 @@ private:
     return report_.ok();
   }
 
-  std::deque<Message>& channel(int src, int dst) { return inFlight_[std::uint64_t(src) * std::uint64_t(p_) + std::uint64_t(dst)]; }
+  std::deque<Message>& channel(int src, int dst) {
+    return inFlight_[std::uint64_t(src) * std::uint64_t(p_) + std::uint64_t(dst)];
+  }
 
-  void post(int r, const std::vector<Op>& ops) {
+  Message snapshot(int r, std::uint64_t offset, std::uint64_t bytes) {
+    Message m{bytes / spec_.elemSize, {}, {}};
+    std::uint64_t first = offset / spec_.elemSize;
+    auto* sets = buffers_[r].set(first);
+    m.sets.assign(sets, sets + m.elems * words_);
+    auto src = buffers_[r].source.begin() + std::ptrdiff_t(first);
+    m.source.assign(src, src + std::ptrdiff_t(m.elems));
+    return m;
+  }
+
+  // Sends and copies read their bytes when the step is posted.
+  void post(int r, const std::vector<Op>& ops, std::vector<Message>& copies) {
+    copies.clear();
     for (const Op& op : ops) {
-      if (op.kind != OpKind::Send) continue;
-      Message m{op.offset / spec_.elemSize, op.bytes / spec_.elemSize, {}};
-      auto* from = buffers_[r].at(m.firstElem);
-      m.sets.assign(from, from + m.elems * words_);
-      channel(r, op.peer).push_back(std::move(m));
+      if (op.kind == OpKind::Send) channel(r, op.peer).push_back(snapshot(r, op.offset, op.bytes));
+      else if (op.kind == OpKind::Copy) copies.push_back(snapshot(r, op.srcOffset, op.bytes));
     }
   }
 
@@ -124,42 +153,69 @@ private:
   bool receivesReady(int r, const std::vector<Op>& ops) {
     std::map<int, std::size_t> needed;
     for (const Op& op : ops)
-      if (op.kind != OpKind::Send) ++needed[op.peer];
+      if (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce) ++needed[op.peer];
     for (auto [peer, n] : needed)
       if (channel(peer, r).size() < n) return false;
     return true;
   }
 
-  void receive(int r, int k, const std::vector<Op>& ops) {
+  void write(int r, int k, const Op& op, const Message& m) {
+    Cells& cells = buffers_[r];
+    std::uint64_t first = op.offset / spec_.elemSize;
+    for (std::uint64_t i = 0; i < m.elems; ++i) {
+      std::uint64_t e = first + i;
+      std::uint64_t* dst = cells.set(e);
+      const std::uint64_t* in = m.sets.data() + i * words_;
+      if (op.kind != OpKind::RecvReduce) {
+        std::copy(in, in + words_, dst);
+        cells.source[e] = m.source[i];
+        continue;
+      }
+      if (cells.source[e] == kNoData || m.source[i] == kNoData) {
+        fail(where(r, k) + ": element " + std::to_string(e) + " is reduced while one side holds no data");
+        return;
+      }
+      if (cells.source[e] != m.source[i]) {
+        fail(where(r, k) + ": element " + std::to_string(e) + " (input element " + std::to_string(cells.source[e]) +
+             ") is reduced with input element " + std::to_string(m.source[i]) + " from rank " +
+             std::to_string(op.peer));
+        return;
+      }
+      for (std::size_t w = 0; w < words_; ++w) {
+        if (dst[w] & in[w]) {
+          fail(where(r, k) + ": element " + std::to_string(e) + " from rank " + std::to_string(op.peer) +
+               " is reduced twice (a contribution counted twice)");
+          return;
+        }
+        dst[w] |= in[w];
+      }
+    }
+  }
+
+  void complete(int r, int k, const std::vector<Op>& ops, const std::vector<Message>& copies) {
+    std::size_t copyIndex = 0;
     for (const Op& op : ops) {
       if (op.kind == OpKind::Send) continue;
+      if (op.kind == OpKind::Copy) {
+        write(r, k, op, copies[copyIndex++]);
+        continue;
+      }
       auto& q = channel(op.peer, r);
       Message m = std::move(q.front());
       q.pop_front();
-      std::uint64_t elems = op.bytes / spec_.elemSize;
-      if (m.elems != elems) {
-        fail(where(r, k) + ": receives " + std::to_string(op.bytes) + " bytes from rank " +
-             std::to_string(op.peer) + " whose matching send has " +
-             std::to_string(m.elems * spec_.elemSize));
+      if (m.elems * spec_.elemSize != op.bytes) {
+        fail(where(r, k) + ": receives " + std::to_string(op.bytes) + " bytes from rank " + std::to_string(op.peer) +
+             " whose matching send has " + std::to_string(m.elems * spec_.elemSize));
         continue;
       }
-      std::uint64_t* dst = buffers_[r].at(op.offset / spec_.elemSize);
-      for (std::size_t w = 0; w < elems * words_; ++w) {
-        if (op.kind == OpKind::Recv) {
-          dst[w] = m.sets[w];
-        } else {
-          if (dst[w] & m.sets[w])
-            fail(where(r, k) + ": element " + std::to_string(op.offset / spec_.elemSize + w / words_) +
-                 " from rank " + std::to_string(op.peer) + " is reduced twice (a contribution counted twice)");
-          dst[w] |= m.sets[w];
-        }
-      }
+      write(r, k, op, m);
     }
   }
 
   void execute() {
     std::vector<int> step(std::size_t(p_), 0);
     std::vector<bool> posted(std::size_t(p_), false);
+    std::vector<std::vector<Message>> copies(static_cast<std::size_t>(p_));
     std::vector<Op> ops;
     bool progress = true;
     while (progress && report_.problems.size() < kMaxProblems) {
@@ -169,12 +225,12 @@ private:
           ops.clear();
           s_.appendOps(r, step[r], ops);
           if (!posted[r]) {
-            post(r, ops);
+            post(r, ops, copies[r]);
             posted[r] = true;
             progress = true;
           }
           if (!receivesReady(r, ops)) break;
-          receive(r, step[r], ops);
+          complete(r, step[r], ops, copies[r]);
           ++step[r];
           posted[r] = false;
           progress = true;
@@ -185,62 +241,63 @@ private:
       if (step[r] < s_.stepCount(r)) fail("deadlock: " + where(r, step[r]) + " waits for a message that is never sent");
     for (const auto& [key, q] : inFlight_)
       if (!q.empty())
-        fail(std::to_string(q.size()) + " send(s) from rank " + std::to_string(key / std::uint64_t(p_)) +
-             " to rank " + std::to_string(key % std::uint64_t(p_)) + " never received");
+        fail(std::to_string(q.size()) + " send(s) from rank " + std::to_string(key / std::uint64_t(p_)) + " to rank " +
+             std::to_string(key % std::uint64_t(p_)) + " never received");
   }
 
-  // Compares one element's set with the expected one.
-  void expect(int r, std::uint64_t e, const std::vector<std::uint64_t>& want, const char* what) {
-    const std::uint64_t* got = buffers_[r].at(e);
-    for (std::size_t w = 0; w < words_; ++w) {
-      if (got[w] != want[w]) {
-        int missing = -1, extra = -1;
-        for (int q = 0; q < p_; ++q) {
-          bool has = got[q / 64] >> (q % 64) & 1, should = want[q / 64] >> (q % 64) & 1;
-          if (should && !has && missing < 0) missing = q;
-          if (has && !should && extra < 0) extra = q;
-        }
-        std::string why = missing >= 0 ? "lacks the contribution of rank " + std::to_string(missing)
-                                       : "holds an unexpected contribution of rank " + std::to_string(extra);
-        fail("rank " + std::to_string(r) + " element " + std::to_string(e) + " " + why + " (" + what + ")");
-        return;
-      }
+  // Element e of rank r must hold exactly `want` of input element `source`.
+  void expect(int r, std::uint64_t e, const std::vector<std::uint64_t>& want, std::uint64_t source) {
+    Cells& cells = buffers_[r];
+    const std::uint64_t* got = cells.set(e);
+    const char* what = collectiveName(spec_.op);
+    if (cells.source[e] != source) {
+      fail("rank " + std::to_string(r) + " element " + std::to_string(e) + " holds " +
+           (cells.source[e] == kNoData ? std::string("no data") : "input element " + std::to_string(cells.source[e])) +
+           " instead of input element " + std::to_string(source) + " (" + what + ")");
+      return;
+    }
+    for (int q = 0; q < p_; ++q) {
+      bool has = got[q / 64] >> (q % 64) & 1, should = want[q / 64] >> (q % 64) & 1;
+      if (has == should) continue;
+      fail("rank " + std::to_string(r) + " element " + std::to_string(e) +
+           (should ? " lacks the contribution of rank " : " holds an unexpected contribution of rank ") +
+           std::to_string(q) + " (" + what + ")");
+      return;
     }
   }
 
   void checkFinalState() {
     std::vector<std::uint64_t> all(words_, 0), one(words_, 0);
     for (int q = 0; q < p_; ++q) all[q / 64] |= 1ULL << (q % 64);
-    auto only = [&](int q) {
+    auto only = [&](int q) -> const std::vector<std::uint64_t>& {
       std::fill(one.begin(), one.end(), 0);
       one[q / 64] |= 1ULL << (q % 64);
       return one;
     };
-    const char* name = collectiveName(spec_.op);
     for (int r = 0; r < p_ && report_.ok(); ++r) {
       switch (spec_.op) {
       case Collective::AllReduce:
-        for (std::uint64_t e = 0; e < spec_.count; ++e) expect(r, e, all, name);
+        for (std::uint64_t e = 0; e < spec_.count; ++e) expect(r, e, all, e);
         break;
-      case Collective::ReduceScatter: {
-        Block b = blockOf(spec_.count, p_, r);
-        for (std::uint64_t e = b.first; e < b.first + b.count; ++e) expect(r, e, all, name);
+      case Collective::ReduceScatter:
+        for (std::uint64_t e = block(r).first; e < block(r).first + block(r).count; ++e) expect(r, e, all, e);
         break;
-      }
       case Collective::Reduce:
         if (r == spec_.root)
-          for (std::uint64_t e = 0; e < spec_.count; ++e) expect(r, e, all, name);
+          for (std::uint64_t e = 0; e < spec_.count; ++e) expect(r, e, all, e);
         break;
       case Collective::AllGather:
-        for (int q = 0; q < p_; ++q) {
-          Block b = blockOf(spec_.count, p_, q);
-          only(q);
-          for (std::uint64_t e = b.first; e < b.first + b.count; ++e) expect(r, e, one, name);
-        }
+        for (int q = 0; q < p_; ++q)
+          for (std::uint64_t e = block(q).first; e < block(q).first + block(q).count; ++e) expect(r, e, only(q), e);
         break;
       case Collective::Broadcast:
-        only(spec_.root);
-        for (std::uint64_t e = 0; e < spec_.count; ++e) expect(r, e, one, name);
+        for (std::uint64_t e = 0; e < spec_.count; ++e) expect(r, e, only(spec_.root), e);
+        break;
+      case Collective::AllToAll:
+        // Output block j (after the input area) holds rank j's input block r.
+        for (int j = 0; j < p_; ++j)
+          for (std::uint64_t k = 0; k < block(j).count; ++k)
+            expect(r, spec_.count + block(j).first + k, only(j), block(r).first + k);
         break;
       }
     }
@@ -250,7 +307,7 @@ private:
   const CollectiveSpec& spec_;
   int p_;
   std::size_t words_;
-  std::vector<SetArray> buffers_;
+  std::vector<Cells> buffers_;
   std::map<std::uint64_t, std::deque<Message>> inFlight_;
   CheckReport report_;
 };

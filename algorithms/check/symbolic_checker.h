@@ -1,15 +1,18 @@
 // The symbolic checker: runs a schedule on contributor sets instead of data.
 //
 // Every element of every rank's buffer holds the set of ranks whose input
-// has been summed into it. Sends carry a snapshot of those sets, receives
-// overwrite with them, receive-reduces take the union and flag any rank that
-// would be counted twice. At the end the sets must match the collective's
-// definition exactly (AllReduce: every element of every rank holds all p
-// ranks; ReduceScatter: block r of rank r does; AllGather: every element
-// holds exactly its owner ...). Along the way it proves that every send is
-// matched by one receive of the same size, that no rank waits forever
-// (deadlock), and that no step reads and writes, or writes twice, the same
-// bytes while its operations are in flight.
+// has been summed into it, and which input element it is (its index in the
+// input buffer). Sends carry a snapshot of both, receives and copies
+// overwrite, receive-reduces take the union; they flag any rank that would
+// be counted twice, elements of different indices summed together, and
+// reductions into an element that holds no data yet. At the end the cells
+// must match the collective's definition exactly (AllReduce: element e of
+// every rank holds all p ranks' element e; ReduceScatter: block r of rank r
+// does; AllGather: element e of every rank holds exactly its owner's element
+// e; AllToAll: output block j of rank r holds rank j's input block r ...).
+// Along the way it proves that every send is matched by one receive of the
+// same size, that no rank waits forever (deadlock), and that no step writes
+// the same bytes twice (unless both writes are reductions).
 #pragma once
 
 #include <string>

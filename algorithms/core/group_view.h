@@ -32,6 +32,14 @@ public:
 
   // Block i of the view cut into size() blocks.
   Block block(int i) const { return blockOf(count_, size(), i); }
+  // Blocks [first, first + n) of the view cut into `parts` blocks, as one range.
+  Block span(int parts, int first, int n) const {
+    if (n == 0) return {blockOf(count_, parts, first).first, 0};
+    Block a = blockOf(count_, parts, first), b = blockOf(count_, parts, first + n - 1);
+    return {a.first, b.first + b.count - a.first};
+  }
+  // The whole view.
+  Block all() const { return {0, count_}; }
   // An operation with a local peer on elements of the view.
   Op op(OpKind kind, int localPeer, Block b) const {
     return Op{kind, members_[localPeer], byteOffset_ + b.first * elemSize_, b.count * elemSize_};

@@ -1,5 +1,9 @@
 #include "algorithms/core/registry.h"
 
+#include "algorithms/flat/bruck_like.h"
+#include "algorithms/flat/mesh.h"
+#include "algorithms/flat/pairwise.h"
+#include "algorithms/flat/rhd.h"
 #include "algorithms/flat/ring.h"
 
 namespace collsim {
@@ -7,9 +11,14 @@ namespace collsim {
 const std::vector<AlgorithmEntry>& algorithmRegistry() {
   // Explicit registration: the list below is the whole set, in display order.
   static const std::vector<AlgorithmEntry> entries = {
-      ringAllReduceEntry(),
-      ringReduceScatterEntry(),
-      ringAllGatherEntry(),
+      ringAllReduceEntry(),      rhdAllReduceEntry(),        recursiveDoublingAllReduceEntry(),
+      meshAllReduceEntry(),      nhrAllReduceEntry(),        nbAllReduceEntry(),
+      ringReduceScatterEntry(),  rhdReduceScatterEntry(),    meshReduceScatterEntry(),
+      nhrReduceScatterEntry(),   nbReduceScatterEntry(),
+      ringAllGatherEntry(),      rhdAllGatherEntry(),        meshAllGatherEntry(),
+      nhrAllGatherEntry(),       nbAllGatherEntry(),
+      ringBroadcastEntry(),      ringReduceEntry(),
+      ringAllToAllEntry(),       pairwiseAllToAllEntry(),
   };
   return entries;
 }

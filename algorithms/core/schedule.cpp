@@ -10,7 +10,7 @@ struct NamedCollective {
 constexpr NamedCollective kCollectives[] = {
     {Collective::AllReduce, "allreduce"},   {Collective::ReduceScatter, "reducescatter"},
     {Collective::AllGather, "allgather"},   {Collective::Broadcast, "broadcast"},
-    {Collective::Reduce, "reduce"}};
+    {Collective::Reduce, "reduce"},         {Collective::AllToAll, "alltoall"}};
 } // namespace
 
 const char* collectiveName(Collective c) {
@@ -40,7 +40,8 @@ double busBandwidthFactor(Collective c, int ranks) {
   switch (c) {
   case Collective::AllReduce: return 2.0 * (p - 1) / p;
   case Collective::ReduceScatter:
-  case Collective::AllGather: return (p - 1) / p;
+  case Collective::AllGather:
+  case Collective::AllToAll: return (p - 1) / p;
   case Collective::Broadcast:
   case Collective::Reduce: return 1.0;
   }

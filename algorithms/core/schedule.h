@@ -2,11 +2,16 @@
 //
 // A schedule tells each rank a sequence of steps. A step is a set of
 // operations posted together: send a byte range of the rank's buffer to a
-// peer, receive a byte range from a peer (overwrite), or receive and reduce
-// it into the buffer. A step ends when all its operations have completed;
-// the next step starts after that. Sends and receives between one ordered
-// pair of ranks match in the order they are posted (MPI's non-overtaking
-// rule), so no explicit tags are needed: an executor derives them.
+// peer, receive a byte range from a peer (overwrite), receive and reduce it
+// into the buffer, or copy a range locally. A step ends when all its
+// operations have completed; the next step starts after that. Sends and
+// receives between one ordered pair of ranks match in the order they are
+// posted (MPI's non-overtaking rule), so no explicit tags are needed: an
+// executor derives them.
+//
+// A send takes its bytes when it is posted, so a step may send a range and
+// receive into it at once (recursive doubling does). Two writes of the same
+// bytes in one step are allowed only if both are reductions.
 //
 // Schedules are generated on demand (`appendOps(rank, step)`) instead of being
 // stored: a 4096-rank ring AllReduce has 33 million operations, and the
@@ -24,7 +29,7 @@
 
 namespace collsim {
 
-enum class Collective : std::uint8_t { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce };
+enum class Collective : std::uint8_t { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll };
 
 const char* collectiveName(Collective c);   // "allreduce", ...
 bool parseCollective(const std::string& name, Collective& out);
@@ -33,25 +38,32 @@ std::vector<std::string> collectiveNames();
 // nccl-tests' bus bandwidth factor: busbw = algbw * factor.
 double busBandwidthFactor(Collective c, int ranks);
 
-enum class OpKind : std::uint8_t { Send, Recv, RecvReduce };
+enum class OpKind : std::uint8_t { Send, Recv, RecvReduce, Copy };
 
 struct Op {
   OpKind kind;
-  int peer;
-  std::uint64_t offset; // bytes into the rank's buffer
+  int peer;                   // the other rank; unused by Copy
+  std::uint64_t offset;       // bytes into the rank's buffer (Copy: destination)
   std::uint64_t bytes;
+  std::uint64_t srcOffset = 0; // Copy only: where the bytes come from
   bool operator==(const Op&) const = default;
 };
 
 // What a schedule computes: the collective, how many ranks, and the buffer
-// (count elements of elemSize bytes; every collective works in place on it).
+// of count elements of elemSize bytes on every rank. Collectives work in
+// place on it, except AllToAll, whose buffer holds the input (count
+// elements, block j for rank j) followed by the output (block j from rank j),
+// with blocks of count / ranks elements (the remainder is not exchanged,
+// as in nccl-tests).
 struct CollectiveSpec {
   Collective op = Collective::AllReduce;
   int ranks = 1;
   std::uint64_t count = 0;
   std::uint32_t elemSize = 4;
-  int root = 0;
+  int root = 0; // Broadcast and Reduce
   std::uint64_t bytes() const { return count * elemSize; }
+  std::uint64_t bufferElems() const { return op == Collective::AllToAll ? 2 * count : count; }
+  std::uint64_t bufferBytes() const { return bufferElems() * elemSize; }
 };
 
 // Element range [first, first + count).

@@ -10,9 +10,15 @@ namespace collsim {
 SchedulePtr ringReduceScatter(const GroupView& g);
 SchedulePtr ringAllGather(const GroupView& g);
 SchedulePtr ringAllReduce(const GroupView& g);
+SchedulePtr ringBroadcast(const GroupView& g, int root);
+SchedulePtr ringReduce(const GroupView& g, int root);
+SchedulePtr ringAllToAll(const GroupView& g);
 
 AlgorithmEntry ringReduceScatterEntry();
 AlgorithmEntry ringAllGatherEntry();
 AlgorithmEntry ringAllReduceEntry();
+AlgorithmEntry ringBroadcastEntry();
+AlgorithmEntry ringReduceEntry();
+AlgorithmEntry ringAllToAllEntry();
 
 } // namespace collsim

@@ -6,8 +6,9 @@
 // to this rank in posting order. A send completes when its last byte has
 // arrived (an RDMA write with remote completion); a receive completes when
 // its message has arrived and, for receive-reduce, the device has reduced
-// it (one reduction at a time per device, at its reduce bandwidth). When all
-// operations of a step have completed, the next step begins.
+// it (one reduction at a time per device, at its reduce bandwidth); a local
+// copy completes at once. When all operations of a step have completed, the
+// next step begins.
 #pragma once
 
 #include <cstdint>
