@@ -144,3 +144,47 @@ TEST_CASE("bad command-line values are errors, never guesses") {
   CHECK(help.status == 0);
   CHECK(contains(help.out, "perf"));
 }
+
+TEST_CASE("collsim verify runs real data through the threads transport") {
+  CliResult ok = cli({"verify", "--transport", "threads", "--op", "allreduce", "--algo", "rhd", "--ranks", "7", "--bytes",
+                      "1000003"});
+  CHECK(ok.status == 0);
+  CHECK(contains(ok.out, "OK: 0 wrong elements"));
+  CHECK(contains(ok.out, "1000003 rounded down"));
+  CliResult json = cli({"verify", "--op", "alltoall", "--algo", "ring", "--ranks", "5", "--bytes", "4000", "--format",
+                        "json"});
+  REQUIRE(json.status == 0);
+  auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["ok"] == true);
+  CHECK(doc["messages"].get<int>() > 0);
+  CHECK(cli({"verify", "--op", "allreduce", "--algo", "ring", "--dtype", "float16"}).status == 2);
+  CHECK(cli({"verify", "--transport", "carrier-pigeon"}).status == 2);
+}
+
+TEST_CASE("collsim algorithms lists every registry entry with its cost") {
+  CliResult r = cli({"algorithms", "--format", "json"});
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["algorithms"].size() >= 20);
+  for (const auto& a : doc["algorithms"]) CHECK(!a["cost"].get<std::string>().empty());
+}
+
+TEST_CASE("--algo all compares algorithms per size and marks the fastest") {
+  CliResult r = cli({"perf", "--cluster", source("configs/clusters/hccs-mesh-8.yaml"), "--algo", "all", "-b", "1MiB",
+                     "-e", "1MiB", "--format", "json"});
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  int fastest = 0;
+  double best = 1e300;
+  for (const auto& row : doc["results"]) best = std::min(best, row["time_us"].get<double>());
+  for (const auto& row : doc["results"])
+    if (row["fastest"] == true) {
+      ++fastest;
+      CHECK(row["time_us"].get<double>() == best);
+      CHECK(row["algorithm"] == "mesh"); // one step each way over 7 links at once
+    }
+  CHECK(fastest == 1);
+  CliResult table = cli({"perf", "--cluster", source("configs/clusters/hccs-mesh-8.yaml"), "--algo", "all", "-b", "1MiB",
+                         "-e", "1MiB"});
+  CHECK(contains(table.out, "fastest"));
+}

@@ -28,7 +28,7 @@ Report executeScenario(const Scenario& s, const std::string& command, const Exec
         *options.progress << "\r[" << done + 1 << "/" << total << "] " << collectiveName(s.op) << " " << name
                           << " " << formatBytes(size) << " (" << int(elapsed) << " s elapsed)   " << std::flush;
       }
-      RunRequest req{s.op, algo, s.dtype, size, s.simulation.segment, verify};
+      RunRequest req{s.op, algo, s.dtype, size, s.simulation.segment, verify, s.root};
       report.results.push_back(simulateCollective(s.cluster, req, options.trace));
       verify = false; // the schedule's shape was checked once for this algorithm
       ++done;

@@ -1,5 +1,6 @@
 #include "sim/cli/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -54,6 +55,78 @@ std::string table(const Report& rep) {
   return os.str();
 }
 
+// Several algorithms: one row per size, one time column per algorithm, the
+// fastest named (ties go to the first listed).
+struct Comparison {
+  std::vector<std::string> algorithms;
+  std::vector<Bytes> sizes;
+  std::vector<std::vector<const CollectiveRun*>> cells; // [size][algorithm]
+};
+
+Comparison compare(const Report& rep) {
+  Comparison c;
+  for (const auto& r : rep.results) {
+    if (std::find(c.algorithms.begin(), c.algorithms.end(), r.algorithm) == c.algorithms.end())
+      c.algorithms.push_back(r.algorithm);
+    if (std::find(c.sizes.begin(), c.sizes.end(), r.bytes) == c.sizes.end()) c.sizes.push_back(r.bytes);
+  }
+  c.cells.assign(c.sizes.size(), std::vector<const CollectiveRun*>(c.algorithms.size(), nullptr));
+  for (const auto& r : rep.results) {
+    auto si = std::find(c.sizes.begin(), c.sizes.end(), r.bytes) - c.sizes.begin();
+    auto ai = std::find(c.algorithms.begin(), c.algorithms.end(), r.algorithm) - c.algorithms.begin();
+    c.cells[si][ai] = &r;
+  }
+  return c;
+}
+
+const CollectiveRun* fastestAt(const std::vector<const CollectiveRun*>& row) {
+  const CollectiveRun* best = nullptr;
+  for (const auto* r : row)
+    if (r && (!best || r->execution.finish < best->execution.finish)) best = r;
+  return best;
+}
+
+bool isFastest(const Report& rep, const CollectiveRun& run) {
+  for (const auto& r : rep.results)
+    if (r.bytes == run.bytes && r.execution.finish < run.execution.finish) return false;
+  for (const auto& r : rep.results) // ties: the first listed wins
+    if (r.bytes == run.bytes && r.execution.finish == run.execution.finish) return &r == &run;
+  return true;
+}
+
+std::string comparisonTable(const Report& rep, bool md) {
+  Comparison c = compare(rep);
+  std::ostringstream os;
+  std::string op = rep.results.empty() ? "" : collectiveName(rep.results.front().op);
+  if (md) {
+    os << "**" << rep.name << "** on " << rep.clusterName << " (" << rep.clusterDescription << "), " << op
+       << " time in us, fastest in bold\n\n| size |";
+    for (const auto& a : c.algorithms) os << ' ' << a << " |";
+    os << " fastest |\n| --: |";
+    for (std::size_t i = 0; i < c.algorithms.size(); ++i) os << " --: |";
+    os << " :-- |\n";
+  } else {
+    os << "# collsim " << rep.command << ": " << rep.name << " (" << op << ", time_us per algorithm; * = fastest)\n";
+    if (!rep.description.empty()) os << "# " << rep.description << "\n";
+    os << "# cluster: " << rep.clusterName << " (" << rep.clusterDescription << ")\n";
+    os << "# segment: " << formatBytes(rep.segment) << "\n#" << pad("size", {"", 11, false});
+    for (const auto& a : c.algorithms) os << ' ' << pad(a, {"", 13, false});
+    os << "  fastest\n";
+  }
+  for (std::size_t si = 0; si < c.sizes.size(); ++si) {
+    const CollectiveRun* best = fastestAt(c.cells[si]);
+    if (md) os << "| " << formatBytes(c.sizes[si]) << " |";
+    else os << ' ' << pad(formatBytes(c.sizes[si]), {"", 11, false});
+    for (const auto* r : c.cells[si]) {
+      std::string t = r ? fixed(r->timeUs(), 3) : "-";
+      if (md) os << ' ' << (r == best ? "**" + t + "**" : t) << " |";
+      else os << ' ' << pad(t + (r == best ? "*" : " "), {"", 13, false});
+    }
+    os << (md ? " " : "  ") << (best ? best->algorithm : "") << (md ? " |\n" : "\n");
+  }
+  return os.str();
+}
+
 std::string markdown(const Report& rep) {
   std::ostringstream os;
   os << "**" << rep.name << "** on " << rep.clusterName << " (" << rep.clusterDescription << ")\n\n|";
@@ -71,11 +144,12 @@ std::string markdown(const Report& rep) {
 
 std::string csv(const Report& rep) {
   std::ostringstream os;
-  os << "op,algorithm,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps,events,messages\n";
+  os << "op,algorithm,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps,events,messages,fastest\n";
   for (const auto& r : rep.results)
     os << collectiveName(r.op) << ',' << r.algorithm << ',' << r.ranks << ',' << r.bytes << ',' << r.count << ','
        << dataTypeInfo(r.dtype).name << ',' << fixed(r.timeUs(), 6) << ',' << fixed(r.algbwGBps(), 6) << ','
-       << fixed(r.busbwGBps(), 6) << ',' << r.execution.events << ',' << r.execution.messages << "\n";
+       << fixed(r.busbwGBps(), 6) << ',' << r.execution.events << ',' << r.execution.messages << ','
+       << (isFastest(rep, r) ? "true" : "false") << "\n";
   return os.str();
 }
 
@@ -94,7 +168,8 @@ std::string json(const Report& rep) {
                        {"events", r.execution.events},
                        {"messages", r.execution.messages},
                        {"bytes_sent", r.execution.bytesSent},
-                       {"bytes_received", r.execution.bytesReceived}});
+                       {"bytes_received", r.execution.bytesReceived},
+                       {"fastest", isFastest(rep, r)}});
   }
   nlohmann::ordered_json doc = {{"tool", "collsim"},
                                 {"command", rep.command},
@@ -118,6 +193,9 @@ bool parseOutputFormat(const std::string& name, OutputFormat& out) {
 }
 
 std::string formatReport(const Report& report, OutputFormat format) {
+  bool several = compare(report).algorithms.size() > 1;
+  if (several && format == OutputFormat::Table) return comparisonTable(report, false);
+  if (several && format == OutputFormat::Markdown) return comparisonTable(report, true);
   switch (format) {
   case OutputFormat::Table: return table(report);
   case OutputFormat::Json: return json(report);

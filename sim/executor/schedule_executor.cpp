@@ -152,6 +152,7 @@ void ScheduleExecutor::onEvent(std::uint64_t arg) {
 void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
   InFlight m = inFlight_[cookie];
   freeInFlight_.push_back(std::uint32_t(cookie));
+  if (record_) result_.log.push_back({m.src, m.dst, m.seq, m.bytes});
   complete(m.src); // the send
   PairState& p = pair(m.src, m.dst);
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });

@@ -20,6 +20,15 @@
 
 namespace collsim {
 
+// One message as it completed: who sent how much to whom, and its number
+// among the messages of that pair.
+struct MessageRecord {
+  int src, dst;
+  std::uint64_t seq;
+  Bytes bytes;
+  auto operator<=>(const MessageRecord&) const = default;
+};
+
 struct ExecutionResult {
   Time finish = 0;                 // when the last rank finished its last step
   std::vector<Time> rankFinish;    // per rank
@@ -27,6 +36,7 @@ struct ExecutionResult {
   std::uint64_t messages = 0;      // sends posted
   Bytes bytesSent = 0;             // sum over sends
   Bytes bytesReceived = 0;         // sum over receives
+  std::vector<MessageRecord> log;  // every message, if recording was asked for
 };
 
 class ScheduleExecutor final : public EventHandler, public DeliveryListener {
@@ -37,6 +47,8 @@ public:
   // Runs the schedule to completion. Throws std::runtime_error if some rank
   // never finishes (a deadlock the symbolic checker would have caught).
   ExecutionResult run();
+  // Keep a MessageRecord of every message (tests; costs memory at scale).
+  void recordMessages(bool on) { record_ = on; }
 
   void onEvent(std::uint64_t arg) override;
   void onDelivered(std::uint64_t cookie) override;
@@ -78,6 +90,7 @@ private:
   const Cluster& cluster_;
   const Schedule& schedule_;
   TraceSink* trace_;
+  bool record_ = false;
   std::vector<RankState> ranks_;
   std::unordered_map<std::uint64_t, PairState> pairs_;
   std::vector<InFlight> inFlight_;

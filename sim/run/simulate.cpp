@@ -28,7 +28,7 @@ void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, 
 
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, TraceRecorder* trace) {
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
-  CollectiveSpec spec{req.op, cluster.ranks(), req.bytes / elemSize, elemSize, 0};
+  CollectiveSpec spec{req.op, cluster.ranks(), req.bytes / elemSize, elemSize, req.root};
   if (std::string why = req.algorithm->unsupported(spec.ranks); !why.empty())
     throw std::runtime_error(std::string(req.algorithm->name) + " cannot run on " + std::to_string(spec.ranks) +
                              " ranks: " + why);

@@ -33,6 +33,7 @@ struct RunRequest {
   Bytes bytes;        // rounded down to whole elements
   Bytes segment;      // network segment size
   bool verify = true; // symbolic check before timing
+  int root = 0;       // broadcast and reduce
 };
 
 // Throws std::runtime_error if the checker rejects the schedule.

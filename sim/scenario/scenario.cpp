@@ -30,7 +30,7 @@ std::vector<Bytes> loadSizes(const ConfigNode& n) {
 }
 
 Scenario interpret(const ConfigNode& root) {
-  root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "simulation"});
+  root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation"});
   Scenario s;
   s.name = root.has("name") ? root.at("name").text() : "scenario";
   if (auto d = root.find("description")) s.description = d->text();
@@ -48,19 +48,23 @@ Scenario interpret(const ConfigNode& root) {
 
   ConfigNode algo = root.at("algo");
   std::vector<ConfigNode> algos = algo.isSequence() ? algo.items() : std::vector<ConfigNode>{algo};
+  if (algos.size() == 1 && algos[0].isScalar() && algos[0].text() == "all") {
+    s.algorithms = algorithmNames(s.op);
+    algos.clear();
+  }
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
-    const AlgorithmEntry* entry = findAlgorithm(s.op, name);
-    if (!entry) {
+    if (!findAlgorithm(s.op, name)) {
       std::string list;
       for (const auto& n : algorithmNames(s.op)) list += (list.empty() ? "" : ", ") + n;
       a.fail("no algorithm '" + name + "' for " + collectiveName(s.op) + " (available: " + list + ")");
     }
-    if (std::string why = entry->unsupported(s.cluster.ranks()); !why.empty())
-      a.fail(name + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
     s.algorithms.push_back(name);
   }
   if (s.algorithms.empty()) algo.fail("no algorithm given");
+  for (const auto& name : s.algorithms)
+    if (std::string why = findAlgorithm(s.op, name)->unsupported(s.cluster.ranks()); !why.empty())
+      algo.fail(name + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
 
   s.sizes = loadSizes(root.at("sizes"));
   if (auto d = root.find("dtype"); d && !parseDataType(d->text(), s.dtype)) {
@@ -68,6 +72,7 @@ Scenario interpret(const ConfigNode& root) {
     for (const auto& n : dataTypeNames()) list += (list.empty() ? "" : ", ") + n;
     d->fail("unknown dtype '" + d->text() + "' (expected one of: " + list + ")");
   }
+  if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
     sim->allowOnly({"segment", "verify"});
     if (auto seg = sim->find("segment")) {

@@ -7,6 +7,7 @@
 //   algo: ring                  # or a list of algorithms
 //   sizes: [64KiB, 1MiB]        # or {min: 1KiB, max: 1GiB, factor: 2}
 //   dtype: float32
+//   root: 0                     # broadcast and reduce
 //   simulation: {segment: 1MiB, verify: true}
 #pragma once
 
@@ -32,6 +33,7 @@ struct Scenario {
   std::vector<std::string> algorithms;
   std::vector<Bytes> sizes;
   DataType dtype = DataType::Float32;
+  int root = 0; // broadcast and reduce
   SimulationOptions simulation;
 };
 

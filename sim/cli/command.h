@@ -1,0 +1,57 @@
+// Pieces shared by the collsim subcommands. Each subcommand lives in its own
+// file and registers itself with the CLI11 app.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/cli/cli.h"
+#include "sim/core/units.h"
+
+namespace CLI {
+class App;
+}
+
+namespace collsim {
+
+struct Scenario;
+
+// Bad input from the command line itself (exit status 2).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A registered subcommand: its CLI11 node and what runs it once parsed.
+struct Command {
+  CLI::App* app;
+  std::function<int(CliStreams)> run;
+};
+
+Command addRunCommand(CLI::App& app);
+Command addPerfCommand(CLI::App& app);
+Command addVerifyCommand(CLI::App& app);
+Command addAlgorithmsCommand(CLI::App& app);
+
+// --format/--out/--trace/--seed/--set, shared by run and perf.
+struct OutputOptions {
+  std::string format = "table";
+  std::string out;
+  std::string trace;
+  std::uint64_t seed = 1;
+  std::vector<std::string> sets;
+};
+void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
+
+// Simulates every point of the scenario and writes the report (and trace).
+int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io);
+
+// Writes via a temporary file and a rename, so a failed run leaves nothing.
+void writeFileAtomically(const std::string& path, const std::string& content);
+// Writes `text` to --out or standard output.
+void emit(const std::string& text, const std::string& outPath, CliStreams io);
+Bytes optionBytes(const std::string& option, const std::string& value);
+
+} // namespace collsim

@@ -1,0 +1,65 @@
+// collsim perf: an nccl-tests style size sweep on one cluster.
+#include <CLI/CLI.hpp>
+
+#include "algorithms/core/registry.h"
+#include "sim/cli/command.h"
+#include "sim/scenario/cluster_config.h"
+#include "sim/scenario/scenario.h"
+
+namespace collsim {
+namespace {
+
+struct PerfOptions {
+  OutputOptions output;
+  std::string cluster, op = "allreduce", algo = "ring", dtype = "float32";
+  std::string begin = "8", end = "1GiB", segment = "1MiB";
+  double factor = 2;
+  int root = 0;
+  bool verify = true;
+};
+
+int perf(const PerfOptions& p, CliStreams io) {
+  Scenario s;
+  s.cluster = loadClusterFile(p.cluster, p.output.sets);
+  s.name = p.op + " " + p.algo;
+  if (!parseCollective(p.op, s.op)) throw UsageError("--op: unknown collective '" + p.op + "'");
+  s.algorithms = p.algo == "all" ? algorithmNames(s.op) : std::vector<std::string>{p.algo};
+  for (const auto& a : s.algorithms) {
+    const AlgorithmEntry* entry = findAlgorithm(s.op, a);
+    if (!entry) throw UsageError("--algo: no algorithm '" + a + "' for " + p.op);
+    if (std::string why = entry->unsupported(s.cluster.ranks()); !why.empty())
+      throw UsageError("--algo: " + a + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
+  }
+  if (!parseDataType(p.dtype, s.dtype)) throw UsageError("--dtype: unknown type '" + p.dtype + "'");
+  if (p.root < 0 || p.root >= s.cluster.ranks()) throw UsageError("--root: no rank " + std::to_string(p.root));
+  s.root = p.root;
+  Bytes b = optionBytes("-b", p.begin), e = optionBytes("-e", p.end);
+  if (b > e) throw UsageError("-b " + p.begin + " is larger than -e " + p.end);
+  if (!(p.factor > 1)) throw UsageError("-f must be greater than 1");
+  s.sizes = geometricSizes(b, e, p.factor);
+  s.simulation.segment = optionBytes("--segment", p.segment);
+  if (s.simulation.segment == 0) throw UsageError("--segment must be positive");
+  s.simulation.verify = p.verify;
+  return simulateAndReport(s, "perf", p.output, io);
+}
+
+} // namespace
+
+Command addPerfCommand(CLI::App& app) {
+  auto p = std::make_shared<PerfOptions>();
+  auto* cmd = app.add_subcommand("perf", "sweep message sizes like nccl-tests' all_reduce_perf");
+  cmd->add_option("--cluster", p->cluster, "cluster YAML file")->required();
+  cmd->add_option("--op", p->op, "allreduce, reducescatter, allgather, broadcast, reduce, alltoall")->capture_default_str();
+  cmd->add_option("--algo", p->algo, "algorithm name, or all (see collsim algorithms)")->capture_default_str();
+  cmd->add_option("-b,--minbytes", p->begin, "smallest size")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", p->end, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", p->factor, "size multiplier")->capture_default_str();
+  cmd->add_option("-d,--dtype", p->dtype, "element type")->capture_default_str();
+  cmd->add_option("-r,--root", p->root, "root rank of broadcast and reduce")->capture_default_str();
+  cmd->add_option("--segment", p->segment, "network segment size (4096 for packet-level)")->capture_default_str();
+  cmd->add_flag("!--no-verify", p->verify, "skip the symbolic check of the schedule");
+  addOutputOptions(cmd, p->output, "override a cluster key: --set hccs.bandwidth=24GB/s (repeatable)");
+  return {cmd, [p](CliStreams io) { return perf(*p, io); }};
+}
+
+} // namespace collsim
