@@ -94,12 +94,16 @@ private:
 
   // Peers, alignment, bounds and in-step overlaps, for every operation.
   bool validateOps() {
+    for (int st = 0; st < s_.streamCount(); ++st) validateOps(s_.stream(st));
+    return report_.ok();
+  }
+  void validateOps(const Schedule& sched) {
     std::vector<Op> ops;
     const std::uint64_t size = spec_.bufferBytes();
     for (int r = 0; r < p_; ++r) {
-      for (int k = 0; k < s_.stepCount(r); ++k) {
+      for (int k = 0; k < sched.stepCount(r); ++k) {
         ops.clear();
-        s_.appendOps(r, k, ops);
+        sched.appendOps(r, k, ops);
         for (const Op& op : ops) {
           bool local = op.kind == OpKind::Copy;
           if (!local && (op.peer < 0 || op.peer >= p_ || op.peer == r))
@@ -123,11 +127,12 @@ private:
         }
       }
     }
-    return report_.ok();
   }
 
+  // Messages in flight from src to dst within the current stream.
   std::deque<Message>& channel(int src, int dst) {
-    return inFlight_[std::uint64_t(src) * std::uint64_t(p_) + std::uint64_t(dst)];
+    return inFlight_[(std::uint64_t(stream_) * std::uint64_t(p_) + std::uint64_t(src)) * std::uint64_t(p_) +
+                     std::uint64_t(dst)];
   }
 
   Message snapshot(int r, std::uint64_t offset, std::uint64_t bytes) {
@@ -212,37 +217,51 @@ private:
     }
   }
 
+  // Runs every (stream, rank) lane as far as its messages allow, until
+  // nothing moves; lanes of one rank share its buffer.
   void execute() {
-    std::vector<int> step(std::size_t(p_), 0);
-    std::vector<bool> posted(std::size_t(p_), false);
-    std::vector<std::vector<Message>> copies(static_cast<std::size_t>(p_));
+    const int streams = s_.streamCount();
+    const std::size_t lanes = std::size_t(streams) * std::size_t(p_);
+    std::vector<int> step(lanes, 0);
+    std::vector<bool> posted(lanes, false);
+    std::vector<std::vector<Message>> copies(lanes);
     std::vector<Op> ops;
     bool progress = true;
     while (progress && report_.problems.size() < kMaxProblems) {
       progress = false;
-      for (int r = 0; r < p_; ++r) {
-        while (step[r] < s_.stepCount(r)) {
-          ops.clear();
-          s_.appendOps(r, step[r], ops);
-          if (!posted[r]) {
-            post(r, ops, copies[r]);
-            posted[r] = true;
+      for (stream_ = 0; stream_ < streams; ++stream_) {
+        const Schedule& sched = s_.stream(stream_);
+        for (int r = 0; r < p_; ++r) {
+          std::size_t lane = std::size_t(stream_) * std::size_t(p_) + std::size_t(r);
+          while (step[lane] < sched.stepCount(r)) {
+            ops.clear();
+            sched.appendOps(r, step[lane], ops);
+            if (!posted[lane]) {
+              post(r, ops, copies[lane]);
+              posted[lane] = true;
+              progress = true;
+            }
+            if (!receivesReady(r, ops)) break;
+            complete(r, step[lane], ops, copies[lane]);
+            ++step[lane];
+            posted[lane] = false;
             progress = true;
           }
-          if (!receivesReady(r, ops)) break;
-          complete(r, step[r], ops, copies[r]);
-          ++step[r];
-          posted[r] = false;
-          progress = true;
         }
       }
     }
-    for (int r = 0; r < p_; ++r)
-      if (step[r] < s_.stepCount(r)) fail("deadlock: " + where(r, step[r]) + " waits for a message that is never sent");
+    for (int st = 0; st < streams; ++st)
+      for (int r = 0; r < p_; ++r) {
+        int at = step[std::size_t(st) * std::size_t(p_) + std::size_t(r)];
+        if (at < s_.stream(st).stepCount(r))
+          fail("deadlock: " + where(r, at) + (streams > 1 ? " (stream " + std::to_string(st) + ")" : "") +
+               " waits for a message that is never sent");
+      }
+    const std::uint64_t p = std::uint64_t(p_);
     for (const auto& [key, q] : inFlight_)
       if (!q.empty())
-        fail(std::to_string(q.size()) + " send(s) from rank " + std::to_string(key / std::uint64_t(p_)) + " to rank " +
-             std::to_string(key % std::uint64_t(p_)) + " never received");
+        fail(std::to_string(q.size()) + " send(s) from rank " + std::to_string(key / p % p) + " to rank " +
+             std::to_string(key % p) + " never received");
   }
 
   // Element e of rank r must hold exactly `want` of input element `source`.
@@ -309,6 +328,7 @@ private:
   std::size_t words_;
   std::vector<Cells> buffers_;
   std::map<std::uint64_t, std::deque<Message>> inFlight_;
+  int stream_ = 0; // the stream whose messages channel() addresses
   CheckReport report_;
 };
 

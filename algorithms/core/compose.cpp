@@ -7,8 +7,8 @@ namespace collsim {
 SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts) : parts_(std::move(parts)) {
   if (parts_.empty()) throw std::invalid_argument("a sequence needs at least one schedule");
   for (const auto& p : parts_)
-    if (p->ranks() != parts_.front()->ranks())
-      throw std::invalid_argument("sequenced schedules must have the same rank count");
+    if (p->ranks() != parts_.front()->ranks() || p->streamCount() != 1)
+      throw std::invalid_argument("sequenced schedules must be single-stream with the same rank count");
 }
 
 int SequenceSchedule::stepCount(int rank) const {
@@ -33,6 +33,13 @@ SchedulePtr sequence(SchedulePtr first, SchedulePtr second) {
   parts.push_back(std::move(first));
   parts.push_back(std::move(second));
   return std::make_unique<SequenceSchedule>(std::move(parts));
+}
+
+StreamsSchedule::StreamsSchedule(std::vector<SchedulePtr> parts) : parts_(std::move(parts)) {
+  if (parts_.empty()) throw std::invalid_argument("a streams schedule needs at least one part");
+  for (const auto& p : parts_)
+    if (p->ranks() != parts_.front()->ranks() || p->streamCount() != 1)
+      throw std::invalid_argument("streams must be single-stream schedules of the same rank count");
 }
 
 } // namespace collsim

@@ -23,4 +23,20 @@ private:
 
 SchedulePtr sequence(SchedulePtr first, SchedulePtr second);
 
+// Single-stream parts run side by side as independent streams (they must
+// touch disjoint bytes). The streams are the steps; the schedule itself has
+// none, so it cannot be sequenced after or before another one.
+class StreamsSchedule final : public Schedule {
+public:
+  explicit StreamsSchedule(std::vector<SchedulePtr> parts);
+  int ranks() const override { return parts_.front()->ranks(); }
+  int stepCount(int) const override { return 0; }
+  void appendOps(int, int, std::vector<Op>&) const override {}
+  int streamCount() const override { return int(parts_.size()); }
+  const Schedule& stream(int i) const override { return *parts_[i]; }
+
+private:
+  std::vector<SchedulePtr> parts_;
+};
+
 } // namespace collsim

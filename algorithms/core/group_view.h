@@ -29,6 +29,7 @@ public:
   int global(int local) const { return members_[local]; }
   int local(int global) const { return localOf_[global]; } // -1 if not a member
   std::uint64_t count() const { return count_; }
+  std::uint32_t elemSize() const { return elemSize_; }
 
   // Block i of the view cut into size() blocks.
   Block block(int i) const { return blockOf(count_, size(), i); }

@@ -1,6 +1,7 @@
 #include "algorithms/core/registry.h"
 
 #include "algorithms/flat/bruck_like.h"
+#include "algorithms/flat/double_tree.h"
 #include "algorithms/flat/mesh.h"
 #include "algorithms/flat/pairwise.h"
 #include "algorithms/flat/rhd.h"
@@ -13,11 +14,12 @@ const std::vector<AlgorithmEntry>& algorithmRegistry() {
   static const std::vector<AlgorithmEntry> entries = {
       ringAllReduceEntry(),      rhdAllReduceEntry(),        recursiveDoublingAllReduceEntry(),
       meshAllReduceEntry(),      nhrAllReduceEntry(),        nbAllReduceEntry(),
+      doubleTreeAllReduceEntry(),
       ringReduceScatterEntry(),  rhdReduceScatterEntry(),    meshReduceScatterEntry(),
       nhrReduceScatterEntry(),   nbReduceScatterEntry(),
       ringAllGatherEntry(),      rhdAllGatherEntry(),        meshAllGatherEntry(),
       nhrAllGatherEntry(),       nbAllGatherEntry(),
-      ringBroadcastEntry(),      ringReduceEntry(),
+      ringBroadcastEntry(),      doubleTreeBroadcastEntry(), ringReduceEntry(),
       ringAllToAllEntry(),       pairwiseAllToAllEntry(),
   };
   return entries;

@@ -1,5 +1,7 @@
 #include "algorithms/core/schedule.h"
 
+#include <stdexcept>
+
 namespace collsim {
 
 namespace {
@@ -57,6 +59,7 @@ Block blockOf(std::uint64_t count, int parts, int i) {
 }
 
 MaterializedSchedule materialize(const Schedule& s) {
+  if (s.streamCount() != 1) throw std::invalid_argument("materialize takes a single-stream schedule");
   MaterializedSchedule out(std::size_t(s.ranks()));
   for (int r = 0; r < s.ranks(); ++r) {
     out[r].resize(std::size_t(s.stepCount(r)));

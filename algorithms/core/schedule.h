@@ -13,6 +13,11 @@
 // receive into it at once (recursive doubling does). Two writes of the same
 // bytes in one step are allowed only if both are reductions.
 //
+// A schedule may consist of several streams (like NCCL channels or HCCL
+// streams): each is its own sequence of steps on every rank, progressing
+// independently of the others, with its own send/receive matching. Streams
+// touch disjoint bytes. Most schedules are one stream.
+//
 // Schedules are generated on demand (`appendOps(rank, step)`) instead of being
 // stored: a 4096-rank ring AllReduce has 33 million operations, and the
 // simulator, the checker and the real transports each walk them once.
@@ -84,6 +89,10 @@ public:
   virtual int stepCount(int rank) const = 0;
   // Appends the operations of `step` of `rank` to `out`.
   virtual void appendOps(int rank, int step, std::vector<Op>& out) const = 0;
+
+  // Independent streams; a single-stream schedule is its own stream 0.
+  virtual int streamCount() const { return 1; }
+  virtual const Schedule& stream(int) const { return *this; }
 };
 
 using SchedulePtr = std::unique_ptr<const Schedule>;

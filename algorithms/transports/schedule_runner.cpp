@@ -6,7 +6,8 @@
 
 namespace collsim {
 
-void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, const RunOptions& options) {
+void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, const RunOptions& options,
+                     std::uint64_t tagBase) {
   const int me = t.rank();
   const std::size_t elem = dataTypeInfo(options.type).bytes;
   std::unordered_map<int, std::uint64_t> sent, received; // per peer: messages so far = next tag
@@ -22,7 +23,7 @@ void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, 
       switch (op.kind) {
       case OpKind::Send:
         data.assign(buffer + op.offset, buffer + op.offset + op.bytes);
-        t.postSend(op.peer, sent[op.peer]++, data.data(), data.size());
+        t.postSend(op.peer, tagBase + sent[op.peer]++, data.data(), data.size());
         break;
       case OpKind::Copy:
         data.assign(buffer + op.srcOffset, buffer + op.srcOffset + op.bytes);
@@ -30,7 +31,7 @@ void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, 
       case OpKind::Recv:
       case OpKind::RecvReduce:
         data.resize(op.bytes);
-        t.postRecv(op.peer, received[op.peer]++, data.data(), data.size());
+        t.postRecv(op.peer, tagBase + received[op.peer]++, data.data(), data.size());
         break;
       }
     }

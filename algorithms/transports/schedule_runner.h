@@ -1,11 +1,12 @@
-// Runs one rank's part of a schedule over a real transport on a real buffer.
+// Runs one rank's part of a single-stream schedule (or one stream of a
+// schedule) over a real transport on a real buffer.
 //
 // The same interpretation as the simulator's executor: per step, every send
 // takes a copy of its bytes when posted (so a step may send a range and
 // receive into it), receives land in staging buffers, and after the wait
 // the receives are written (or reduced) into the buffer in operation order.
 // Tags number the messages of each ordered pair, which is the schedule's
-// matching rule.
+// matching rule; `tagBase` keeps the streams of one schedule apart.
 #pragma once
 
 #include <chrono>
@@ -24,6 +25,10 @@ struct RunOptions {
 };
 
 // `buffer` holds spec.bufferBytes() bytes. Throws TransportError on timeout.
-void runScheduleRank(const Schedule& schedule, Transport& transport, std::byte* buffer, const RunOptions& options);
+void runScheduleRank(const Schedule& schedule, Transport& transport, std::byte* buffer, const RunOptions& options,
+                     std::uint64_t tagBase = 0);
+
+// Tag base of stream s: streams never share tags.
+inline std::uint64_t streamTagBase(int stream) { return std::uint64_t(stream) << 40; }
 
 } // namespace collsim

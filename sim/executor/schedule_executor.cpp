@@ -15,61 +15,74 @@ constexpr std::uint64_t kReceiveDone = 1;
 
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, LinkNetwork& network, const Cluster& cluster,
                                    const Schedule& schedule, TraceSink* trace)
-    : engine_(engine), network_(network), cluster_(cluster), schedule_(schedule), trace_(trace) {
+    : engine_(engine), network_(network), cluster_(cluster), schedule_(schedule), trace_(trace),
+      ranks_(schedule.ranks()) {
   if (schedule.ranks() != cluster.ranks())
     throw std::invalid_argument("schedule has " + std::to_string(schedule.ranks()) + " ranks, cluster " +
                                 std::to_string(cluster.ranks()));
-  ranks_.resize(std::size_t(schedule.ranks()));
-  for (int r = 0; r < schedule.ranks(); ++r) ranks_[r].steps = schedule.stepCount(r);
-  result_.rankFinish.assign(ranks_.size(), 0);
+  for (int st = 0; st < schedule.streamCount(); ++st) {
+    const Schedule& sub = schedule.stream(st);
+    for (int r = 0; r < ranks_; ++r) {
+      Lane lane;
+      lane.schedule = &sub;
+      lane.rank = r;
+      lane.stream = st;
+      lane.steps = sub.stepCount(r);
+      lanes_.push_back(std::move(lane));
+    }
+  }
+  reduceFreeAt_.assign(std::size_t(ranks_), 0);
+  result_.rankFinish.assign(std::size_t(ranks_), 0);
 }
 
 ExecutionResult ScheduleExecutor::run() {
   network_.setListener(this);
   Time begin = engine_.now();
   std::uint64_t events = engine_.eventsProcessed();
-  for (int r = 0; r < int(ranks_.size()); ++r) {
-    if (cluster_.device.stepOverhead > 0 && ranks_[r].steps > 0)
-      engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(r) << 1 | kStartStep);
-    else
-      runSteps(r);
+  for (std::uint32_t l = 0; l < lanes_.size(); ++l) {
+    if (lanes_[l].steps == 0) continue;
+    if (cluster_.device.stepOverhead > 0) startAfterOverhead(l);
+    else runSteps(l);
   }
   engine_.run();
   network_.setListener(nullptr);
   network_.flushTrace();
-  for (int r = 0; r < int(ranks_.size()); ++r) {
-    if (ranks_[r].step < ranks_[r].steps)
-      throw std::runtime_error("rank " + std::to_string(r) + " never finished step " +
-                               std::to_string(ranks_[r].step) + " (deadlock)");
-    result_.rankFinish[r] -= begin;
-  }
+  for (const Lane& lane : lanes_)
+    if (lane.step < lane.steps)
+      throw std::runtime_error("rank " + std::to_string(lane.rank) + " never finished step " +
+                               std::to_string(lane.step) + " (deadlock)");
+  for (Time& t : result_.rankFinish) t = std::max<Time>(t - begin, 0);
   result_.finish = result_.rankFinish.empty() ? 0 : *std::max_element(result_.rankFinish.begin(), result_.rankFinish.end());
   result_.events = engine_.eventsProcessed() - events;
   return result_;
 }
 
-ScheduleExecutor::PairState& ScheduleExecutor::pair(int src, int dst) {
-  return pairs_[std::uint64_t(std::uint32_t(src)) << 32 | std::uint32_t(dst)];
+ScheduleExecutor::PairState& ScheduleExecutor::pair(int stream, int src, int dst) {
+  std::uint64_t key = (std::uint64_t(stream) * std::uint64_t(ranks_) + std::uint64_t(src)) * std::uint64_t(ranks_) +
+                      std::uint64_t(dst);
+  return pairs_[key];
+}
+
+void ScheduleExecutor::startAfterOverhead(std::uint32_t l) {
+  engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(l) << 1 | kStartStep);
 }
 
 // Starts steps until one has to wait for the network (or for an overhead).
-void ScheduleExecutor::runSteps(int r) {
-  RankState& s = ranks_[r];
+void ScheduleExecutor::runSteps(std::uint32_t l) {
+  Lane& s = lanes_[l];
   while (s.step < s.steps) {
-    postStep(r);
+    postStep(l);
     if (s.outstanding > 0) return;
-    endStep(r);
-    if (cluster_.device.stepOverhead > 0 && s.step < s.steps) {
-      engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(r) << 1 | kStartStep);
-      return;
-    }
+    endStep(l);
+    if (cluster_.device.stepOverhead > 0 && s.step < s.steps) return startAfterOverhead(l);
   }
 }
 
-void ScheduleExecutor::postStep(int r) {
-  RankState& s = ranks_[r];
+void ScheduleExecutor::postStep(std::uint32_t l) {
+  Lane& s = lanes_[l];
+  const std::uint32_t laneBase = std::uint32_t(s.stream) * std::uint32_t(ranks_);
   s.ops.clear();
-  schedule_.appendOps(r, s.step, s.ops);
+  s.schedule->appendOps(s.rank, s.step, s.ops);
   s.stepStart = engine_.now();
   s.stepBytesSent = 0;
   s.outstanding = int(s.ops.size());
@@ -80,7 +93,7 @@ void ScheduleExecutor::postStep(int r) {
       // magnitude above a link: not modelled.
       --s.outstanding;
     } else if (op.kind == OpKind::Send) {
-      PairState& p = pair(r, op.peer);
+      PairState& p = pair(s.stream, s.rank, op.peer);
       std::uint32_t id;
       if (freeInFlight_.empty()) {
         id = std::uint32_t(inFlight_.size());
@@ -89,19 +102,19 @@ void ScheduleExecutor::postStep(int r) {
         id = freeInFlight_.back();
         freeInFlight_.pop_back();
       }
-      inFlight_[id] = {r, op.peer, p.sendsPosted++, op.bytes};
+      inFlight_[id] = {l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes};
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
-      network_.send(cluster_.rankNode[r], cluster_.rankNode[op.peer], op.bytes, id);
+      network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[op.peer], op.bytes, id);
     } else {
       bool reduce = op.kind == OpKind::RecvReduce;
-      PairState& p = pair(op.peer, r);
+      PairState& p = pair(s.stream, op.peer, s.rank);
       std::uint32_t seq = p.recvsPosted++;
       auto it = std::find(p.arrived.begin(), p.arrived.end(), seq);
       if (it != p.arrived.end()) {
         p.arrived.erase(it);
-        receiveArrived(r, op.bytes, reduce);
+        receiveArrived(l, op.bytes, reduce);
       } else {
         p.waiting.emplace_back(seq, reduce);
       }
@@ -110,51 +123,46 @@ void ScheduleExecutor::postStep(int r) {
   s.posting = false;
 }
 
-void ScheduleExecutor::endStep(int r) {
-  RankState& s = ranks_[r];
-  if (trace_) trace_->rankStep(r, s.step, s.stepStart, engine_.now(), s.stepBytesSent);
+void ScheduleExecutor::endStep(std::uint32_t l) {
+  Lane& s = lanes_[l];
+  if (trace_) trace_->rankStep(s.rank, s.stream, s.step, s.stepStart, engine_.now(), s.stepBytesSent);
   ++s.step;
-  if (s.step == s.steps) result_.rankFinish[r] = engine_.now();
+  if (s.step == s.steps) result_.rankFinish[s.rank] = std::max(result_.rankFinish[s.rank], engine_.now());
 }
 
-// One operation of rank r's current step has completed.
-void ScheduleExecutor::complete(int r) {
-  RankState& s = ranks_[r];
+// One operation of the lane's current step has completed.
+void ScheduleExecutor::complete(std::uint32_t l) {
+  Lane& s = lanes_[l];
   if (--s.outstanding > 0 || s.posting) return;
-  endStep(r);
+  endStep(l);
   if (s.step == s.steps) return;
-  if (cluster_.device.stepOverhead > 0)
-    engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(r) << 1 | kStartStep);
-  else
-    runSteps(r);
+  if (cluster_.device.stepOverhead > 0) startAfterOverhead(l);
+  else runSteps(l);
 }
 
 // The data of a receive is here; a reduce still has to be computed.
-void ScheduleExecutor::receiveArrived(int r, Bytes bytes, bool reduce) {
+void ScheduleExecutor::receiveArrived(std::uint32_t l, Bytes bytes, bool reduce) {
   result_.bytesReceived += bytes;
   Bandwidth rate = cluster_.device.reduceBandwidth;
-  if (!reduce || rate == 0) {
-    complete(r);
-    return;
-  }
-  RankState& s = ranks_[r];
-  Time start = std::max(engine_.now(), s.reduceFreeAt);
-  s.reduceFreeAt = start + serializationTime(bytes, rate);
-  engine_.schedule(s.reduceFreeAt, this, std::uint64_t(r) << 1 | kReceiveDone);
+  if (!reduce || rate == 0) return complete(l);
+  Time& freeAt = reduceFreeAt_[lanes_[l].rank];
+  freeAt = std::max(engine_.now(), freeAt) + serializationTime(bytes, rate);
+  engine_.schedule(freeAt, this, std::uint64_t(l) << 1 | kReceiveDone);
 }
 
 void ScheduleExecutor::onEvent(std::uint64_t arg) {
-  int r = int(arg >> 1);
-  if ((arg & 1) == kReceiveDone) complete(r);
-  else runSteps(r);
+  auto l = std::uint32_t(arg >> 1);
+  if ((arg & 1) == kReceiveDone) complete(l);
+  else runSteps(l);
 }
 
 void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
   InFlight m = inFlight_[cookie];
   freeInFlight_.push_back(std::uint32_t(cookie));
-  if (record_) result_.log.push_back({m.src, m.dst, m.seq, m.bytes});
-  complete(m.src); // the send
-  PairState& p = pair(m.src, m.dst);
+  const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
+  if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
+  complete(m.srcLane); // the send
+  PairState& p = pair(dst.stream, src.rank, dst.rank);
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });
   if (it == p.waiting.end()) {
     p.arrived.push_back(m.seq);
@@ -162,7 +170,7 @@ void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
   }
   bool reduce = it->second;
   p.waiting.erase(it);
-  receiveArrived(m.dst, m.bytes, reduce);
+  receiveArrived(m.dstLane, m.bytes, reduce);
 }
 
 } // namespace collsim

@@ -1,6 +1,7 @@
 // Replays a schedule on the simulated network.
 //
-// Each rank walks its steps in order. A step posts all its operations at
+// Each rank walks the steps of each stream in order (streams progress
+// independently: each is a "lane"). A step posts all its operations at
 // once (after the device's step overhead); a send becomes a network message
 // from the rank's device to the peer's; a receive matches the peer's sends
 // to this rank in posting order. A send completes when its last byte has
@@ -23,7 +24,7 @@ namespace collsim {
 // One message as it completed: who sent how much to whom, and its number
 // among the messages of that pair.
 struct MessageRecord {
-  int src, dst;
+  int stream, src, dst;
   std::uint64_t seq;
   Bytes bytes;
   auto operator<=>(const MessageRecord&) const = default;
@@ -54,17 +55,20 @@ public:
   void onDelivered(std::uint64_t cookie) override;
 
 private:
-  struct RankState {
+  // One stream of one rank.
+  struct Lane {
+    const Schedule* schedule = nullptr;
+    int rank = 0;
+    int stream = 0;
     int step = 0;
     int steps = 0;
     int outstanding = 0;
     bool posting = false;
     Time stepStart = 0;
-    Time reduceFreeAt = 0;
     Bytes stepBytesSent = 0;
     std::vector<Op> ops;
   };
-  // Sends and receives between one ordered pair, matched by sequence number.
+  // Sends and receives between one ordered pair in one stream, matched by sequence number.
   struct PairState {
     std::uint32_t sendsPosted = 0;
     std::uint32_t recvsPosted = 0;
@@ -72,18 +76,19 @@ private:
     std::vector<std::pair<std::uint32_t, bool>> waiting; // receives posted (seq, reduce), no data yet
   };
   struct InFlight {
-    int src;
-    int dst;
+    std::uint32_t srcLane;
+    std::uint32_t dstLane;
     std::uint32_t seq;
     Bytes bytes;
   };
 
-  PairState& pair(int src, int dst);
-  void runSteps(int rank);
-  void postStep(int rank);
-  void endStep(int rank);
-  void complete(int rank);
-  void receiveArrived(int rank, Bytes bytes, bool reduce);
+  PairState& pair(int stream, int src, int dst);
+  void runSteps(std::uint32_t lane);
+  void postStep(std::uint32_t lane);
+  void endStep(std::uint32_t lane);
+  void complete(std::uint32_t lane);
+  void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
+  void startAfterOverhead(std::uint32_t lane);
 
   EventEngine& engine_;
   LinkNetwork& network_;
@@ -91,7 +96,9 @@ private:
   const Schedule& schedule_;
   TraceSink* trace_;
   bool record_ = false;
-  std::vector<RankState> ranks_;
+  int ranks_;
+  std::vector<Lane> lanes_;         // stream * ranks + rank
+  std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
   std::unordered_map<std::uint64_t, PairState> pairs_;
   std::vector<InFlight> inFlight_;
   std::vector<std::uint32_t> freeInFlight_;

@@ -21,9 +21,12 @@ public:
     channelUsed_[channel] = true;
     events_.push_back({"busy", int(ranks_ + channel), start, end, 0});
   }
-  void rankStep(int rank, int step, Time start, Time end, std::uint64_t bytesSent) override {
+  void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t bytesSent) override {
     if (!admit()) return;
-    events_.push_back({"step " + std::to_string(step), rank, start, end, bytesSent});
+    // Stream 0 on the rank's own track; further streams on tracks after the links'.
+    int tid = stream == 0 ? rank : ranks_ + int(channelNames_.size()) + (stream - 1) * ranks_ + rank;
+    if (stream > 0 && extraStreams_ < stream) extraStreams_ = stream;
+    events_.push_back({"step " + std::to_string(step), tid, start, end, bytesSent});
   }
 
   void write(nlohmann::json& out) const {
@@ -36,10 +39,14 @@ public:
     for (int r = 0; r < ranks_; ++r) meta("thread_name", r, "rank " + std::to_string(r));
     for (std::size_t c = 0; c < channelNames_.size(); ++c)
       if (channelUsed_[c]) meta("thread_name", ranks_ + int(c), "link " + channelNames_[c]);
+    for (int st = 1; st <= extraStreams_; ++st)
+      for (int r = 0; r < ranks_; ++r)
+        meta("thread_name", ranks_ + int(channelNames_.size()) + (st - 1) * ranks_ + r,
+             "rank " + std::to_string(r) + " stream " + std::to_string(st));
     for (const auto& e : events_) {
       nlohmann::json j = {{"name", e.name}, {"ph", "X"}, {"pid", pid_}, {"tid", e.tid},
                           {"ts", double(e.start) / 1e6}, {"dur", double(e.end - e.start) / 1e6}};
-      if (e.tid < ranks_) j["args"] = {{"bytes_sent", e.bytes}};
+      if (e.name != "busy") j["args"] = {{"bytes_sent", e.bytes}};
       out.push_back(std::move(j));
     }
   }
@@ -66,6 +73,7 @@ private:
   int ranks_;
   std::vector<std::string> channelNames_;
   std::vector<bool> channelUsed_;
+  int extraStreams_ = 0;
   std::vector<Event> events_;
 };
 

@@ -13,8 +13,8 @@ public:
   virtual ~TraceSink() = default;
   // A channel serialized data during [start, end).
   virtual void channelBusy(std::uint32_t channel, Time start, Time end) = 0;
-  // A rank ran step `step` of its schedule during [start, end).
-  virtual void rankStep(int rank, int step, Time start, Time end, std::uint64_t bytesSent) = 0;
+  // A rank ran step `step` of one stream of its schedule during [start, end).
+  virtual void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t bytesSent) = 0;
 };
 
 } // namespace collsim

@@ -16,20 +16,25 @@ RealRunReport runWithThreads(const Schedule& schedule, const CollectiveSpec& spe
     reference.fill(r, buffers[r].data());
   }
 
+  // One thread per rank and stream; a rank's streams share its buffer
+  // (they touch disjoint bytes).
   ThreadsWorld world(p);
-  std::vector<std::string> errors(static_cast<std::size_t>(p));
+  const int streams = schedule.streamCount();
+  std::vector<std::string> errors(std::size_t(p) * std::size_t(streams));
   auto start = std::chrono::steady_clock::now();
   {
     std::vector<std::jthread> threads;
-    for (int r = 0; r < p; ++r) {
-      threads.emplace_back([&, r] {
-        try {
-          ThreadsTransport transport(world, r);
-          runScheduleRank(schedule, transport, buffers[r].data(), options);
-        } catch (const std::exception& e) {
-          errors[r] = e.what();
-        }
-      });
+    for (int st = 0; st < streams; ++st) {
+      for (int r = 0; r < p; ++r) {
+        threads.emplace_back([&, r, st] {
+          try {
+            ThreadsTransport transport(world, r);
+            runScheduleRank(schedule.stream(st), transport, buffers[r].data(), options, streamTagBase(st));
+          } catch (const std::exception& e) {
+            errors[std::size_t(st) * std::size_t(p) + std::size_t(r)] = e.what();
+          }
+        });
+      }
     }
   }
   RealRunReport report;
