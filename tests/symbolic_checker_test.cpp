@@ -2,6 +2,8 @@
 
 #include "algorithms/check/symbolic_checker.h"
 #include "algorithms/core/registry.h"
+#include "sim/run/simulate.h"
+#include "topologies/server_shapes.h"
 
 using namespace collsim;
 
@@ -107,4 +109,17 @@ TEST_CASE("mismatched sizes, unreceived sends, bad peers and races are caught") 
                               {{{OpKind::Recv, 0, 0, 2}}, {{OpKind::Send, 0, 2, 2}}}};
     CHECK(mentions(checkSchedule(ExplicitSchedule(s), spec), "deadlock"));
   }
+}
+
+TEST_CASE("the simulator refuses a schedule the checker rejects") {
+  // An AllReduce "algorithm" that only runs the reduce-scatter half.
+  AlgorithmEntry broken = *findAlgorithm(Collective::ReduceScatter, "ring");
+  broken.op = Collective::AllReduce;
+  broken.name = "half";
+  ServerParams server;
+  server.devices = 4;
+  server.hccs = {12'000'000'000ULL, 1'000'000};
+  Cluster cluster = buildServer(server);
+  RunRequest req{Collective::AllReduce, &broken, DataType::Float32, 4096, 4096, true};
+  CHECK_THROWS_WITH(simulateCollective(cluster, req), doctest::Contains("the symbolic checker rejects"));
 }

@@ -113,3 +113,13 @@ TEST_CASE("the simulator and the threads transport move the same messages") {
     }
   }
 }
+
+TEST_CASE("int32 sums are exact too") {
+  for (const AlgorithmEntry& algo : algorithmRegistry()) {
+    RealRunReport r = runReal(algo, 6, 1001, DataType::Int32, ReduceOp::Sum);
+    std::string name = algo.name, coll = collectiveName(algo.op);
+    CAPTURE(coll);
+    CAPTURE(name);
+    CHECK_MESSAGE(r.ok(), r.firstWrong);
+  }
+}

@@ -100,16 +100,26 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& label, con
   auto origins = std::make_shared<ConfigOrigins>(label);
   YAML::Node root = parseYaml(yaml, label);
   if (!root.IsMap()) ConfigNode(root, origins).fail("a scenario is a YAML mapping");
-  // Inline a cluster given by path, so that --set can reach into it.
+  // A cluster given by path is inlined so that --set can reach into it. A
+  // --set cluster=FILE comes first and is relative to the current folder;
+  // a path in the file is relative to the file.
+  std::filesystem::path clusterBase = baseDir;
+  for (const auto& o : overrides) {
+    if (o.rfind("cluster=", 0) == 0) {
+      applyOverride(root, o, *origins);
+      clusterBase = std::filesystem::current_path();
+    }
+  }
   if (root["cluster"] && root["cluster"].IsScalar()) {
     std::filesystem::path p = root["cluster"].Scalar();
-    if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
+    if (p.is_relative()) p = clusterBase / p;
     if (!std::filesystem::exists(p))
       ConfigNode(root["cluster"], origins, "cluster").fail("cluster file '" + p.string() + "' does not exist");
     root["cluster"] = loadYamlFile(p.string());
     origins->setFile("cluster", p.string());
   }
-  for (const auto& o : overrides) applyOverride(root, o, *origins);
+  for (const auto& o : overrides)
+    if (o.rfind("cluster=", 0) != 0) applyOverride(root, o, *origins);
   return interpret(ConfigNode(root, origins));
 }
 
