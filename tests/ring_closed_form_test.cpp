@@ -30,7 +30,8 @@ Cluster ring(int p) {
 }
 
 CollectiveRun simulate(const Cluster& c, Collective op, Bytes bytes, DataType dtype) {
-  RunRequest req{op, findAlgorithm(op, "ring"), dtype, bytes, 1_MiB, true};
+  AlgorithmEntry ring = *findAlgorithm(op, "ring");
+  RunRequest req{op, &ring, dtype, bytes, 1_MiB, true};
   return simulateCollective(c, req);
 }
 
@@ -93,7 +94,8 @@ TEST_CASE("a per-step overhead adds to every step") {
 TEST_CASE("the segment size does not change a contention-free ring") {
   Cluster c = ring(8);
   auto at = [&](Bytes seg) {
-    RunRequest req{Collective::AllReduce, findAlgorithm(Collective::AllReduce, "ring"), DataType::Float32,
+    AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32,
                    16_MiB, seg, false};
     return simulateCollective(c, req).execution.finish;
   };

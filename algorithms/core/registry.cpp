@@ -25,10 +25,14 @@ const std::vector<AlgorithmEntry>& algorithmRegistry() {
   return entries;
 }
 
-const AlgorithmEntry* findAlgorithm(Collective op, const std::string& name) {
+SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spec) {
+  return entry.build(GroupView::whole(spec), spec);
+}
+
+std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& name) {
   for (const auto& e : algorithmRegistry())
-    if (e.op == op && name == e.name) return &e;
-  return nullptr;
+    if (e.op == op && name == e.name) return e;
+  return std::nullopt;
 }
 
 std::vector<std::string> algorithmNames(Collective op) {

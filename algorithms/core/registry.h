@@ -6,9 +6,12 @@
 // compare them without knowing any algorithm by name.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "algorithms/core/group_view.h"
 #include "algorithms/core/schedule.h"
 
 namespace collsim {
@@ -23,23 +26,31 @@ struct CostModel {
 
 struct AlgorithmEntry {
   Collective op;
-  const char* name;     // "ring"
-  const char* summary;  // one line for `collsim algorithms`
-  const char* formula;  // the closed form, in words
-  SchedulePtr (*build)(const CollectiveSpec& spec);
+  std::string name;    // "ring"
+  std::string summary; // one line for `collsim algorithms`
+  std::string formula; // the closed form, in words
+  // The schedule on a group of ranks over a view of the buffer; `spec`
+  // describes the whole collective (root as a local index of the group,
+  // server layout). Flat algorithms compose into hierarchical ones this way.
+  std::function<SchedulePtr(const GroupView& group, const CollectiveSpec& spec)> build;
   // Seconds for p ranks and n bytes per rank under `m`.
-  double (*cost)(int p, double n, const CostModel& m);
-  // Empty when p ranks are supported, else the reason they are not.
-  std::string (*unsupported)(int p);
+  std::function<double(int p, double n, const CostModel& m)> cost;
+  // Empty when the collective can run, else the reason it cannot.
+  std::function<std::string(const CollectiveSpec& spec)> unsupported;
 };
 
+// The schedule of `entry` over every rank of `spec` and its whole buffer.
+SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spec);
+
 const std::vector<AlgorithmEntry>& algorithmRegistry();
-// nullptr when that collective has no such algorithm.
-const AlgorithmEntry* findAlgorithm(Collective op, const std::string& name);
-// Names of the algorithms for `op`, in registry order.
+// The flat algorithm `name` for `op`, or a hierarchical one named
+// "hier:INTRA+INTER" (also "hierpipe:..." and HCCL's
+// "level0:INTRA;level1:INTER"); nothing when there is no such algorithm.
+std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& name);
+// Names of the flat algorithms for `op`, in registry order.
 std::vector<std::string> algorithmNames(Collective op);
 
 // For entries that run on any rank count.
-inline std::string anyRankCount(int) { return {}; }
+inline std::string anyRankCount(const CollectiveSpec&) { return {}; }
 
 } // namespace collsim

@@ -66,6 +66,9 @@ struct CollectiveSpec {
   std::uint64_t count = 0;
   std::uint32_t elemSize = 4;
   int root = 0; // Broadcast and Reduce
+  // Ranks per server, consecutive (0 = all on one server); hierarchical
+  // algorithms need it.
+  int devicesPerServer = 0;
   std::uint64_t bytes() const { return count * elemSize; }
   std::uint64_t bufferElems() const { return op == Collective::AllToAll ? 2 * count : count; }
   std::uint64_t bufferBytes() const { return bufferElems() * elemSize; }

@@ -31,7 +31,7 @@ AlgorithmEntry meshAllGatherEntry() {
           "mesh",
           "one step: every rank sends its block straight to all others over a full mesh",
           "a + n/p b (full mesh)",
-          [](const CollectiveSpec& s) { return meshAllGather(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return meshAllGather(g); },
           [](int p, double n, const CostModel& m) { return p > 1 ? m.alpha + n / p * m.beta : 0; },
           anyRankCount};
 }

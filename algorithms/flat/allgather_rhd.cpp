@@ -70,7 +70,7 @@ AlgorithmEntry rhdAllGatherEntry() {
           "rhd",
           "recursive doubling: log2 p swaps of doubling ranges",
           "log2(p) a + (p-1)/p n b (p = 2^k; otherwise an estimate)",
-          [](const CollectiveSpec& s) { return rhdAllGather(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return rhdAllGather(g); },
           [](int p, double n, const CostModel& m) {
             PowerOfTwoFold f(p);
             double q = f.p2, folds = f.extra > 0 ? 1 : 0;

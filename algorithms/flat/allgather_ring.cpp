@@ -35,7 +35,7 @@ AlgorithmEntry ringAllGatherEntry() {
           "ring",
           "p-1 neighbour steps, each block travels once around the ring",
           "(p-1) a + (p-1)/p n b",
-          [](const CollectiveSpec& s) { return ringAllGather(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return ringAllGather(g); },
           [](int p, double n, const CostModel& m) {
             return (p - 1) * m.alpha + (p - 1.0) / p * n * m.beta;
           },

@@ -13,7 +13,7 @@ AlgorithmEntry meshAllReduceEntry() {
           "mesh",
           "reduce-scatter and all-gather, each in one step over a full mesh",
           "2 a + 2/p n b + (p-1)/p n g (full mesh)",
-          [](const CollectiveSpec& s) { return meshAllReduce(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return meshAllReduce(g); },
           [](int p, double n, const CostModel& m) {
             return (p > 1 ? 2 * m.alpha + 2.0 / p * n * m.beta : 0) + (p - 1.0) / p * n * m.gamma;
           },

@@ -52,7 +52,7 @@ AlgorithmEntry recursiveDoublingAllReduceEntry() {
           "rd",
           "recursive doubling: log2 p exchanges of the whole buffer (small messages)",
           "log2(p) (a + n b + n g) (p = 2^k)",
-          [](const CollectiveSpec& s) { return recursiveDoublingAllReduce(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return recursiveDoublingAllReduce(g); },
           [](int p, double n, const CostModel& m) {
             PowerOfTwoFold f(p);
             double k = f.rounds(), folds = f.extra > 0 ? 1 : 0;

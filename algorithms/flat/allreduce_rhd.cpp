@@ -65,7 +65,7 @@ AlgorithmEntry rhdAllReduceEntry() {
           "rhd",
           "recursive halving reduce-scatter then recursive doubling all-gather (Rabenseifner)",
           "2 log2(p) a + 2(p-1)/p n b + (p-1)/p n g; p not 2^k: (2 log2 p' + 2) a + (2(p'-1)/p' + 2) n b + ((p'-1)/p' + 1) n g",
-          [](const CollectiveSpec& s) { return rhdAllReduce(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return rhdAllReduce(g); },
           [](int p, double n, const CostModel& m) {
             PowerOfTwoFold f(p);
             double q = f.p2, folds = f.extra > 0 ? 1 : 0;

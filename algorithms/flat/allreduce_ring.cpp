@@ -18,7 +18,7 @@ AlgorithmEntry ringAllReduceEntry() {
           "ring",
           "reduce-scatter then all-gather around a ring, bandwidth-optimal",
           "2(p-1) a + 2(p-1)/p n b + (p-1)/p n g",
-          [](const CollectiveSpec& s) { return ringAllReduce(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return ringAllReduce(g); },
           [](int p, double n, const CostModel& m) {
             return 2 * (p - 1) * m.alpha + (p - 1.0) / p * n * (2 * m.beta + m.gamma);
           },

@@ -41,7 +41,7 @@ AlgorithmEntry pairwiseAllToAllEntry() {
           "pairwise",
           "p-1 steps, in step k every rank exchanges with the ranks at distance k",
           "(p-1)(a + n/p b)",
-          [](const CollectiveSpec& s) { return pairwiseAllToAll(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return pairwiseAllToAll(g); },
           [](int p, double n, const CostModel& m) { return (p - 1) * (m.alpha + n / p * m.beta); },
           anyRankCount};
 }

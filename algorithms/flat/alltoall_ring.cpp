@@ -62,7 +62,7 @@ AlgorithmEntry ringAllToAllEntry() {
           "ring",
           "blocks travel around the ring, forwarded by the ranks between",
           "(p-1) a + (p-1)/2 n b",
-          [](const CollectiveSpec& s) { return ringAllToAll(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return ringAllToAll(g); },
           [](int p, double n, const CostModel& m) { return (p - 1) * m.alpha + (p - 1) / 2.0 * n * m.beta; },
           anyRankCount};
 }

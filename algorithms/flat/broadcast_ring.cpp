@@ -39,7 +39,7 @@ AlgorithmEntry ringBroadcastEntry() {
           "ring",
           "the whole buffer is passed along the ring from the root",
           "(p-1)(a + n b)",
-          [](const CollectiveSpec& s) { return ringBroadcast(GroupView::whole(s), s.root); },
+          [](const GroupView& g, const CollectiveSpec& s) { return ringBroadcast(g, s.root); },
           [](int p, double n, const CostModel& m) { return (p - 1) * (m.alpha + n * m.beta); },
           anyRankCount};
 }

@@ -56,8 +56,8 @@ double halfCost(int p, double n, const CostModel& m, bool reduce) {
   return bruckSteps(p) * m.alpha + (p - 1.0) / p * n * (m.beta + (reduce ? m.gamma : 0));
 }
 
-AlgorithmEntry entry(Collective op, const char* name, const char* summary, const char* formula,
-                     SchedulePtr (*build)(const CollectiveSpec&), double (*cost)(int, double, const CostModel&)) {
+template <typename Build, typename Cost>
+AlgorithmEntry entry(Collective op, const char* name, const char* summary, const char* formula, Build build, Cost cost) {
   return {op, name, summary, formula, build, cost, anyRankCount};
 }
 
@@ -76,37 +76,37 @@ SchedulePtr bruckLikeAllReduce(const GroupView& g, int direction) {
 AlgorithmEntry nhrReduceScatterEntry() {
   return entry(Collective::ReduceScatter, "nhr", "HCCL nonuniform hierarchical ring: ceil(log2 p) steps, any p",
                "ceil(log2 p) a + (p-1)/p n (b + g)",
-               [](const CollectiveSpec& s) { return bruckLikeReduceScatter(GroupView::whole(s), -1); },
+               [](const GroupView& g, const CollectiveSpec&) { return bruckLikeReduceScatter(g, -1); },
                [](int p, double n, const CostModel& m) { return halfCost(p, n, m, true); });
 }
 AlgorithmEntry nhrAllGatherEntry() {
   return entry(Collective::AllGather, "nhr", "HCCL nonuniform hierarchical ring: ceil(log2 p) steps, any p",
                "ceil(log2 p) a + (p-1)/p n b",
-               [](const CollectiveSpec& s) { return bruckLikeAllGather(GroupView::whole(s), -1); },
+               [](const GroupView& g, const CollectiveSpec&) { return bruckLikeAllGather(g, -1); },
                [](int p, double n, const CostModel& m) { return halfCost(p, n, m, false); });
 }
 AlgorithmEntry nhrAllReduceEntry() {
   return entry(Collective::AllReduce, "nhr", "HCCL nonuniform hierarchical ring: 2 ceil(log2 p) steps, any p",
                "2 ceil(log2 p) a + 2(p-1)/p n b + (p-1)/p n g",
-               [](const CollectiveSpec& s) { return bruckLikeAllReduce(GroupView::whole(s), -1); },
+               [](const GroupView& g, const CollectiveSpec&) { return bruckLikeAllReduce(g, -1); },
                [](int p, double n, const CostModel& m) { return halfCost(p, n, m, true) + halfCost(p, n, m, false); });
 }
 AlgorithmEntry nbReduceScatterEntry() {
   return entry(Collective::ReduceScatter, "nb", "HCCL nonuniform Bruck: ceil(log2 p) steps, any p",
                "ceil(log2 p) a + (p-1)/p n (b + g)",
-               [](const CollectiveSpec& s) { return bruckLikeReduceScatter(GroupView::whole(s), +1); },
+               [](const GroupView& g, const CollectiveSpec&) { return bruckLikeReduceScatter(g, +1); },
                [](int p, double n, const CostModel& m) { return halfCost(p, n, m, true); });
 }
 AlgorithmEntry nbAllGatherEntry() {
   return entry(Collective::AllGather, "nb", "HCCL nonuniform Bruck: ceil(log2 p) steps, any p",
                "ceil(log2 p) a + (p-1)/p n b",
-               [](const CollectiveSpec& s) { return bruckLikeAllGather(GroupView::whole(s), +1); },
+               [](const GroupView& g, const CollectiveSpec&) { return bruckLikeAllGather(g, +1); },
                [](int p, double n, const CostModel& m) { return halfCost(p, n, m, false); });
 }
 AlgorithmEntry nbAllReduceEntry() {
   return entry(Collective::AllReduce, "nb", "HCCL nonuniform Bruck: 2 ceil(log2 p) steps, any p",
                "2 ceil(log2 p) a + 2(p-1)/p n b + (p-1)/p n g",
-               [](const CollectiveSpec& s) { return bruckLikeAllReduce(GroupView::whole(s), +1); },
+               [](const GroupView& g, const CollectiveSpec&) { return bruckLikeAllReduce(g, +1); },
                [](int p, double n, const CostModel& m) { return halfCost(p, n, m, true) + halfCost(p, n, m, false); });
 }
 

@@ -85,7 +85,7 @@ AlgorithmEntry doubleTreeAllReduceEntry() {
           "NCCL double binary tree: each half reduced up and broadcast down its own tree, pipelined",
           "2 (D + C - 1) (a + n/(2C) b) + about (D + C - 1) (n/C) g, D = tree depth, C = chunks per tree "
           "(estimate at p = 3)",
-          [](const CollectiveSpec& s) { return doubleTreeAllReduce(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return doubleTreeAllReduce(g); },
           [](int p, double n, const CostModel& m) {
             if (p == 1) return 0.0;
             double c = doubleTreeChunks(n / 2), steps = pipelineSteps(p, n);
@@ -99,7 +99,7 @@ AlgorithmEntry doubleTreeBroadcastEntry() {
           "dbtree",
           "two trees rooted at the root each carry half of the buffer down, pipelined",
           "(D + C - 1) (a + n/(2C) b), D = tree depth, C = chunks per tree",
-          [](const CollectiveSpec& s) { return doubleTreeBroadcast(GroupView::whole(s), s.root); },
+          [](const GroupView& g, const CollectiveSpec& s) { return doubleTreeBroadcast(g, s.root); },
           [](int p, double n, const CostModel& m) {
             if (p == 1) return 0.0;
             double c = doubleTreeChunks(n / 2);

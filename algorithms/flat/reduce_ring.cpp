@@ -39,7 +39,7 @@ AlgorithmEntry ringReduceEntry() {
           "ring",
           "partial sums are passed along the ring and end at the root",
           "(p-1)(a + n b + n g)",
-          [](const CollectiveSpec& s) { return ringReduce(GroupView::whole(s), s.root); },
+          [](const GroupView& g, const CollectiveSpec& s) { return ringReduce(g, s.root); },
           [](int p, double n, const CostModel& m) { return (p - 1) * (m.alpha + n * (m.beta + m.gamma)); },
           anyRankCount};
 }

@@ -32,7 +32,7 @@ AlgorithmEntry meshReduceScatterEntry() {
           "mesh",
           "one step: every block goes straight to its owner over a full mesh",
           "a + n/p b + (p-1)/p n g (full mesh)",
-          [](const CollectiveSpec& s) { return meshReduceScatter(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return meshReduceScatter(g); },
           [](int p, double n, const CostModel& m) {
             return (p > 1 ? m.alpha + n / p * m.beta : 0) + (p - 1.0) / p * n * m.gamma;
           },

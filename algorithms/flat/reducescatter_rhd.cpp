@@ -64,7 +64,7 @@ AlgorithmEntry rhdReduceScatterEntry() {
           "rhd",
           "recursive halving: log2 p swaps of halves with partners at halving distances",
           "log2(p) a + (p-1)/p n b + (p-1)/p n g (p = 2^k; otherwise an estimate)",
-          [](const CollectiveSpec& s) { return rhdReduceScatter(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return rhdReduceScatter(g); },
           [](int p, double n, const CostModel& m) {
             PowerOfTwoFold f(p);
             double q = f.p2, folds = f.extra > 0 ? 1 : 0;

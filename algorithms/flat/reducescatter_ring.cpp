@@ -38,7 +38,7 @@ AlgorithmEntry ringReduceScatterEntry() {
           "ring",
           "p-1 neighbour steps, each rank forwards a partial sum to the next",
           "(p-1) a + (p-1)/p n b + (p-1)/p n g",
-          [](const CollectiveSpec& s) { return ringReduceScatter(GroupView::whole(s)); },
+          [](const GroupView& g, const CollectiveSpec&) { return ringReduceScatter(g); },
           [](int p, double n, const CostModel& m) {
             return (p - 1) * m.alpha + (p - 1.0) / p * n * (m.beta + m.gamma);
           },

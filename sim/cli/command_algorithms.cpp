@@ -22,7 +22,7 @@ int list(const ListOptions& o, CliStreams io) {
   auto supports = [&](const AlgorithmEntry& e) {
     std::string s;
     for (int p : probes)
-      if (!e.unsupported(p).empty()) s += (s.empty() ? "not p=" : ",") + std::to_string(p);
+      if (!e.unsupported(CollectiveSpec{e.op, p, 0, 4, 0}).empty()) s += (s.empty() ? "not p=" : ",") + std::to_string(p);
     return s.empty() ? std::string("any p") : s;
   };
   if (o.format == "json") {

@@ -3,6 +3,7 @@
 
 #include "algorithms/core/registry.h"
 #include "sim/cli/command.h"
+#include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/scenario.h"
 
@@ -25,9 +26,9 @@ int perf(const PerfOptions& p, CliStreams io) {
   if (!parseCollective(p.op, s.op)) throw UsageError("--op: unknown collective '" + p.op + "'");
   s.algorithms = p.algo == "all" ? algorithmNames(s.op) : std::vector<std::string>{p.algo};
   for (const auto& a : s.algorithms) {
-    const AlgorithmEntry* entry = findAlgorithm(s.op, a);
+    auto entry = findAlgorithm(s.op, a);
     if (!entry) throw UsageError("--algo: no algorithm '" + a + "' for " + p.op);
-    if (std::string why = entry->unsupported(s.cluster.ranks()); !why.empty())
+    if (std::string why = entry->unsupported(layoutOf(s.cluster, s.op)); !why.empty())
       throw UsageError("--algo: " + a + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
   }
   if (!parseDataType(p.dtype, s.dtype)) throw UsageError("--dtype: unknown type '" + p.dtype + "'");

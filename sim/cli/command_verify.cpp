@@ -15,7 +15,7 @@ namespace {
 struct VerifyOptions {
   std::string transport = "threads", op = "allreduce", algo = "ring", dtype = "float32", redop = "sum";
   std::string bytes = "1MiB", format = "table", out;
-  int ranks = 8, root = 0;
+  int ranks = 8, root = 0, devicesPerServer = 0;
   double timeoutSeconds = 60;
 };
 
@@ -24,10 +24,14 @@ int verify(const VerifyOptions& v, CliStreams io) {
     throw UsageError("--transport: '" + v.transport + "' is not available here (threads; MPI comes as collsim-mpi)");
   CollectiveSpec spec;
   if (!parseCollective(v.op, spec.op)) throw UsageError("--op: unknown collective '" + v.op + "'");
-  const AlgorithmEntry* algo = findAlgorithm(spec.op, v.algo);
+  auto algo = findAlgorithm(spec.op, v.algo);
   if (!algo) throw UsageError("--algo: no algorithm '" + v.algo + "' for " + v.op);
   if (v.ranks < 1 || v.ranks > 1024) throw UsageError("--ranks must be 1..1024 (one thread each)");
-  if (std::string why = algo->unsupported(v.ranks); !why.empty())
+  if (v.devicesPerServer < 0 || (v.devicesPerServer > 0 && v.ranks % v.devicesPerServer))
+    throw UsageError("--devices-per-server must divide --ranks");
+  spec.ranks = v.ranks;
+  spec.devicesPerServer = v.devicesPerServer;
+  if (std::string why = algo->unsupported(spec); !why.empty())
     throw UsageError("--algo: " + v.algo + " cannot run on " + std::to_string(v.ranks) + " ranks: " + why);
   DataType type;
   if (!parseDataType(v.dtype, type)) throw UsageError("--dtype: unknown type '" + v.dtype + "'");
@@ -44,7 +48,7 @@ int verify(const VerifyOptions& v, CliStreams io) {
   spec.count = bytes / spec.elemSize; // whole elements, as nccl-tests rounds
   spec.root = v.root;
 
-  SchedulePtr schedule = algo->build(spec);
+  SchedulePtr schedule = buildSchedule(*algo, spec);
   RunOptions options{type, redop, std::chrono::milliseconds(std::int64_t(v.timeoutSeconds * 1000))};
   RealRunReport report = runWithThreads(*schedule, spec, options);
 
@@ -89,6 +93,7 @@ Command addVerifyCommand(CLI::App& app) {
   cmd->add_option("--op", v->op, "collective")->capture_default_str();
   cmd->add_option("--algo", v->algo, "algorithm (see collsim algorithms)")->capture_default_str();
   cmd->add_option("--ranks", v->ranks, "number of ranks")->capture_default_str();
+  cmd->add_option("--devices-per-server", v->devicesPerServer, "server layout for hierarchical algorithms (0: one server)");
   cmd->add_option("--bytes", v->bytes, "buffer size per rank (rounded down to whole elements)")->capture_default_str();
   cmd->add_option("-d,--dtype", v->dtype, "int8, int32, float32, float64")->capture_default_str();
   cmd->add_option("--redop", v->redop, "sum, max or min")->capture_default_str();

@@ -20,7 +20,7 @@ Report executeScenario(const Scenario& s, const std::string& command, const Exec
   std::size_t done = 0;
   auto started = std::chrono::steady_clock::now();
   for (const auto& name : s.algorithms) {
-    const AlgorithmEntry* algo = findAlgorithm(s.op, name);
+    AlgorithmEntry algo = *findAlgorithm(s.op, name);
     bool verify = s.simulation.verify;
     for (Bytes size : s.sizes) {
       if (options.progress) {
@@ -28,7 +28,7 @@ Report executeScenario(const Scenario& s, const std::string& command, const Exec
         *options.progress << "\r[" << done + 1 << "/" << total << "] " << collectiveName(s.op) << " " << name
                           << " " << formatBytes(size) << " (" << int(elapsed) << " s elapsed)   " << std::flush;
       }
-      RunRequest req{s.op, algo, s.dtype, size, s.simulation.segment, verify, s.root};
+      RunRequest req{s.op, &algo, s.dtype, size, s.simulation.segment, verify, s.root};
       report.results.push_back(simulateCollective(s.cluster, req, options.trace));
       verify = false; // the schedule's shape was checked once for this algorithm
       ++done;

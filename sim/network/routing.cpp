@@ -1,45 +1,65 @@
 #include "sim/network/routing.h"
 
-#include <algorithm>
 #include <deque>
 
 namespace collsim {
+namespace {
 
-Routing::Routing(const Cluster& cluster) : adjacency_(cluster.nodes.size()) {
+std::uint64_t mix(std::uint64_t x) { // splitmix64 finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+} // namespace
+
+Routing::Routing(const Cluster& cluster, std::uint64_t salt) : adjacency_(cluster.nodes.size()), salt_(salt) {
   for (std::size_t i = 0; i < cluster.links.size(); ++i) {
     const auto& l = cluster.links[i];
     adjacency_[l.a].push_back({l.b, std::uint32_t(2 * i)});
     adjacency_[l.b].push_back({l.a, std::uint32_t(2 * i + 1)});
   }
-  parent_.assign(adjacency_.size(), -1);
-  parentChannel_.assign(adjacency_.size(), -1);
+  dist_.assign(adjacency_.size(), 0);
+  stamp_.assign(adjacency_.size(), 0);
+}
+
+void Routing::distancesTo(int dst, int src) {
+  ++round_;
+  std::deque<int> frontier{dst};
+  dist_[dst] = 0;
+  stamp_[dst] = round_;
+  while (!frontier.empty()) {
+    int u = frontier.front();
+    frontier.pop_front();
+    if (stamp_[src] == round_ && dist_[u] >= dist_[src]) break; // src's level is complete
+    for (const Adjacent& a : adjacency_[u]) {
+      if (stamp_[a.node] == round_) continue;
+      stamp_[a.node] = round_;
+      dist_[a.node] = dist_[u] + 1;
+      frontier.push_back(a.node);
+    }
+  }
 }
 
 Routing::Route Routing::route(int src, int dst) {
   std::uint64_t key = std::uint64_t(src) << 32 | std::uint32_t(dst);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
 
-  std::fill(parent_.begin(), parent_.end(), -1);
-  std::deque<int> frontier{src};
-  parent_[src] = src;
-  while (!frontier.empty() && parent_[dst] < 0) {
-    int u = frontier.front();
-    frontier.pop_front();
-    for (const Adjacent& a : adjacency_[u]) {
-      if (parent_[a.node] >= 0) continue;
-      parent_[a.node] = u;
-      parentChannel_[a.node] = int(a.channel);
-      frontier.push_back(a.node);
-    }
-  }
-  if (parent_[dst] < 0)
+  distancesTo(dst, src);
+  if (stamp_[src] != round_)
     throw TopologyError("no route from node " + std::to_string(src) + " to node " + std::to_string(dst));
 
-  std::uint32_t begin = std::uint32_t(pathChannels_.size());
-  for (int v = dst; v != src; v = parent_[v]) pathChannels_.push_back(std::uint32_t(parentChannel_[v]));
-  std::reverse(pathChannels_.begin() + begin, pathChannels_.end());
-  std::uint32_t length = std::uint32_t(pathChannels_.size()) - begin;
-  Route r{begin, length};
+  Route r{std::uint32_t(pathChannels_.size()), 0};
+  std::vector<const Adjacent*> next;
+  for (int u = src; u != dst; ++r.hops) {
+    next.clear();
+    for (const Adjacent& a : adjacency_[u])
+      if (stamp_[a.node] == round_ && dist_[a.node] == dist_[u] - 1) next.push_back(&a);
+    const Adjacent* pick = next[mix(salt_ ^ mix(key ^ (std::uint64_t(r.hops) << 56))) % next.size()];
+    pathChannels_.push_back(pick->channel);
+    u = pick->node;
+  }
   cache_.emplace(key, r);
   return r;
 }

@@ -1,8 +1,11 @@
-// Shortest-hop routing over a cluster's links, computed on demand and cached.
+// Shortest-hop routing over a cluster's links with ECMP, computed on demand
+// and cached per (source, destination).
 //
 // Channel 2i carries link i from its end `a` to `b`, channel 2i+1 back.
-// Ties between equal-length paths go to the lowest-numbered link (BFS in
-// link order), so routes are deterministic.
+// Where several next hops lie on shortest paths (several spines), one is
+// chosen by a hash of (source, destination, hop), as switches hash a flow's
+// header: every flow keeps one path, different flows spread over the paths,
+// and the choice is the same in every run.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,7 @@ namespace collsim {
 
 class Routing {
 public:
-  explicit Routing(const Cluster& cluster);
+  explicit Routing(const Cluster& cluster, std::uint64_t salt = 0);
 
   // A path: `hops` channels stored from `begin` on (indices, since the
   // storage grows as new paths are cached).
@@ -33,10 +36,16 @@ private:
     int node;
     std::uint32_t channel;
   };
+  // Hop distances to `dst`, at least for every node closer than `src`.
+  void distancesTo(int dst, int src);
+
   std::vector<std::vector<Adjacent>> adjacency_;
-  std::vector<std::uint32_t> pathChannels_;               // all cached paths, back to back
+  std::uint64_t salt_;
+  std::vector<std::uint32_t> pathChannels_;        // all cached paths, back to back
   std::unordered_map<std::uint64_t, Route> cache_;
-  std::vector<int> parent_, parentChannel_;               // BFS scratch
+  std::vector<int> dist_;                          // BFS scratch, valid where stamp_ == round_
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t round_ = 0;
 };
 
 } // namespace collsim

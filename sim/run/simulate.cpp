@@ -8,18 +8,27 @@
 
 namespace collsim {
 
+CollectiveSpec layoutOf(const Cluster& cluster, Collective op) {
+  CollectiveSpec spec;
+  spec.op = op;
+  spec.ranks = cluster.ranks();
+  spec.devicesPerServer = cluster.servers > 1 ? cluster.devicesPerServer : 0;
+  return spec;
+}
+
 double CollectiveRun::algbwGBps() const {
   return execution.finish == 0 ? 0.0 : double(bytes) / toSeconds(execution.finish) / 1e9;
 }
 
 double CollectiveRun::busbwGBps() const { return algbwGBps() * busBandwidthFactor(op, ranks); }
 
-void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize) {
+void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize,
+                     int devicesPerServer) {
   // Contributor sets cost ranks^2 * count bits; beyond 256 ranks the check is
   // left to the test suite, which sweeps the shapes exhaustively.
   if (ranks > 256) return;
-  CollectiveSpec spec{op, ranks, std::uint64_t(2 * ranks + 3), elemSize, 0};
-  SchedulePtr schedule = algorithm.build(spec);
+  CollectiveSpec spec{op, ranks, std::uint64_t(2 * ranks + 3), elemSize, 0, devicesPerServer};
+  SchedulePtr schedule = buildSchedule(algorithm, spec);
   CheckReport report = checkSchedule(*schedule, spec);
   if (!report.ok())
     throw std::runtime_error(std::string("the symbolic checker rejects ") + algorithm.name + " " +
@@ -29,12 +38,13 @@ void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, 
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, TraceRecorder* trace) {
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   CollectiveSpec spec{req.op, cluster.ranks(), req.bytes / elemSize, elemSize, req.root};
-  if (std::string why = req.algorithm->unsupported(spec.ranks); !why.empty())
+  spec.devicesPerServer = layoutOf(cluster, req.op).devicesPerServer;
+  if (std::string why = req.algorithm->unsupported(spec); !why.empty())
     throw std::runtime_error(std::string(req.algorithm->name) + " cannot run on " + std::to_string(spec.ranks) +
                              " ranks: " + why);
-  if (req.verify) verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize);
+  if (req.verify) verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize, spec.devicesPerServer);
 
-  SchedulePtr schedule = req.algorithm->build(spec);
+  SchedulePtr schedule = buildSchedule(*req.algorithm, spec);
   EventEngine engine;
   LinkNetwork network(engine, cluster, req.segment);
   TraceSink* sink = nullptr;

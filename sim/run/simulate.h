@@ -43,6 +43,10 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& reque
 // Checks the algorithm's schedule for `op` on `ranks` ranks with a small
 // element count of the same shape (not divisible by the rank count), so the
 // check costs little even when the timed buffer is large. Throws on failure.
-void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize);
+void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize,
+                     int devicesPerServer = 0);
+
+// The collective's rank layout on a cluster: its ranks and devices per server.
+CollectiveSpec layoutOf(const Cluster& cluster, Collective op);
 
 } // namespace collsim

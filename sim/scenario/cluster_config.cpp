@@ -1,6 +1,6 @@
 #include "sim/scenario/cluster_config.h"
 
-#include "topologies/server_shapes.h"
+#include "topologies/multi_server.h"
 
 namespace collsim {
 namespace {
@@ -34,13 +34,7 @@ DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
   return d;
 }
 
-} // namespace
-
-Cluster loadCluster(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device"});
-  if (auto s = node.find("servers"); s && s->integer(1, 1 << 20) != 1)
-    s->fail("multi-server clusters are not supported yet: only servers: 1");
-
+ServerParams loadServer(const ConfigNode& node) {
   ServerParams p;
   p.name = node.has("name") ? node.at("name").text() : "cluster";
   p.devices = int(node.at("devices").integer(1, 1 << 20));
@@ -50,7 +44,7 @@ Cluster loadCluster(const ConfigNode& node) {
   hccs.allowOnly({"shape", "bandwidth", "latency", "links"});
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links"}), p.shape)) shape.fail("unknown shape");
-  p.hccs = loadLink(hccs);
+  if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
 
   if (p.shape == HccsShape::Custom) {
     for (const ConfigNode& link : hccs.at("links").items()) {
@@ -69,9 +63,67 @@ Cluster loadCluster(const ConfigNode& node) {
   } else if (p.shape == HccsShape::TwoGroupsOfFour) {
     node.fail("hccs shape 2x4 needs an 'inter_group' link {bandwidth, latency}");
   }
+  return p;
+}
 
+NicParams loadNic(const ConfigNode& node) {
+  NicParams n;
+  n.roce = loadLink(node.at("roce"));
+  node.at("roce").allowOnly({"bandwidth", "latency"});
+  if (auto nic = node.find("nic")) {
+    nic->allowOnly({"per", "count", "pcie"});
+    if (nic->at("per").choice({"device", "server"}) == "server") {
+      n.placement = NicPlacement::PerServer;
+      n.perServer = nic->has("count") ? int(nic->at("count").integer(1, 1 << 16)) : 1;
+      ConfigNode pcie = nic->at("pcie");
+      pcie.allowOnly({"bandwidth", "latency"});
+      n.pcie = loadLink(pcie);
+    } else if (nic->has("count") || nic->has("pcie")) {
+      nic->fail("'count' and 'pcie' only go with per: server");
+    }
+  }
+  return n;
+}
+
+FabricParams loadFabric(const std::optional<ConfigNode>& node) {
+  FabricParams f;
+  if (!node) return f; // one switch
+  node->allowOnly({"type", "servers_per_leaf", "spines", "oversubscription", "uplink_latency"});
+  ConfigNode type = node->at("type");
+  parseFabricKind(type.choice({"switch", "leaf-spine", "rail"}), f.kind);
+  if (f.kind == FabricKind::Switch) {
+    for (const char* key : {"servers_per_leaf", "spines", "oversubscription", "uplink_latency"})
+      if (auto k = node->find(key)) k->fail(std::string("'") + key + "' does not go with a single switch");
+    return f;
+  }
+  if (f.kind == FabricKind::LeafSpine) f.serversPerLeaf = int(node->at("servers_per_leaf").integer(1, 1 << 20));
+  else if (auto k = node->find("servers_per_leaf")) k->fail("a rail fabric has one leaf per NIC index");
+  if (auto k = node->find("spines")) f.spines = int(k->integer(1, 1 << 16));
+  if (auto k = node->find("oversubscription")) {
+    f.oversubscription = k->number();
+    if (!(f.oversubscription > 0)) k->fail("oversubscription must be positive (1 = non-blocking, 2 = 2:1)");
+  }
+  if (auto k = node->find("uplink_latency")) f.uplinkLatency = k->time();
+  return f;
+}
+
+} // namespace
+
+Cluster loadCluster(const ConfigNode& node) {
+  node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device", "nic", "roce", "fabric"});
+  ServerParams server = loadServer(node);
+  int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
+  bool multi = servers > 1 || node.has("roce") || node.has("nic") || node.has("fabric");
   try {
-    return buildServer(p);
+    if (!multi) return buildServer(server);
+    if (!node.has("roce")) node.fail("a cluster of several servers needs a 'roce' link {bandwidth, latency}");
+    ClusterParams c;
+    c.name = server.name;
+    c.servers = servers;
+    c.server = server;
+    c.nic = loadNic(node);
+    c.fabric = loadFabric(node.find("fabric"));
+    return buildCluster(c);
   } catch (const TopologyError& e) {
     node.fail(e.what());
   }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "algorithms/core/registry.h"
+#include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/config_node.h"
 
@@ -63,7 +64,7 @@ Scenario interpret(const ConfigNode& root) {
   }
   if (s.algorithms.empty()) algo.fail("no algorithm given");
   for (const auto& name : s.algorithms)
-    if (std::string why = findAlgorithm(s.op, name)->unsupported(s.cluster.ranks()); !why.empty())
+    if (std::string why = findAlgorithm(s.op, name)->unsupported(layoutOf(s.cluster, s.op)); !why.empty())
       algo.fail(name + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
 
   s.sizes = loadSizes(root.at("sizes"));

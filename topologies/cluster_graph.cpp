@@ -1,0 +1,85 @@
+#include "topologies/cluster_graph.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <boost/graph/connected_components.hpp>
+#pragma GCC diagnostic pop
+
+namespace collsim::graph {
+
+void checkLink(const LinkParams& l, const std::string& what) {
+  if (l.bandwidth == 0) throw TopologyError(what + " bandwidth must be positive");
+  if (l.latency < 0) throw TopologyError(what + " latency must not be negative");
+}
+
+void checkConnected(const Graph& g) {
+  std::vector<int> component(boost::num_vertices(g));
+  int n = boost::connected_components(g, component.data());
+  if (n > 1) throw TopologyError("topology is disconnected: " + std::to_string(n) + " separate parts");
+}
+
+Vertex addNode(Graph& g, NodeKind kind, const std::string& name) { return boost::add_vertex(VertexProps{kind, name}, g); }
+
+void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::string& type) {
+  boost::add_edge(a, b, EdgeProps{params, type}, g);
+}
+
+std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix) {
+  if (p.devices < 1) throw TopologyError("a server needs at least one device, got " + std::to_string(p.devices));
+  if (p.devices > 1) checkLink(p.hccs, "HCCS link");
+  std::vector<Vertex> dev;
+  for (int d = 0; d < p.devices; ++d) dev.push_back(addNode(g, NodeKind::Device, prefix + "dev" + std::to_string(d)));
+  auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, "hccs"); };
+
+  switch (p.shape) {
+  case HccsShape::Ring:
+    if (p.devices == 2) hccs(0, 1);
+    else if (p.devices > 2)
+      for (int d = 0; d < p.devices; ++d) hccs(d, (d + 1) % p.devices);
+    break;
+  case HccsShape::Mesh:
+    for (int a = 0; a < p.devices; ++a)
+      for (int b = a + 1; b < p.devices; ++b) hccs(a, b);
+    break;
+  case HccsShape::TwoGroupsOfFour: {
+    if (p.devices != 8) throw TopologyError("shape 2x4 needs exactly 8 devices, got " + std::to_string(p.devices));
+    checkLink(p.interGroup, "inter-group link");
+    for (int grp = 0; grp < 2; ++grp)
+      for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b) hccs(4 * grp + a, 4 * grp + b);
+    Vertex sw0 = addNode(g, NodeKind::Switch, prefix + "pcie0"), sw1 = addNode(g, NodeKind::Switch, prefix + "pcie1");
+    for (int d = 0; d < 8; ++d) addLink(g, dev[d], d < 4 ? sw0 : sw1, p.interGroup, "pcie");
+    addLink(g, sw0, sw1, p.interGroup, "pcie");
+    break;
+  }
+  case HccsShape::Custom:
+    for (auto [a, b] : p.customLinks) {
+      if (a < 0 || b < 0 || a >= p.devices || b >= p.devices || a == b)
+        throw TopologyError("link [" + std::to_string(a) + ", " + std::to_string(b) +
+                            "] must join two different devices in 0.." + std::to_string(p.devices - 1));
+      hccs(a, b);
+    }
+    break;
+  }
+  return dev;
+}
+
+Cluster exportCluster(const Graph& g, std::string name, int servers, int devicesPerServer, const DeviceModel& device,
+                      std::string description) {
+  Cluster c;
+  c.name = std::move(name);
+  c.servers = servers;
+  c.devicesPerServer = devicesPerServer;
+  c.device = device;
+  c.description = std::move(description);
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    c.nodes.push_back({g[v].kind, g[v].name});
+    if (g[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));
+  }
+  for (auto e : boost::make_iterator_range(boost::edges(g)))
+    c.links.push_back({int(boost::source(e, g)), int(boost::target(e, g)), g[e].params, g[e].type});
+  return c;
+}
+
+} // namespace collsim::graph

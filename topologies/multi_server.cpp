@@ -1,0 +1,140 @@
+#include "topologies/multi_server.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "topologies/cluster_graph.h"
+
+namespace collsim {
+
+const char* fabricKindName(FabricKind k) {
+  switch (k) {
+  case FabricKind::Switch: return "switch";
+  case FabricKind::LeafSpine: return "leaf-spine";
+  case FabricKind::Rail: return "rail";
+  }
+  return "?";
+}
+
+bool parseFabricKind(const std::string& name, FabricKind& out) {
+  for (FabricKind k : {FabricKind::Switch, FabricKind::LeafSpine, FabricKind::Rail}) {
+    if (name == fabricKindName(k)) {
+      out = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+using graph::Graph;
+using graph::Vertex;
+
+void validate(const ClusterParams& p) {
+  if (p.servers < 1) throw TopologyError("servers must be at least 1, got " + std::to_string(p.servers));
+  if (p.server.device.stepOverhead < 0) throw TopologyError("device step overhead must not be negative");
+  graph::checkLink(p.nic.roce, "RoCE link");
+  if (p.nic.placement == NicPlacement::PerServer) {
+    if (p.nic.perServer < 1 || p.nic.perServer > p.server.devices)
+      throw TopologyError("NICs per server must be 1.." + std::to_string(p.server.devices) + ", got " +
+                          std::to_string(p.nic.perServer));
+    graph::checkLink(p.nic.pcie, "PCIe link");
+  }
+  const FabricParams& f = p.fabric;
+  if (f.kind != FabricKind::Switch) {
+    if (f.spines < 1) throw TopologyError("spines must be at least 1, got " + std::to_string(f.spines));
+    if (!(f.oversubscription > 0)) throw TopologyError("oversubscription must be positive");
+    if (f.uplinkLatency < 0) throw TopologyError("uplink latency must not be negative");
+  }
+  if (f.kind == FabricKind::LeafSpine && f.serversPerLeaf < 1)
+    throw TopologyError("servers per leaf must be at least 1, got " + std::to_string(f.serversPerLeaf));
+}
+
+// Each leaf gets one uplink to every spine; together they carry the leaf's
+// downlink bandwidth divided by the oversubscription ratio.
+void addSpines(Graph& g, const std::vector<Vertex>& leaves, const std::vector<int>& downlinks, const ClusterParams& p) {
+  std::vector<Vertex> spines;
+  for (int s = 0; s < p.fabric.spines; ++s) spines.push_back(graph::addNode(g, NodeKind::Switch, "spine" + std::to_string(s)));
+  for (std::size_t l = 0; l < leaves.size(); ++l) {
+    double down = double(downlinks[l]) * double(p.nic.roce.bandwidth);
+    auto bw = Bandwidth(std::llround(down / (p.fabric.oversubscription * p.fabric.spines)));
+    LinkParams up{bw, p.fabric.uplinkLatency};
+    graph::checkLink(up, "uplink");
+    for (Vertex s : spines) graph::addLink(g, leaves[l], s, up, "roce");
+  }
+}
+
+std::string describe(const ClusterParams& p) {
+  const ServerParams& s = p.server;
+  std::string d = std::to_string(p.servers) + "x" + std::to_string(s.devices) + " devices, HCCS " +
+                  hccsShapeName(s.shape) + " " + formatBandwidth(s.hccs.bandwidth);
+  d += p.nic.placement == NicPlacement::PerDevice ? ", a RoCE NIC per device"
+                                                   : ", " + std::to_string(p.nic.perServer) + " RoCE NIC(s) per server";
+  d += " at " + formatBandwidth(p.nic.roce.bandwidth) + ", " + fabricKindName(p.fabric.kind);
+  if (p.fabric.kind != FabricKind::Switch) {
+    d += " with " + std::to_string(p.fabric.spines) + " spine(s)";
+    if (p.fabric.oversubscription != 1) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, ", %g:1 oversubscribed", p.fabric.oversubscription);
+      d += ratio;
+    }
+  }
+  return d;
+}
+
+} // namespace
+
+Cluster buildCluster(const ClusterParams& p) {
+  validate(p);
+  Graph g;
+  const int D = p.server.devices;
+  const int nicsPerServer = p.nic.placement == NicPlacement::PerDevice ? D : p.nic.perServer;
+
+  // Servers and their NIC ports (a device itself when it has its own NIC).
+  std::vector<std::vector<Vertex>> ports(static_cast<std::size_t>(p.servers));
+  for (int s = 0; s < p.servers; ++s) {
+    std::string prefix = p.servers > 1 ? "s" + std::to_string(s) + "." : "";
+    std::vector<Vertex> dev = graph::addServer(g, p.server, prefix);
+    if (p.nic.placement == NicPlacement::PerDevice) {
+      ports[s] = dev;
+      continue;
+    }
+    for (int n = 0; n < nicsPerServer; ++n) ports[s].push_back(graph::addNode(g, NodeKind::Switch, prefix + "nic" + std::to_string(n)));
+    for (int d = 0; d < D; ++d) graph::addLink(g, dev[d], ports[s][d % nicsPerServer], p.nic.pcie, "pcie");
+  }
+
+  switch (p.fabric.kind) {
+  case FabricKind::Switch: {
+    Vertex sw = graph::addNode(g, NodeKind::Switch, "switch");
+    for (const auto& server : ports)
+      for (Vertex port : server) graph::addLink(g, port, sw, p.nic.roce, "roce");
+    break;
+  }
+  case FabricKind::LeafSpine: {
+    int leafCount = (p.servers + p.fabric.serversPerLeaf - 1) / p.fabric.serversPerLeaf;
+    std::vector<Vertex> leaves;
+    std::vector<int> downlinks(static_cast<std::size_t>(leafCount), 0);
+    for (int l = 0; l < leafCount; ++l) leaves.push_back(graph::addNode(g, NodeKind::Switch, "leaf" + std::to_string(l)));
+    for (int s = 0; s < p.servers; ++s) {
+      int l = s / p.fabric.serversPerLeaf;
+      for (Vertex port : ports[s]) graph::addLink(g, port, leaves[l], p.nic.roce, "roce");
+      downlinks[l] += nicsPerServer;
+    }
+    if (leafCount > 1) addSpines(g, leaves, downlinks, p);
+    break;
+  }
+  case FabricKind::Rail: {
+    std::vector<Vertex> rails;
+    for (int k = 0; k < nicsPerServer; ++k) rails.push_back(graph::addNode(g, NodeKind::Switch, "rail" + std::to_string(k)));
+    for (int s = 0; s < p.servers; ++s)
+      for (int k = 0; k < nicsPerServer; ++k) graph::addLink(g, ports[s][k], rails[k], p.nic.roce, "roce");
+    if (nicsPerServer > 1) addSpines(g, rails, std::vector<int>(rails.size(), p.servers), p);
+    break;
+  }
+  }
+  graph::checkConnected(g);
+  return graph::exportCluster(g, p.name, p.servers, D, p.server.device, describe(p));
+}
+
+} // namespace collsim

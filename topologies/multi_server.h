@@ -1,0 +1,54 @@
+// Clusters of N servers x D devices: the HCCS shapes of server_shapes.h
+// inside each server, RoCE NICs, and a fabric between the servers.
+//
+// NICs: one per device (Ascend style: the device's own RoCE port goes
+// straight to the fabric), or `count` per server shared by its devices over
+// PCIe (device d uses NIC d mod count).
+// Fabrics:
+//  switch      every NIC on one switch
+//  leaf-spine  servers_per_leaf servers' NICs on each leaf; every leaf has
+//              one uplink to every spine, each of bandwidth
+//              (leaf downlink bandwidth) / (oversubscription x spines), so
+//              oversubscription 2 halves a leaf's way up
+//  rail        rail-optimized: NIC k of every server on leaf k (one leaf per
+//              NIC index), leaves joined by spines as above
+#pragma once
+
+#include "topologies/server_shapes.h"
+
+namespace collsim {
+
+enum class NicPlacement { PerDevice, PerServer };
+enum class FabricKind { Switch, LeafSpine, Rail };
+
+const char* fabricKindName(FabricKind k); // "switch", "leaf-spine", "rail"
+bool parseFabricKind(const std::string& name, FabricKind& out);
+
+struct NicParams {
+  NicPlacement placement = NicPlacement::PerDevice;
+  int perServer = 1;  // PerServer only
+  LinkParams pcie;    // PerServer only: device <-> NIC
+  LinkParams roce;    // NIC (or device) <-> leaf
+};
+
+struct FabricParams {
+  FabricKind kind = FabricKind::Switch;
+  int serversPerLeaf = 1; // leaf-spine
+  int spines = 1;         // leaf-spine, rail
+  double oversubscription = 1;
+  Time uplinkLatency = 0;
+};
+
+struct ClusterParams {
+  std::string name = "cluster";
+  int servers = 1;
+  ServerParams server; // the shape of every server
+  NicParams nic;
+  FabricParams fabric;
+};
+
+// One server without a fabric when servers == 1 and no NIC is asked for;
+// throws TopologyError on impossible parameters.
+Cluster buildCluster(const ClusterParams& params);
+
+} // namespace collsim
