@@ -1,6 +1,7 @@
 #include "algorithms/core/compose.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace collsim {
 
@@ -40,6 +41,21 @@ StreamsSchedule::StreamsSchedule(std::vector<SchedulePtr> parts) : parts_(std::m
   for (const auto& p : parts_)
     if (p->ranks() != parts_.front()->ranks() || p->streamCount() != 1)
       throw std::invalid_argument("streams must be single-stream schedules of the same rank count");
+}
+
+DisjointSchedule::DisjointSchedule(std::vector<SchedulePtr> parts)
+    : parts_(std::move(parts)), ranks_(parts_.empty() ? 0 : parts_.front()->ranks()) {
+  if (parts_.empty()) throw std::invalid_argument("a disjoint union needs at least one part");
+  partOf_.assign(std::size_t(ranks_), -1);
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    if (parts_[i]->ranks() != ranks_ || parts_[i]->streamCount() != 1)
+      throw std::invalid_argument("disjoint parts must be single-stream schedules of the same rank count");
+    for (int r = 0; r < ranks_; ++r) {
+      if (parts_[i]->stepCount(r) == 0) continue;
+      if (partOf_[r] >= 0) throw std::invalid_argument("rank " + std::to_string(r) + " has steps in two disjoint parts");
+      partOf_[r] = int(i);
+    }
+  }
 }
 
 } // namespace collsim

@@ -23,6 +23,23 @@ private:
 
 SchedulePtr sequence(SchedulePtr first, SchedulePtr second);
 
+// Parts over disjoint sets of ranks, run at the same time: each rank takes
+// its steps from the one part it belongs to (by having steps in it).
+class DisjointSchedule final : public Schedule {
+public:
+  explicit DisjointSchedule(std::vector<SchedulePtr> parts);
+  int ranks() const override { return ranks_; }
+  int stepCount(int rank) const override { return partOf_[rank] < 0 ? 0 : parts_[partOf_[rank]]->stepCount(rank); }
+  void appendOps(int rank, int step, std::vector<Op>& out) const override {
+    parts_[partOf_[rank]]->appendOps(rank, step, out);
+  }
+
+private:
+  std::vector<SchedulePtr> parts_;
+  int ranks_;
+  std::vector<int> partOf_;
+};
+
 // Single-stream parts run side by side as independent streams (they must
 // touch disjoint bytes). The streams are the steps; the schedule itself has
 // none, so it cannot be sequenced after or before another one.

@@ -30,6 +30,13 @@ public:
   int local(int global) const { return localOf_[global]; } // -1 if not a member
   std::uint64_t count() const { return count_; }
   std::uint32_t elemSize() const { return elemSize_; }
+  std::uint64_t byteOffset() const { return byteOffset_; }
+  // The same members over elements [b.first, b.first + b.count) of this view.
+  GroupView sub(Block b) const { return sub(members_, b); }
+  // Other members (global ranks) over a part of this view.
+  GroupView sub(std::vector<int> members, Block b) const {
+    return GroupView(std::move(members), world(), byteOffset_ + b.first * elemSize_, b.count, elemSize_);
+  }
 
   // Block i of the view cut into size() blocks.
   Block block(int i) const { return blockOf(count_, size(), i); }

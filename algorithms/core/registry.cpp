@@ -6,6 +6,7 @@
 #include "algorithms/flat/pairwise.h"
 #include "algorithms/flat/rhd.h"
 #include "algorithms/flat/ring.h"
+#include "algorithms/hierarchical/hierarchical.h"
 
 namespace collsim {
 
@@ -32,6 +33,8 @@ SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spe
 std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& name) {
   for (const auto& e : algorithmRegistry())
     if (e.op == op && name == e.name) return e;
+  HierarchyChoice choice;
+  if (op == Collective::AllReduce && parseHierarchyName(name, choice)) return hierarchicalAllReduceEntry(choice, name);
   return std::nullopt;
 }
 

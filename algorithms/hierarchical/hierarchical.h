@@ -1,0 +1,40 @@
+// Hierarchical collectives, composed from flat algorithms (HCCL's
+// "level 0" inside a server and "level 1" between servers).
+//
+// Ranks are laid out server by server: rank s*D + j is device j of server s.
+// AllReduce (HCCL's hierarchical AllReduce, the seed article's "ring inside,
+// tree between"):
+//   1. inside every server, reduce-scatter the buffer over its D devices
+//      (level-0 algorithm): device j holds block j summed over the server;
+//   2. between servers, all-reduce block j among the devices j of all
+//      servers (level-1 algorithm): block j is summed over the cluster;
+//   3. inside every server, all-gather the blocks (level 0).
+// Bytes over the fabric per device: 2 (S-1)/S n/D for a bandwidth-optimal
+// level 1, against 2 (p-1)/p n for a flat ring that crosses it.
+// The pipelined variant ("hierpipe") cuts the buffer into 4 slices, each an
+// independent stream running the three phases, so one slice's latency-bound
+// steps overlap another's transfers. (HCCL's pipeline also staggers the
+// slices so that one slice's inter-server phase runs while the next one's
+// intra-server phase does; collsim has no cross-stream ordering yet.)
+#pragma once
+
+#include "algorithms/core/registry.h"
+
+namespace collsim {
+
+struct HierarchyChoice {
+  std::string intra; // level 0: ring or mesh
+  std::string inter; // level 1: ring, rhd, nhr, nb, ...
+  int slices = 1;    // > 1: pipelined
+};
+
+// Parses "hier:INTRA+INTER", "hierpipe:INTRA+INTER" and HCCL's
+// "level0:INTRA;level1:INTER" (level0 NA = ring, HCCL's H-D_R = rhd).
+// Returns false if `name` is none of these forms.
+bool parseHierarchyName(const std::string& name, HierarchyChoice& out);
+
+// The registry entry of a hierarchical AllReduce; nothing if the level
+// algorithms do not exist.
+std::optional<AlgorithmEntry> hierarchicalAllReduceEntry(const HierarchyChoice& choice, const std::string& name);
+
+} // namespace collsim

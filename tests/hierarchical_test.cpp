@@ -1,0 +1,156 @@
+// Multi-server clusters and hierarchical AllReduce.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "relative_error.h"
+
+#include "algorithms/check/symbolic_checker.h"
+#include "algorithms/transports/threads/run_threads.h"
+#include "sim/network/routing.h"
+#include "sim/run/simulate.h"
+#include "topologies/multi_server.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+
+namespace {
+
+ClusterParams atlas(int servers, HccsShape shape) {
+  ClusterParams c;
+  c.servers = servers;
+  c.server.devices = 8;
+  c.server.shape = shape;
+  c.server.hccs = {12_GBps, 1_us};
+  c.nic.roce = {100_Gbps, 1_us};
+  return c;
+}
+
+double seconds(const Cluster& c, const std::string& algo, Bytes n, Bytes segment = 4_KiB) {
+  AlgorithmEntry entry = *findAlgorithm(Collective::AllReduce, algo);
+  RunRequest req{Collective::AllReduce, &entry, DataType::Int8, n, segment, true};
+  return simulateCollective(c, req).execution.finish * 1e-12;
+}
+
+} // namespace
+
+TEST_CASE("hierarchical AllReduce on 2x8 matches its hand-derived closed form") {
+  // HCCS: a_h = 1 us, B_h = 12 GB/s. RoCE: device -> switch -> device, two
+  // 1 us links: a_r = 2 us, B_r = 12.5 GB/s; 4 KiB segments add one segment
+  // of store and forward (0.33 us) per RoCE message, well under 1 %.
+  const double ah = 1e-6, bh = 1 / 12e9, ar = 2e-6, br = 1 / 12.5e9, n = double(64_MiB);
+  SUBCASE("ring inside, RHD between: 7 + 7 ring steps of n/8, and RHD on 2 servers = 2 steps of n/16") {
+    double closed = 14 * (ah + n / 8 * bh) + 2 * (ar + n / 16 * br);
+    CHECK_WITHIN(seconds(buildCluster(atlas(2, HccsShape::Ring)), "hier:ring+rhd", 64_MiB), closed, 0.01);
+  }
+  SUBCASE("mesh inside, ring between: one mesh step of n/8 each way, a 2-rank ring = 2 steps of n/16") {
+    double closed = 2 * (ah + n / 8 * bh) + 2 * (ar + n / 16 * br);
+    CHECK_WITHIN(seconds(buildCluster(atlas(2, HccsShape::Mesh)), "hier:mesh+ring", 64_MiB), closed, 0.01);
+  }
+}
+
+TEST_CASE("hierarchical schedules are correct symbolically and on real data") {
+  for (auto [servers, devices] : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
+    for (const char* name : {"hier:ring+ring", "hier:ring+rhd", "hier:mesh+nhr", "hier:mesh+nb", "hierpipe:ring+rhd",
+                             "level0:NA;level1:H-D_R"}) {
+      AlgorithmEntry algo = *findAlgorithm(Collective::AllReduce, name);
+      CollectiveSpec spec{Collective::AllReduce, servers * devices, 1001, 4, 0, devices};
+      CAPTURE(servers);
+      CAPTURE(devices);
+      CAPTURE(std::string(name));
+      CheckReport check = checkSchedule(*buildSchedule(algo, spec), spec);
+      CHECK_MESSAGE(check.ok(), check.summary());
+      RealRunReport real = runWithThreads(*buildSchedule(algo, spec), spec, RunOptions{});
+      CHECK_MESSAGE(real.ok(), real.firstWrong);
+    }
+  }
+}
+
+TEST_CASE("hierarchical names and their errors") {
+  CHECK(findAlgorithm(Collective::AllReduce, "hier:ring+rhd"));
+  CHECK(findAlgorithm(Collective::AllReduce, "level0:NA;level1:ring"));
+  CHECK_FALSE(findAlgorithm(Collective::AllReduce, "hier:ring+nonsense"));
+  CHECK_FALSE(findAlgorithm(Collective::AllReduce, "hier:ring"));
+  AlgorithmEntry h = *findAlgorithm(Collective::AllReduce, "hier:ring+rhd");
+  CHECK_FALSE(h.unsupported(CollectiveSpec{Collective::AllReduce, 8, 0, 4, 0, 0}).empty()); // one server
+  CHECK_FALSE(h.unsupported(CollectiveSpec{Collective::AllReduce, 10, 0, 4, 0, 4}).empty()); // 2.5 servers
+  CHECK(h.unsupported(CollectiveSpec{Collective::AllReduce, 12, 0, 4, 0, 4}).empty());
+}
+
+TEST_CASE("ECMP spreads flows between leaves over all spines") {
+  ClusterParams p = atlas(16, HccsShape::Ring);
+  p.fabric = {FabricKind::LeafSpine, 4, 8, 1.0, 1_us};
+  Cluster c = buildCluster(p);
+  Routing routing(c);
+  std::map<int, int> perSpine; // spine node -> flows through it
+  int flows = 0;
+  for (int a = 0; a < 32; ++a) {      // servers 0-3 (leaf 0) ...
+    for (int b = 96; b < 128; ++b) {  // ... to servers 12-15 (leaf 3)
+      auto r = routing.route(c.rankNode[a], c.rankNode[b]);
+      REQUIRE(r.hops == 4); // device -> leaf -> spine -> leaf -> device
+      const ClusterLink& up = c.links[routing.channel(r, 1) / 2];
+      int spine = c.nodes[up.a].name.rfind("spine", 0) == 0 ? up.a : up.b;
+      ++perSpine[spine];
+      ++flows;
+    }
+  }
+  REQUIRE(perSpine.size() == 8); // every spine is used
+  for (auto [spine, n] : perSpine) {
+    CAPTURE(spine);
+    CHECK(n > flows / 8 * 0.7); // 1024 flows: about 128 each
+    CHECK(n < flows / 8 * 1.3);
+  }
+}
+
+TEST_CASE("an oversubscribed spine slows the flat ring more than the hierarchical AllReduce") {
+  // Flat ring: every one of its 2(p-1) steps waits for the slowest hop, and
+  // the hops that cross leaves run over uplinks that oversubscription 8
+  // halves (800 Gbps of uplinks per leaf over 8 spines at 1:1, 50 Gbps each
+  // at 8:1, below a 100 Gbps NIC). Hierarchical: only its inter-server phase
+  // crosses the fabric, with n/8 per device instead of n, so the same cut
+  // in uplink bandwidth stretches a smaller part of it.
+  auto time = [](double oversubscription, const std::string& algo) {
+    ClusterParams p = atlas(16, HccsShape::Ring);
+    p.fabric = {FabricKind::LeafSpine, 4, 8, oversubscription, 1_us};
+    return seconds(buildCluster(p), algo, 256_MiB, 1_MiB);
+  };
+  double flat = time(8, "ring") / time(1, "ring");
+  double hier = time(8, "hier:ring+ring") / time(1, "hier:ring+ring");
+  INFO("flat ring slows by " << flat << "x, hierarchical by " << hier << "x");
+  CHECK(flat > 1.5);
+  CHECK(flat > hier);
+}
+
+TEST_CASE("cluster builders reject impossible fabrics") {
+  ClusterParams p = atlas(2, HccsShape::Ring);
+  p.nic.placement = NicPlacement::PerServer;
+  p.nic.perServer = 9;
+  p.nic.pcie = {32_GBps, 1_us};
+  CHECK_THROWS_WITH_AS(buildCluster(p), doctest::Contains("NICs per server"), TopologyError);
+  p = atlas(2, HccsShape::Ring);
+  p.fabric = {FabricKind::LeafSpine, 0, 2, 1.0, 0};
+  CHECK_THROWS_AS(buildCluster(p), TopologyError);
+  p.fabric = {FabricKind::LeafSpine, 1, 2, 0.0, 0};
+  CHECK_THROWS_WITH_AS(buildCluster(p), doctest::Contains("oversubscription"), TopologyError);
+  p = atlas(0, HccsShape::Ring);
+  CHECK_THROWS_AS(buildCluster(p), TopologyError);
+}
+
+TEST_CASE("shared NICs and rail fabrics route over the right links") {
+  ClusterParams p = atlas(4, HccsShape::Mesh);
+  p.nic.placement = NicPlacement::PerServer;
+  p.nic.perServer = 2;
+  p.nic.pcie = {32_GBps, 1_us};
+  Cluster shared = buildCluster(p);
+  Routing r1(shared);
+  // device -> PCIe -> NIC -> switch -> NIC -> PCIe -> device
+  CHECK(r1.route(shared.rankNode[0], shared.rankNode[8]).hops == 4);
+  CHECK(r1.route(shared.rankNode[0], shared.rankNode[1]).hops == 1); // HCCS inside the server
+
+  ClusterParams q = atlas(4, HccsShape::Ring);
+  q.fabric = {FabricKind::Rail, 1, 2, 1.0, 1_us};
+  Cluster rail = buildCluster(q);
+  Routing r2(rail);
+  CHECK(r2.route(rail.rankNode[3], rail.rankNode[8 + 3]).hops == 2);     // same rail: one switch
+  CHECK(r2.route(rail.rankNode[3], rail.rankNode[8 + 4]).hops == 3); // HCCS to device 4, then over rail 4
+}
