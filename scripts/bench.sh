@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices.
+# Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices,
+# then hierarchical AllReduce on multi-server clusters up to 512 x 8.
 # For each case: median wall time and peak memory over several runs, and
 # engine events per second (events from the run's own CSV / median wall).
 #
@@ -71,5 +72,26 @@ YAML
                  printf "%-7s %-8s %-8s %10.2f %12d %12s %10.1f %14.1f\n", p, size, seg, wall, ev, rate, peak / 1024, sim }'
     done
   done
+done
+echo
+echo "Hierarchical AllReduce on multi-server clusters (fast mode, 1 MiB segments)"
+printf "%-22s %-18s %-6s %10s %12s %12s %10s %14s\n" cluster algorithm size wall_s events Mevents/s peak_MiB sim_time_us
+for spec in "atlas-16x8-leafspine hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring 1GiB" \
+            "atlas-512x8-rail hier:ring+rhd 1GiB" "atlas-512x8-rail hierpipe:ring+rhd 1GiB"; do
+  read -r cluster algo size <<< "$spec"
+  walls=(); peaks=(); events=0; simtime=0
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --cluster "configs/clusters/$cluster.yaml" \
+      --algo "$algo" -b "$size" -e "$size" --no-verify --format csv > "$tmp/out.csv"
+    read -r wall peak < "$tmp/time"
+    walls+=("$wall"); peaks+=("$peak")
+    events=$(awk -F, 'NR == 2 {print $10}' "$tmp/out.csv")
+    simtime=$(awk -F, 'NR == 2 {print $7}' "$tmp/out.csv")
+  done
+  wall=$(printf "%s\n" "${walls[@]}" | median)
+  peak=$(printf "%s\n" "${peaks[@]}" | median)
+  awk -v c="$cluster" -v a="$algo" -v size="$size" -v wall="$wall" -v ev="$events" -v peak="$peak" -v sim="$simtime" \
+    'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
+             printf "%-22s %-18s %-6s %10.2f %12d %12s %10.1f %14.1f\n", c, a, size, wall, ev, rate, peak / 1024, sim }'
 done
 echo "(median of $runs runs each; $(nproc) cores; $(date -u +%Y-%m-%d))"

@@ -7,6 +7,7 @@
 
 #include "algorithms/check/symbolic_checker.h"
 #include "algorithms/transports/threads/run_threads.h"
+#include "sim/executor/schedule_executor.h"
 #include "sim/network/routing.h"
 #include "sim/run/simulate.h"
 #include "topologies/multi_server.h"
@@ -66,6 +67,55 @@ TEST_CASE("hierarchical schedules are correct symbolically and on real data") {
   }
 }
 
+TEST_CASE("hierarchical ReduceScatter, AllGather and Broadcast are correct for every level pair") {
+  const char* both[] = {"ring", "mesh", "rhd", "nhr", "nb"};
+  for (auto [servers, devices] : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
+    for (Collective op : {Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast}) {
+      std::vector<std::string> levels = op == Collective::Broadcast ? std::vector<std::string>{"ring"}
+                                                                    : std::vector<std::string>(std::begin(both), std::end(both));
+      for (const auto& intra : levels) {
+        for (const auto& inter : levels) {
+          std::string name = "hier:" + intra + "+" + inter;
+          AlgorithmEntry algo = *findAlgorithm(op, name);
+          int p = servers * devices;
+          CollectiveSpec spec{op, p, std::uint64_t(3 * p + 2), 4, p - 2, devices}; // root: not device 0
+          std::string coll = collectiveName(op);
+          CAPTURE(coll);
+          CAPTURE(name);
+          CAPTURE(servers);
+          CAPTURE(devices);
+          CheckReport check = checkSchedule(*buildSchedule(algo, spec), spec);
+          CHECK_MESSAGE(check.ok(), check.summary());
+          RealRunReport real = runWithThreads(*buildSchedule(algo, spec), spec, RunOptions{});
+          CHECK_MESSAGE(real.ok(), real.firstWrong);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("hierarchical ReduceScatter sends only (S-1)/S n/D per device over the fabric") {
+  // 4 servers x 4 devices on one switch: every RoCE message is a transfer
+  // between servers. Intra-first, a device's inter-server phase reduces its
+  // chunk (n/D) over S servers: (S-1)/S n/D bytes sent.
+  ClusterParams p = atlas(4, HccsShape::Mesh);
+  p.server.devices = 4;
+  Cluster c = buildCluster(p);
+  AlgorithmEntry algo = *findAlgorithm(Collective::ReduceScatter, "hier:mesh+ring");
+  EventEngine engine;
+  LinkNetwork net(engine, c, 1_MiB);
+  CollectiveSpec spec{Collective::ReduceScatter, 16, 16_MiB, 1, 0, 4};
+  SchedulePtr s = buildSchedule(algo, spec);
+  ScheduleExecutor ex(engine, net, c, *s);
+  ex.run();
+  Bytes roce = 0;
+  for (std::size_t l = 0; l < c.links.size(); ++l)
+    if (c.links[l].type == "roce") roce += net.channelStats()[2 * l].bytes + net.channelStats()[2 * l + 1].bytes;
+  // Each byte crosses two RoCE links (device -> switch -> device).
+  double perDevice = double(roce) / 2 / 16;
+  CHECK_WITHIN(perDevice, 3.0 / 4 * double(16_MiB) / 4, 1e-6);
+}
+
 TEST_CASE("hierarchical names and their errors") {
   CHECK(findAlgorithm(Collective::AllReduce, "hier:ring+rhd"));
   CHECK(findAlgorithm(Collective::AllReduce, "level0:NA;level1:ring"));
@@ -75,6 +125,10 @@ TEST_CASE("hierarchical names and their errors") {
   CHECK_FALSE(h.unsupported(CollectiveSpec{Collective::AllReduce, 8, 0, 4, 0, 0}).empty()); // one server
   CHECK_FALSE(h.unsupported(CollectiveSpec{Collective::AllReduce, 10, 0, 4, 0, 4}).empty()); // 2.5 servers
   CHECK(h.unsupported(CollectiveSpec{Collective::AllReduce, 12, 0, 4, 0, 4}).empty());
+  AlgorithmEntry tree = *findAlgorithm(Collective::Broadcast, "hier:ring+dbtree");
+  CHECK_FALSE(tree.unsupported(CollectiveSpec{Collective::Broadcast, 12, 0, 4, 0, 4}).empty());
+  AlgorithmEntry pipe = *findAlgorithm(Collective::ReduceScatter, "hierpipe:ring+ring");
+  CHECK_FALSE(pipe.unsupported(CollectiveSpec{Collective::ReduceScatter, 12, 0, 4, 0, 4}).empty());
 }
 
 TEST_CASE("ECMP spreads flows between leaves over all spines") {

@@ -4,9 +4,19 @@
 // buffer" so that hierarchical algorithms can be composed from them: an
 // intra-server ring over the 8 devices of one server, an inter-server RHD
 // over device k of every server, each over its own slice of the buffer.
+//
+// A view is usually one contiguous range cut into size() nearly equal
+// blocks. It may instead have a layout: its elements gathered from several
+// buffer ranges ("pieces", in view order) and its blocks cut at given
+// offsets. Hierarchical ReduceScatter needs that: device j's share inside a
+// server is blocks j, D+j, 2D+j, ... of the buffer. Builders emit operations
+// through the view, which splits a range that spans pieces into one
+// operation per piece (the same way on every member, so sends and receives
+// still match).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "algorithms/core/schedule.h"
@@ -16,11 +26,18 @@ namespace collsim {
 // a mod p in 0..p-1, also for negative a (ring and butterfly arithmetic).
 inline int wrap(int a, int p) { return ((a % p) + p) % p; }
 
+struct ViewLayout {
+  std::vector<Block> pieces;       // buffer element ranges, in view order
+  std::vector<std::uint64_t> cuts; // block i = view elements [cuts[i], cuts[i+1])
+};
+
 class GroupView {
 public:
   // members[i] is the global rank of local rank i; worldSize bounds them.
   GroupView(std::vector<int> members, int worldSize, std::uint64_t byteOffset,
             std::uint64_t count, std::uint32_t elemSize);
+  // A view with a layout (pieces of the buffer from byte 0, blocks at `cuts`).
+  GroupView(std::vector<int> members, int worldSize, ViewLayout layout, std::uint32_t elemSize);
   // Every rank of the spec over the whole buffer.
   static GroupView whole(const CollectiveSpec& spec);
 
@@ -31,27 +48,27 @@ public:
   std::uint64_t count() const { return count_; }
   std::uint32_t elemSize() const { return elemSize_; }
   std::uint64_t byteOffset() const { return byteOffset_; }
-  // The same members over elements [b.first, b.first + b.count) of this view.
+  bool hasLayout() const { return layout_ != nullptr; }
+  // The buffer element where view element e lives.
+  std::uint64_t bufferElement(std::uint64_t e) const;
+  // The same members over elements [b.first, b.first + b.count) of this
+  // (contiguous) view.
   GroupView sub(Block b) const { return sub(members_, b); }
-  // Other members (global ranks) over a part of this view.
-  GroupView sub(std::vector<int> members, Block b) const {
-    return GroupView(std::move(members), world(), byteOffset_ + b.first * elemSize_, b.count, elemSize_);
-  }
+  // Other members (global ranks) over a part of this (contiguous) view.
+  GroupView sub(std::vector<int> members, Block b) const;
 
-  // Block i of the view cut into size() blocks.
-  Block block(int i) const { return blockOf(count_, size(), i); }
-  // Blocks [first, first + n) of the view cut into `parts` blocks, as one range.
-  Block span(int parts, int first, int n) const {
-    if (n == 0) return {blockOf(count_, parts, first).first, 0};
-    Block a = blockOf(count_, parts, first), b = blockOf(count_, parts, first + n - 1);
-    return {a.first, b.first + b.count - a.first};
-  }
+  // Block i of the view: size() nearly equal blocks, or the layout's cuts.
+  Block block(int i) const;
+  // Blocks [first, first + n) of the view cut into `parts` blocks, as one
+  // range. With a layout only parts == size() exists (logic_error otherwise).
+  Block span(int parts, int first, int n) const;
   // The whole view.
   Block all() const { return {0, count_}; }
-  // An operation with a local peer on elements of the view.
-  Op op(OpKind kind, int localPeer, Block b) const {
-    return Op{kind, members_[localPeer], byteOffset_ + b.first * elemSize_, b.count * elemSize_};
-  }
+  // Appends the operation(s) on view elements `b` with a local peer: one,
+  // or one per layout piece that `b` touches.
+  void emit(std::vector<Op>& out, OpKind kind, int localPeer, Block b) const;
+  // The single operation on `b`, which must lie in one piece.
+  Op op(OpKind kind, int localPeer, Block b) const;
 
 private:
   std::vector<int> members_;
@@ -59,6 +76,7 @@ private:
   std::uint64_t byteOffset_;
   std::uint64_t count_;
   std::uint32_t elemSize_;
+  std::shared_ptr<const ViewLayout> layout_;
 };
 
 } // namespace collsim

@@ -34,7 +34,7 @@ std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& na
   for (const auto& e : algorithmRegistry())
     if (e.op == op && name == e.name) return e;
   HierarchyChoice choice;
-  if (op == Collective::AllReduce && parseHierarchyName(name, choice)) return hierarchicalAllReduceEntry(choice, name);
+  if (parseHierarchyName(name, choice)) return hierarchicalEntry(op, choice, name);
   return std::nullopt;
 }
 

@@ -14,8 +14,8 @@ public:
   int stepCount(int rank) const override { return g_.local(rank) < 0 || g_.size() == 1 ? 0 : 1; }
   void appendOps(int rank, int, std::vector<Op>& out) const override {
     int i = g_.local(rank), p = g_.size();
-    for (int d = 1; d < p; ++d) out.push_back(g_.op(OpKind::Send, wrap(i + d, p), g_.block(i)));
-    for (int d = 1; d < p; ++d) out.push_back(g_.op(OpKind::Recv, wrap(i - d, p), g_.block(wrap(i - d, p))));
+    for (int d = 1; d < p; ++d) g_.emit(out, OpKind::Send, wrap(i + d, p), g_.block(i));
+    for (int d = 1; d < p; ++d) g_.emit(out, OpKind::Recv, wrap(i - d, p), g_.block(wrap(i - d, p)));
   }
 
 private:

@@ -28,22 +28,22 @@ public:
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
     if (f_.foldsOut(l)) {
-      if (s == 0) return out.push_back(g_.op(OpKind::Send, l + 1, g_.block(l)));
-      for (Block b : around(l)) out.push_back(g_.op(OpKind::Recv, l + 1, b));
+      if (s == 0) return g_.emit(out, OpKind::Send, l + 1, g_.block(l));
+      for (Block b : around(l)) g_.emit(out, OpKind::Recv, l + 1, b);
       return;
     }
     if (f_.absorbs(l)) {
-      if (s == 0) return out.push_back(g_.op(OpKind::Recv, l - 1, g_.block(l - 1)));
+      if (s == 0) return g_.emit(out, OpKind::Recv, l - 1, g_.block(l - 1));
       if (s == stepCount(rank) - 1) {
-        for (Block b : around(l - 1)) out.push_back(g_.op(OpKind::Send, l - 1, b));
+        for (Block b : around(l - 1)) g_.emit(out, OpKind::Send, l - 1, b);
         return;
       }
       --s;
     }
     auto d = f_.doubling(f_.participant(l), s);
     int partner = f_.localOf(d.partner);
-    out.push_back(g_.op(OpKind::Send, partner, blocksOf(d.keep, d.size)));
-    out.push_back(g_.op(OpKind::Recv, partner, blocksOf(d.give, d.size)));
+    g_.emit(out, OpKind::Send, partner, blocksOf(d.keep, d.size));
+    g_.emit(out, OpKind::Recv, partner, blocksOf(d.give, d.size));
   }
 
 private:

@@ -25,15 +25,15 @@ public:
   }
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
-    if (f_.foldsOut(l)) return out.push_back(g_.op(s == 0 ? OpKind::Send : OpKind::Recv, l + 1, g_.all()));
+    if (f_.foldsOut(l)) return g_.emit(out, s == 0 ? OpKind::Send : OpKind::Recv, l + 1, g_.all());
     if (f_.absorbs(l)) {
-      if (s == 0) return out.push_back(g_.op(OpKind::RecvReduce, l - 1, g_.all()));
-      if (s == stepCount(rank) - 1) return out.push_back(g_.op(OpKind::Send, l - 1, g_.all()));
+      if (s == 0) return g_.emit(out, OpKind::RecvReduce, l - 1, g_.all());
+      if (s == stepCount(rank) - 1) return g_.emit(out, OpKind::Send, l - 1, g_.all());
       --s;
     }
     int partner = f_.localOf(f_.participant(l) ^ (1 << s));
-    out.push_back(g_.op(OpKind::Send, partner, g_.all()));
-    out.push_back(g_.op(OpKind::RecvReduce, partner, g_.all()));
+    g_.emit(out, OpKind::Send, partner, g_.all());
+    g_.emit(out, OpKind::RecvReduce, partner, g_.all());
   }
 
 private:

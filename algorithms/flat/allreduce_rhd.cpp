@@ -31,23 +31,23 @@ public:
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
     if (f_.foldsOut(l)) {
-      out.push_back(g_.op(s == 0 ? OpKind::Send : OpKind::Recv, l + 1, g_.all()));
+      g_.emit(out, s == 0 ? OpKind::Send : OpKind::Recv, l + 1, g_.all());
       return;
     }
     if (f_.absorbs(l)) {
-      if (s == 0) return out.push_back(g_.op(OpKind::RecvReduce, l - 1, g_.all()));
-      if (s == stepCount(rank) - 1) return out.push_back(g_.op(OpKind::Send, l - 1, g_.all()));
+      if (s == 0) return g_.emit(out, OpKind::RecvReduce, l - 1, g_.all());
+      if (s == stepCount(rank) - 1) return g_.emit(out, OpKind::Send, l - 1, g_.all());
       --s;
     }
     int nr = f_.participant(l), K = f_.rounds();
     if (s < K) {
       auto h = f_.halving(nr, s);
-      out.push_back(g_.op(OpKind::Send, f_.localOf(h.partner), g_.span(f_.p2, h.give, h.size)));
-      out.push_back(g_.op(OpKind::RecvReduce, f_.localOf(h.partner), g_.span(f_.p2, h.keep, h.size)));
+      g_.emit(out, OpKind::Send, f_.localOf(h.partner), g_.span(f_.p2, h.give, h.size));
+      g_.emit(out, OpKind::RecvReduce, f_.localOf(h.partner), g_.span(f_.p2, h.keep, h.size));
     } else {
       auto d = f_.doubling(nr, s - K);
-      out.push_back(g_.op(OpKind::Send, f_.localOf(d.partner), g_.span(f_.p2, d.keep, d.size)));
-      out.push_back(g_.op(OpKind::Recv, f_.localOf(d.partner), g_.span(f_.p2, d.give, d.size)));
+      g_.emit(out, OpKind::Send, f_.localOf(d.partner), g_.span(f_.p2, d.keep, d.size));
+      g_.emit(out, OpKind::Recv, f_.localOf(d.partner), g_.span(f_.p2, d.give, d.size));
     }
   }
 

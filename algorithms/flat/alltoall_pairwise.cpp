@@ -23,8 +23,8 @@ public:
       out.push_back(copy);
     }
     if (p == 1) return;
-    out.push_back(g_.op(OpKind::Send, wrap(i + k, p), b_.input(wrap(i + k, p))));
-    out.push_back(g_.op(OpKind::Recv, wrap(i - k, p), b_.output(wrap(i - k, p))));
+    g_.emit(out, OpKind::Send, wrap(i + k, p), b_.input(wrap(i + k, p)));
+    g_.emit(out, OpKind::Recv, wrap(i - k, p), b_.output(wrap(i - k, p)));
   }
 
 private:

@@ -27,10 +27,10 @@ public:
     if (p == 1) return;
     int next = wrap(i + 1, p), prev = wrap(i - 1, p);
     // Send: the block for rank i+1, then the ones travelling further.
-    out.push_back(g_.op(OpKind::Send, next, b_.input(next)));
+    g_.emit(out, OpKind::Send, next, b_.input(next));
     slots(OpKind::Send, next, wrap(i + 2, p), p - s - 1, out);
     // Receive: the block for me, then the ones to forward.
-    out.push_back(g_.op(OpKind::Recv, prev, b_.output(wrap(i - s, p))));
+    g_.emit(out, OpKind::Recv, prev, b_.output(wrap(i - s, p)));
     slots(OpKind::Recv, prev, next, p - s - 1, out);
   }
 
@@ -45,8 +45,8 @@ private:
   void slots(OpKind kind, int peer, int first, int n, std::vector<Op>& out) const {
     if (n <= 0) return;
     int p = g_.size(), head = std::min(n, p - first);
-    out.push_back(g_.op(kind, peer, b_.input(first, head)));
-    if (n > head) out.push_back(g_.op(kind, peer, b_.input(0, n - head)));
+    g_.emit(out, kind, peer, b_.input(first, head));
+    if (n > head) g_.emit(out, kind, peer, b_.input(0, n - head));
   }
 
   GroupView g_;

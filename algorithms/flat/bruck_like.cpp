@@ -36,11 +36,11 @@ public:
     for (int j = 0; j < m; ++j) {
       int sendBlock = wrap(i + s_ * d + s_ * 2 * d * j, p), recvBlock = wrap(i + s_ * 2 * d * j, p);
       if (!gather_) {
-        out.push_back(g_.op(OpKind::Send, far, g_.block(sendBlock)));
-        out.push_back(g_.op(OpKind::RecvReduce, near, g_.block(recvBlock)));
+        g_.emit(out, OpKind::Send, far, g_.block(sendBlock));
+        g_.emit(out, OpKind::RecvReduce, near, g_.block(recvBlock));
       } else { // reversed: what was received is sent back, and vice versa
-        out.push_back(g_.op(OpKind::Send, near, g_.block(recvBlock)));
-        out.push_back(g_.op(OpKind::Recv, far, g_.block(sendBlock)));
+        g_.emit(out, OpKind::Send, near, g_.block(recvBlock));
+        g_.emit(out, OpKind::Recv, far, g_.block(sendBlock));
       }
     }
   }

@@ -21,8 +21,8 @@ public:
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int i = g_.local(rank), p = g_.size();
     bool receives = wrap(i - root_ - 1, p) != 0;
-    if (receives && s == 0) out.push_back(g_.op(OpKind::RecvReduce, wrap(i - 1, p), g_.all()));
-    else out.push_back(g_.op(OpKind::Send, wrap(i + 1, p), g_.all()));
+    if (receives && s == 0) g_.emit(out, OpKind::RecvReduce, wrap(i - 1, p), g_.all());
+    else g_.emit(out, OpKind::Send, wrap(i + 1, p), g_.all());
   }
 
 private:

@@ -29,19 +29,19 @@ public:
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
     if (f_.foldsOut(l)) {
-      if (s == 0) out.push_back(g_.op(OpKind::Send, l + 1, g_.all()));
-      else out.push_back(g_.op(OpKind::Recv, l + 1, g_.block(l)));
+      if (s == 0) g_.emit(out, OpKind::Send, l + 1, g_.all());
+      else g_.emit(out, OpKind::Recv, l + 1, g_.block(l));
       return;
     }
     if (f_.absorbs(l)) {
-      if (s == 0) return out.push_back(g_.op(OpKind::RecvReduce, l - 1, g_.all()));
-      if (s == stepCount(rank) - 1) return out.push_back(g_.op(OpKind::Send, l - 1, g_.block(l - 1)));
+      if (s == 0) return g_.emit(out, OpKind::RecvReduce, l - 1, g_.all());
+      if (s == stepCount(rank) - 1) return g_.emit(out, OpKind::Send, l - 1, g_.block(l - 1));
       --s;
     }
     auto h = f_.halving(f_.participant(l), s);
     int partner = f_.localOf(h.partner);
-    out.push_back(g_.op(OpKind::Send, partner, blocksOf(h.give, h.size)));
-    out.push_back(g_.op(OpKind::RecvReduce, partner, blocksOf(h.keep, h.size)));
+    g_.emit(out, OpKind::Send, partner, blocksOf(h.give, h.size));
+    g_.emit(out, OpKind::RecvReduce, partner, blocksOf(h.keep, h.size));
   }
 
 private:

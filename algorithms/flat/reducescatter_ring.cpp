@@ -21,8 +21,8 @@ public:
   int stepCount(int rank) const override { return g_.local(rank) < 0 ? 0 : g_.size() - 1; }
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int p = g_.size(), i = g_.local(rank);
-    out.push_back(g_.op(OpKind::Send, wrap(i + 1, p), g_.block(wrap(i - s - 1, p))));
-    out.push_back(g_.op(OpKind::RecvReduce, wrap(i - 1, p), g_.block(wrap(i - s - 2, p))));
+    g_.emit(out, OpKind::Send, wrap(i + 1, p), g_.block(wrap(i - s - 1, p)));
+    g_.emit(out, OpKind::RecvReduce, wrap(i - 1, p), g_.block(wrap(i - s - 2, p)));
   }
 
 private:

@@ -39,14 +39,14 @@ void TreePipeline::appendOps(int rank, int step, std::vector<Op>& out) const {
   int forward = receives ? k - 1 : k; // chunk sent on in step k
   if (receives && k < chunks_) {
     if (up)
-      for (int c : children) out.push_back(g_.op(OpKind::RecvReduce, c, chunk(k)));
+      for (int c : children) g_.emit(out, OpKind::RecvReduce, c, chunk(k));
     else
-      out.push_back(g_.op(OpKind::Recv, parent, chunk(k)));
+      g_.emit(out, OpKind::Recv, parent, chunk(k));
   }
   if (forward >= 0 && forward < chunks_) {
-    if (up && parent >= 0) out.push_back(g_.op(OpKind::Send, parent, chunk(forward)));
+    if (up && parent >= 0) g_.emit(out, OpKind::Send, parent, chunk(forward));
     if (!up)
-      for (int c : children) out.push_back(g_.op(OpKind::Send, c, chunk(forward)));
+      for (int c : children) g_.emit(out, OpKind::Send, c, chunk(forward));
   }
 }
 

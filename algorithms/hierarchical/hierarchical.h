@@ -1,5 +1,6 @@
 // Hierarchical collectives, composed from flat algorithms (HCCL's
-// "level 0" inside a server and "level 1" between servers).
+// "level 0" inside a server and "level 1" between servers). One file per
+// collective; server_groups.h builds the groups and views.
 //
 // Ranks are laid out server by server: rank s*D + j is device j of server s.
 // AllReduce (HCCL's hierarchical AllReduce, the seed article's "ring inside,
@@ -33,8 +34,18 @@ struct HierarchyChoice {
 // Returns false if `name` is none of these forms.
 bool parseHierarchyName(const std::string& name, HierarchyChoice& out);
 
-// The registry entry of a hierarchical AllReduce; nothing if the level
-// algorithms do not exist.
-std::optional<AlgorithmEntry> hierarchicalAllReduceEntry(const HierarchyChoice& choice, const std::string& name);
+// The registry entry of a hierarchical `op` (AllReduce, ReduceScatter,
+// AllGather, Broadcast); nothing if the level algorithms do not exist.
+std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyChoice& choice, const std::string& name);
+
+// Builders for each collective; `levels` are the flat entries they compose.
+struct HierarchyLevels {
+  std::vector<AlgorithmEntry> intra; // phases inside servers, in order of use
+  std::vector<AlgorithmEntry> inter; // phases between servers
+};
+SchedulePtr hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+SchedulePtr hierarchicalReduceScatter(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+SchedulePtr hierarchicalAllGather(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+SchedulePtr hierarchicalBroadcast(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
 
 } // namespace collsim

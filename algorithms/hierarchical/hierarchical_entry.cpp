@@ -1,0 +1,113 @@
+// Hierarchical algorithms as registry entries: names, level lookup, checks.
+#include <algorithm>
+
+#include "algorithms/core/compose.h"
+#include "algorithms/hierarchical/hierarchical.h"
+
+namespace collsim {
+namespace {
+
+std::string normalize(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (name == "na") return "ring"; // level 0 follows the hardware; on HCCS rings that is ring
+  if (name == "h-d_r" || name == "hd") return "rhd";
+  return name;
+}
+
+bool split(const std::string& s, char sep, std::string& a, std::string& b) {
+  auto at = s.find(sep);
+  if (at == std::string::npos) return false;
+  a = s.substr(0, at);
+  b = s.substr(at + 1);
+  return !a.empty() && !b.empty();
+}
+
+// The flat collectives each level runs, per hierarchical collective.
+struct Phases {
+  std::vector<Collective> intra, inter;
+};
+std::optional<Phases> phasesOf(Collective op) {
+  switch (op) {
+  case Collective::AllReduce:
+    return Phases{{Collective::ReduceScatter, Collective::AllGather}, {Collective::AllReduce}};
+  case Collective::ReduceScatter: return Phases{{Collective::ReduceScatter}, {Collective::ReduceScatter}};
+  case Collective::AllGather: return Phases{{Collective::AllGather}, {Collective::AllGather}};
+  case Collective::Broadcast: return Phases{{Collective::Broadcast}, {Collective::Broadcast}};
+  default: return std::nullopt;
+  }
+}
+
+SchedulePtr build(Collective op, const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
+  switch (op) {
+  case Collective::AllReduce: return hierarchicalAllReduce(lv, g, spec);
+  case Collective::ReduceScatter: return hierarchicalReduceScatter(lv, g, spec);
+  case Collective::AllGather: return hierarchicalAllGather(lv, g, spec);
+  default: return hierarchicalBroadcast(lv, g, spec);
+  }
+}
+
+} // namespace
+
+bool parseHierarchyName(const std::string& name, HierarchyChoice& out) {
+  std::string head, rest, a, b;
+  if (name.rfind("level0:", 0) == 0 && split(name, ';', a, b) && b.rfind("level1:", 0) == 0) {
+    out = {normalize(a.substr(7)), normalize(b.substr(7)), 1};
+    return true;
+  }
+  if (!split(name, ':', head, rest) || (head != "hier" && head != "hierpipe") || !split(rest, '+', a, b)) return false;
+  out = {normalize(a), normalize(b), head == "hierpipe" ? 4 : 1};
+  return true;
+}
+
+std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyChoice& c, const std::string& name) {
+  auto phases = phasesOf(op);
+  if (!phases) return std::nullopt;
+  HierarchyLevels lv;
+  for (Collective level : phases->intra) {
+    auto e = findAlgorithm(level, c.intra);
+    if (!e) return std::nullopt;
+    lv.intra.push_back(*e);
+  }
+  for (Collective level : phases->inter) {
+    auto e = findAlgorithm(level, c.inter);
+    if (!e) return std::nullopt;
+    lv.inter.push_back(*e);
+  }
+  // A level that runs as several streams (dbtree) cannot be put in sequence
+  // with the next phase: collsim has no ordering across streams yet.
+  const bool multiStream = c.intra == "dbtree" || c.inter == "dbtree";
+  const int slices = c.slices;
+  // Slicing the buffer keeps AllReduce and Broadcast what they are; it would
+  // change which block ReduceScatter and AllGather leave on each rank.
+  const bool sliceable = op == Collective::AllReduce || op == Collective::Broadcast;
+  AlgorithmEntry e;
+  e.op = op;
+  e.name = name;
+  e.summary = "hierarchical: " + c.intra + " inside servers, " + c.inter + " between them" +
+              (slices > 1 ? ", pipelined over " + std::to_string(slices) + " slices" : "");
+  e.formula = "sum of the level algorithms' costs (see algorithms/hierarchical/" + std::string(collectiveName(op)) +
+              "_hierarchical.cpp)";
+  e.build = [op, lv, slices](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
+    if (slices <= 1) return build(op, lv, g, spec);
+    std::vector<SchedulePtr> streams;
+    for (int k = 0; k < slices; ++k) streams.push_back(build(op, lv, g.sub(blockOf(g.count(), slices, k)), spec));
+    return std::make_unique<StreamsSchedule>(std::move(streams));
+  };
+  e.cost = [lv](int p, double n, const CostModel& m) {
+    double t = 0;
+    for (const auto& level : lv.intra) t += level.cost(p, n, m);
+    for (const auto& level : lv.inter) t += level.cost(p, n, m);
+    return t; // one model for both levels: a rough guide; the simulation is the measure
+  };
+  e.unsupported = [slices, sliceable, multiStream](const CollectiveSpec& spec) -> std::string {
+    int D = spec.devicesPerServer;
+    if (multiStream) return "dbtree runs as independent streams and cannot be a phase of a hierarchical algorithm yet";
+    if (D <= 0) return "needs a cluster of several servers (devices per server unknown)";
+    if (spec.ranks % D) return "the ranks do not fill whole servers";
+    if (slices > 1 && !sliceable) return "the pipelined variant exists for allreduce and broadcast only";
+    return {};
+  };
+  return e;
+}
+
+} // namespace collsim

@@ -1,0 +1,47 @@
+// The groups and views hierarchical collectives are built from.
+//
+// Ranks are laid out server by server: local rank s*D + j of the group is
+// device j of server s. The buffer is cut into p = S*D blocks; "chunk j" is
+// blocks j, D+j, 2D+j, ... (block s*D+j for every server s), the share of
+// device j in every server.
+#pragma once
+
+#include <vector>
+
+#include "algorithms/core/registry.h"
+
+namespace collsim {
+
+class ServerGroups {
+public:
+  ServerGroups(const GroupView& g, int devicesPerServer);
+  int servers() const { return S_; }
+  int devices() const { return D_; }
+
+  // Server s's devices over the whole view (contiguous).
+  GroupView server(int s) const;
+  // Devices j of every server over the whole view (contiguous).
+  GroupView peers(int j) const;
+  // Devices j of every server over block j of the view cut into D blocks.
+  GroupView peersOnBlock(int j) const;
+  // Server s's devices over the whole buffer regrouped as chunk 0, chunk 1,
+  // ...: view block j is chunk j.
+  GroupView serverByChunks(int s) const;
+  // Devices j of every server over chunk j: view block s is buffer block s*D+j.
+  GroupView peersOnChunk(int j) const;
+
+  // `level` over each view at once (the views' members are disjoint);
+  // `root` is the local root inside every view.
+  static SchedulePtr overViews(const AlgorithmEntry& level, const std::vector<GroupView>& views,
+                               const CollectiveSpec& spec, int root = 0);
+
+private:
+  Block bufferBlock(int b) const; // block b of the view, in buffer elements
+  std::vector<int> serverMembers(int s) const;
+  std::vector<int> peerMembers(int j) const;
+
+  const GroupView& g_;
+  int S_, D_;
+};
+
+} // namespace collsim
