@@ -208,3 +208,18 @@ TEST_CASE("shared NICs and rail fabrics route over the right links") {
   CHECK(r2.route(rail.rankNode[3], rail.rankNode[8 + 3]).hops == 2);     // same rail: one switch
   CHECK(r2.route(rail.rankNode[3], rail.rankNode[8 + 4]).hops == 3); // HCCS to device 4, then over rail 4
 }
+
+TEST_CASE("the pipelined hierarchical AllReduce overlaps phases for large messages") {
+  // 16x8: the intra-server phases (HCCS) and the inter-server phase (RoCE)
+  // use different links, so running slice k's reduce-scatter while slice
+  // k-1 crosses the fabric hides part of one behind the other. For small
+  // messages the slices' latency-bound phases queue behind each other
+  // instead, which is why HCCL pipelines only when a slice is >= 1 MiB.
+  ClusterParams p = atlas(16, HccsShape::Ring);
+  p.fabric = {FabricKind::LeafSpine, 4, 8, 1.0, 1_us};
+  Cluster c = buildCluster(p);
+  double plain = seconds(c, "hier:ring+rhd", 64_MiB, 1_MiB), piped = seconds(c, "hierpipe:ring+rhd", 64_MiB, 1_MiB);
+  INFO("plain " << plain * 1e6 << " us, pipelined " << piped * 1e6 << " us");
+  CHECK(piped < 0.9 * plain);
+  CHECK(seconds(c, "hierpipe:ring+rhd", 64_KiB, 1_MiB) > seconds(c, "hier:ring+rhd", 64_KiB, 1_MiB));
+}

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "algorithms/check/symbolic_checker.h"
+#include "algorithms/core/compose.h"
 #include "algorithms/core/registry.h"
 #include "sim/run/simulate.h"
 #include "topologies/server_shapes.h"
@@ -122,4 +123,21 @@ TEST_CASE("the simulator refuses a schedule the checker rejects") {
   Cluster cluster = buildServer(server);
   RunRequest req{Collective::AllReduce, &broken, DataType::Float32, 4096, 4096, true};
   CHECK_THROWS_WITH(simulateCollective(cluster, req), doctest::Contains("the symbolic checker rejects"));
+}
+
+TEST_CASE("waits across streams are checked") {
+  CollectiveSpec spec{Collective::AllGather, 2, 4, 1, 0};
+  auto one = [](MaterializedSchedule m) { return std::make_unique<ExplicitSchedule>(std::move(m)); };
+  SUBCASE("a wait for a step that never comes deadlocks") {
+    std::vector<SchedulePtr> streams;
+    streams.push_back(one({{{{OpKind::Wait, 1, 1, 0}}, {{OpKind::Send, 1, 0, 2}}}, {{{OpKind::Recv, 0, 0, 2}}}}));
+    streams.push_back(one({{{{OpKind::Wait, 0, 2, 0}}}, {}}));
+    CHECK(mentions(checkSchedule(StreamsSchedule(std::move(streams)), spec), "deadlock"));
+  }
+  SUBCASE("a wait for its own stream is refused") {
+    std::vector<SchedulePtr> streams;
+    streams.push_back(one({{{{OpKind::Wait, 0, 1, 0}}}, {}}));
+    streams.push_back(one({{}, {}}));
+    CHECK(mentions(checkSchedule(StreamsSchedule(std::move(streams)), spec), "not another stream"));
+  }
 }

@@ -90,14 +90,14 @@ private:
     }
   }
 
-  static bool writes(const Op& op) { return op.kind != OpKind::Send; }
+  static bool writes(const Op& op) { return op.kind != OpKind::Send && op.kind != OpKind::Wait; }
 
   // Peers, alignment, bounds and in-step overlaps, for every operation.
   bool validateOps() {
-    for (int st = 0; st < s_.streamCount(); ++st) validateOps(s_.stream(st));
+    for (int st = 0; st < s_.streamCount(); ++st) validateOps(s_.stream(st), st);
     return report_.ok();
   }
-  void validateOps(const Schedule& sched) {
+  void validateOps(const Schedule& sched, int stream) {
     std::vector<Op> ops;
     const std::uint64_t size = spec_.bufferBytes();
     for (int r = 0; r < p_; ++r) {
@@ -105,6 +105,14 @@ private:
         ops.clear();
         sched.appendOps(r, k, ops);
         for (const Op& op : ops) {
+          if (op.kind == OpKind::Wait) {
+            if (op.peer < 0 || op.peer >= s_.streamCount() || op.peer == stream)
+              fail(where(r, k) + ": waits for stream " + std::to_string(op.peer) + ", not another stream");
+            else if (op.offset > std::uint64_t(s_.stream(op.peer).stepCount(r)))
+              fail(where(r, k) + ": waits for step " + std::to_string(op.offset) + " of stream " +
+                   std::to_string(op.peer) + ", which has fewer");
+            continue;
+          }
           bool local = op.kind == OpKind::Copy;
           if (!local && (op.peer < 0 || op.peer >= p_ || op.peer == r))
             fail(where(r, k) + ": peer " + std::to_string(op.peer) + " is not another rank");
@@ -154,11 +162,15 @@ private:
     }
   }
 
-  // True when every receive of the step has its message waiting.
+  // True when every receive of the step has its message waiting and every
+  // stream it waits for has got far enough.
   bool receivesReady(int r, const std::vector<Op>& ops) {
     std::map<int, std::size_t> needed;
-    for (const Op& op : ops)
+    for (const Op& op : ops) {
       if (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce) ++needed[op.peer];
+      if (op.kind == OpKind::Wait && std::uint64_t(laneStep_[std::size_t(op.peer) * std::size_t(p_) + std::size_t(r)]) < op.offset)
+        return false;
+    }
     for (auto [peer, n] : needed)
       if (channel(peer, r).size() < n) return false;
     return true;
@@ -200,7 +212,7 @@ private:
   void complete(int r, int k, const std::vector<Op>& ops, const std::vector<Message>& copies) {
     std::size_t copyIndex = 0;
     for (const Op& op : ops) {
-      if (op.kind == OpKind::Send) continue;
+      if (op.kind == OpKind::Send || op.kind == OpKind::Wait) continue;
       if (op.kind == OpKind::Copy) {
         write(r, k, op, copies[copyIndex++]);
         continue;
@@ -222,7 +234,8 @@ private:
   void execute() {
     const int streams = s_.streamCount();
     const std::size_t lanes = std::size_t(streams) * std::size_t(p_);
-    std::vector<int> step(lanes, 0);
+    laneStep_.assign(lanes, 0);
+    std::vector<int>& step = laneStep_;
     std::vector<bool> posted(lanes, false);
     std::vector<std::vector<Message>> copies(lanes);
     std::vector<Op> ops;
@@ -329,6 +342,7 @@ private:
   std::vector<Cells> buffers_;
   std::map<std::uint64_t, std::deque<Message>> inFlight_;
   int stream_ = 0; // the stream whose messages channel() addresses
+  std::vector<int> laneStep_; // steps completed per (stream, rank)
   CheckReport report_;
 };
 

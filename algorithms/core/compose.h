@@ -1,6 +1,7 @@
 // Composition of schedules: one after another on each rank.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "algorithms/core/schedule.h"
@@ -54,6 +55,25 @@ public:
 
 private:
   std::vector<SchedulePtr> parts_;
+};
+
+// One step on every rank that `steps(rank)` is positive for: wait until
+// stream `stream` of the rank has completed that many steps. Put it in a
+// sequence to hold a stream back until another one has got that far.
+class WaitStep final : public Schedule {
+public:
+  WaitStep(int ranks, int stream, std::function<int(int rank)> steps)
+      : ranks_(ranks), stream_(stream), steps_(std::move(steps)) {}
+  int ranks() const override { return ranks_; }
+  int stepCount(int rank) const override { return steps_(rank) > 0 ? 1 : 0; }
+  void appendOps(int rank, int, std::vector<Op>& out) const override {
+    out.push_back(Op{OpKind::Wait, stream_, std::uint64_t(steps_(rank)), 0});
+  }
+
+private:
+  int ranks_;
+  int stream_;
+  std::function<int(int)> steps_;
 };
 
 } // namespace collsim

@@ -16,7 +16,9 @@
 // A schedule may consist of several streams (like NCCL channels or HCCL
 // streams): each is its own sequence of steps on every rank, progressing
 // independently of the others, with its own send/receive matching. Streams
-// touch disjoint bytes. Most schedules are one stream.
+// touch disjoint bytes, or order themselves with Wait operations (HCCL's
+// stream events): a Wait completes once another stream of the same rank has
+// completed a number of steps. Most schedules are one stream.
 //
 // Schedules are generated on demand (`appendOps(rank, step)`) instead of being
 // stored: a 4096-rank ring AllReduce has 33 million operations, and the
@@ -43,12 +45,13 @@ std::vector<std::string> collectiveNames();
 // nccl-tests' bus bandwidth factor: busbw = algbw * factor.
 double busBandwidthFactor(Collective c, int ranks);
 
-enum class OpKind : std::uint8_t { Send, Recv, RecvReduce, Copy };
+enum class OpKind : std::uint8_t { Send, Recv, RecvReduce, Copy, Wait };
 
 struct Op {
   OpKind kind;
-  int peer;                   // the other rank; unused by Copy
-  std::uint64_t offset;       // bytes into the rank's buffer (Copy: destination)
+  int peer;                   // the other rank; unused by Copy; Wait: the stream
+  std::uint64_t offset;       // bytes into the rank's buffer (Copy: destination;
+                              // Wait: the steps that stream must have completed)
   std::uint64_t bytes;
   std::uint64_t srcOffset = 0; // Copy only: where the bytes come from
   bool operator==(const Op&) const = default;

@@ -9,12 +9,15 @@
 
 namespace collsim {
 
-SchedulePtr hierarchicalAllGather(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
+Phases hierarchicalAllGather(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
   ServerGroups sg(g, spec.devicesPerServer);
   std::vector<GroupView> servers, peers;
   for (int s = 0; s < sg.servers(); ++s) servers.push_back(sg.serverByChunks(s));
   for (int j = 0; j < sg.devices(); ++j) peers.push_back(sg.peersOnChunk(j));
-  return sequence(ServerGroups::overViews(lv.inter[0], peers, spec), ServerGroups::overViews(lv.intra[0], servers, spec));
+  Phases phases;
+  phases.push_back(ServerGroups::overViews(lv.inter[0], peers, spec));
+  phases.push_back(ServerGroups::overViews(lv.intra[0], servers, spec));
+  return phases;
 }
 
 } // namespace collsim

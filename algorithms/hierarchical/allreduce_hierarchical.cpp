@@ -10,16 +10,16 @@
 
 namespace collsim {
 
-SchedulePtr hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
+Phases hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
   ServerGroups sg(g, spec.devicesPerServer);
   std::vector<GroupView> servers, peers;
   for (int s = 0; s < sg.servers(); ++s) servers.push_back(sg.server(s));
   for (int j = 0; j < sg.devices(); ++j) peers.push_back(sg.peersOnBlock(j));
-  std::vector<SchedulePtr> phases;
+  Phases phases;
   phases.push_back(ServerGroups::overViews(lv.intra[0], servers, spec)); // reduce-scatter
   phases.push_back(ServerGroups::overViews(lv.inter[0], peers, spec));   // all-reduce
   phases.push_back(ServerGroups::overViews(lv.intra[1], servers, spec)); // all-gather
-  return std::make_unique<SequenceSchedule>(std::move(phases));
+  return phases;
 }
 
 } // namespace collsim

@@ -11,13 +11,15 @@
 
 namespace collsim {
 
-SchedulePtr hierarchicalBroadcast(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
+Phases hierarchicalBroadcast(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
   ServerGroups sg(g, spec.devicesPerServer);
   const int rootServer = spec.root / sg.devices(), rootDevice = spec.root % sg.devices();
   std::vector<GroupView> servers;
   for (int s = 0; s < sg.servers(); ++s) servers.push_back(sg.server(s));
-  return sequence(ServerGroups::overViews(lv.inter[0], {sg.peers(rootDevice)}, spec, rootServer),
-                  ServerGroups::overViews(lv.intra[0], servers, spec, rootDevice));
+  Phases phases;
+  phases.push_back(ServerGroups::overViews(lv.inter[0], {sg.peers(rootDevice)}, spec, rootServer));
+  phases.push_back(ServerGroups::overViews(lv.intra[0], servers, spec, rootDevice));
+  return phases;
 }
 
 } // namespace collsim

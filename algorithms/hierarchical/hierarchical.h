@@ -12,11 +12,10 @@
 //   3. inside every server, all-gather the blocks (level 0).
 // Bytes over the fabric per device: 2 (S-1)/S n/D for a bandwidth-optimal
 // level 1, against 2 (p-1)/p n for a flat ring that crosses it.
-// The pipelined variant ("hierpipe") cuts the buffer into 4 slices, each an
-// independent stream running the three phases, so one slice's latency-bound
-// steps overlap another's transfers. (HCCL's pipeline also staggers the
-// slices so that one slice's inter-server phase runs while the next one's
-// intra-server phase does; collsim has no cross-stream ordering yet.)
+// The pipelined variant ("hierpipe") cuts the buffer into 4 slices and runs
+// them as a software pipeline (core/pipeline.h): each phase handles the
+// slices in order, so slice k's intra-server reduce-scatter overlaps slice
+// k-1's inter-server all-reduce, as in HCCL's pipeline algorithm.
 #pragma once
 
 #include "algorithms/core/registry.h"
@@ -43,9 +42,11 @@ struct HierarchyLevels {
   std::vector<AlgorithmEntry> intra; // phases inside servers, in order of use
   std::vector<AlgorithmEntry> inter; // phases between servers
 };
-SchedulePtr hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
-SchedulePtr hierarchicalReduceScatter(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
-SchedulePtr hierarchicalAllGather(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
-SchedulePtr hierarchicalBroadcast(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+// Each returns its phases, to be run in sequence (or pipelined over slices).
+using Phases = std::vector<SchedulePtr>;
+Phases hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+Phases hierarchicalReduceScatter(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+Phases hierarchicalAllGather(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
+Phases hierarchicalBroadcast(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);
 
 } // namespace collsim

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "algorithms/core/compose.h"
+#include "algorithms/core/pipeline.h"
 #include "algorithms/hierarchical/hierarchical.h"
 
 namespace collsim {
@@ -23,21 +24,21 @@ bool split(const std::string& s, char sep, std::string& a, std::string& b) {
 }
 
 // The flat collectives each level runs, per hierarchical collective.
-struct Phases {
+struct LevelCollectives {
   std::vector<Collective> intra, inter;
 };
-std::optional<Phases> phasesOf(Collective op) {
+std::optional<LevelCollectives> levelCollectives(Collective op) {
   switch (op) {
   case Collective::AllReduce:
-    return Phases{{Collective::ReduceScatter, Collective::AllGather}, {Collective::AllReduce}};
-  case Collective::ReduceScatter: return Phases{{Collective::ReduceScatter}, {Collective::ReduceScatter}};
-  case Collective::AllGather: return Phases{{Collective::AllGather}, {Collective::AllGather}};
-  case Collective::Broadcast: return Phases{{Collective::Broadcast}, {Collective::Broadcast}};
+    return LevelCollectives{{Collective::ReduceScatter, Collective::AllGather}, {Collective::AllReduce}};
+  case Collective::ReduceScatter: return LevelCollectives{{Collective::ReduceScatter}, {Collective::ReduceScatter}};
+  case Collective::AllGather: return LevelCollectives{{Collective::AllGather}, {Collective::AllGather}};
+  case Collective::Broadcast: return LevelCollectives{{Collective::Broadcast}, {Collective::Broadcast}};
   default: return std::nullopt;
   }
 }
 
-SchedulePtr build(Collective op, const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
+Phases phasesOf(Collective op, const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
   switch (op) {
   case Collective::AllReduce: return hierarchicalAllReduce(lv, g, spec);
   case Collective::ReduceScatter: return hierarchicalReduceScatter(lv, g, spec);
@@ -60,7 +61,7 @@ bool parseHierarchyName(const std::string& name, HierarchyChoice& out) {
 }
 
 std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyChoice& c, const std::string& name) {
-  auto phases = phasesOf(op);
+  auto phases = levelCollectives(op);
   if (!phases) return std::nullopt;
   HierarchyLevels lv;
   for (Collective level : phases->intra) {
@@ -88,10 +89,10 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
   e.formula = "sum of the level algorithms' costs (see algorithms/hierarchical/" + std::string(collectiveName(op)) +
               "_hierarchical.cpp)";
   e.build = [op, lv, slices](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
-    if (slices <= 1) return build(op, lv, g, spec);
-    std::vector<SchedulePtr> streams;
-    for (int k = 0; k < slices; ++k) streams.push_back(build(op, lv, g.sub(blockOf(g.count(), slices, k)), spec));
-    return std::make_unique<StreamsSchedule>(std::move(streams));
+    if (slices <= 1) return std::make_unique<SequenceSchedule>(phasesOf(op, lv, g, spec));
+    std::vector<Phases> stages;
+    for (int k = 0; k < slices; ++k) stages.push_back(phasesOf(op, lv, g.sub(blockOf(g.count(), slices, k)), spec));
+    return pipeline(std::move(stages));
   };
   e.cost = [lv](int p, double n, const CostModel& m) {
     double t = 0;

@@ -1,13 +1,14 @@
 #include "algorithms/transports/schedule_runner.h"
 
 #include <cstring>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace collsim {
 
 void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, const RunOptions& options,
-                     std::uint64_t tagBase) {
+                     std::uint64_t tagBase, StreamContext context) {
   const int me = t.rank();
   const std::size_t elem = dataTypeInfo(options.type).bytes;
   std::unordered_map<int, std::uint64_t> sent, received; // per peer: messages so far = next tag
@@ -33,7 +34,16 @@ void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, 
         data.resize(op.bytes);
         t.postRecv(op.peer, tagBase + received[op.peer]++, data.data(), data.size());
         break;
+      case OpKind::Wait: break; // below, with the other stream's progress
       }
+    }
+    for (const Op& op : ops) {
+      if (op.kind != OpKind::Wait) continue;
+      if (!context.progress) throw TransportError("a Wait operation needs the rank's stream progress");
+      if (!context.progress->waitFor(op.peer, int(op.offset), options.timeout))
+        throw TransportError("rank " + std::to_string(me) + " stream " + std::to_string(context.stream) +
+                             ": stream " + std::to_string(op.peer) + " did not reach step " +
+                             std::to_string(op.offset) + " in time");
     }
     t.waitAll(options.timeout);
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -44,6 +54,7 @@ void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, 
       else if (op.kind == OpKind::RecvReduce)
         reduceInto(buffer + op.offset, staged[i].data(), op.bytes / elem, options.type, options.op);
     }
+    if (context.progress) context.progress->advance(context.stream);
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "algorithms/core/schedule.h"
 #include "algorithms/transports/reduction.h"
+#include "algorithms/transports/stream_progress.h"
 #include "algorithms/transports/transport.h"
 
 namespace collsim {
@@ -24,9 +25,16 @@ struct RunOptions {
   std::chrono::milliseconds timeout{30'000};
 };
 
+// The stream this runner runs, and the rank's progress shared with its
+// other streams (needed when the schedule has Wait operations).
+struct StreamContext {
+  int stream = 0;
+  StreamProgress* progress = nullptr;
+};
+
 // `buffer` holds spec.bufferBytes() bytes. Throws TransportError on timeout.
 void runScheduleRank(const Schedule& schedule, Transport& transport, std::byte* buffer, const RunOptions& options,
-                     std::uint64_t tagBase = 0);
+                     std::uint64_t tagBase = 0, StreamContext context = {});
 
 // Tag base of stream s: streams never share tags.
 inline std::uint64_t streamTagBase(int stream) { return std::uint64_t(stream) << 40; }

@@ -32,6 +32,7 @@ ScheduleExecutor::ScheduleExecutor(EventEngine& engine, LinkNetwork& network, co
     }
   }
   reduceFreeAt_.assign(std::size_t(ranks_), 0);
+  waiters_.resize(lanes_.size());
   result_.rankFinish.assign(std::size_t(ranks_), 0);
 }
 
@@ -92,6 +93,10 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       // A device-local copy runs at memory speed (~1 TB/s), two orders of
       // magnitude above a link: not modelled.
       --s.outstanding;
+    } else if (op.kind == OpKind::Wait) {
+      std::uint32_t other = std::uint32_t(op.peer) * std::uint32_t(ranks_) + std::uint32_t(s.rank);
+      if (lanes_[other].step >= int(op.offset)) --s.outstanding;
+      else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
       PairState& p = pair(s.stream, s.rank, op.peer);
       std::uint32_t id;
@@ -128,6 +133,20 @@ void ScheduleExecutor::endStep(std::uint32_t l) {
   if (trace_) trace_->rankStep(s.rank, s.stream, s.step, s.stepStart, engine_.now(), s.stepBytesSent);
   ++s.step;
   if (s.step == s.steps) result_.rankFinish[s.rank] = std::max(result_.rankFinish[s.rank], engine_.now());
+  // Release the lanes waiting for this one (collected first: completing
+  // them may add new waiters).
+  auto& waiting = waiters_[l];
+  std::vector<std::uint32_t> released;
+  for (std::size_t i = 0; i < waiting.size();) {
+    if (waiting[i].second <= s.step) {
+      released.push_back(waiting[i].first);
+      waiting[i] = waiting.back();
+      waiting.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  for (std::uint32_t w : released) complete(w);
 }
 
 // One operation of the lane's current step has completed.

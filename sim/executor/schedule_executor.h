@@ -8,8 +8,9 @@
 // arrived (an RDMA write with remote completion); a receive completes when
 // its message has arrived and, for receive-reduce, the device has reduced
 // it (one reduction at a time per device, at its reduce bandwidth); a local
-// copy completes at once. When all operations of a step have completed, the
-// next step begins.
+// copy completes at once; a Wait completes when the other stream of the
+// rank has completed enough steps. When all operations of a step have
+// completed, the next step begins.
 #pragma once
 
 #include <cstdint>
@@ -98,6 +99,8 @@ private:
   bool record_ = false;
   int ranks_;
   std::vector<Lane> lanes_;         // stream * ranks + rank
+  // Per lane: lanes waiting for it to complete a number of steps.
+  std::vector<std::vector<std::pair<std::uint32_t, int>>> waiters_;
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
   std::unordered_map<std::uint64_t, PairState> pairs_;
   std::vector<InFlight> inFlight_;

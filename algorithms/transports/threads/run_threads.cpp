@@ -20,6 +20,8 @@ RealRunReport runWithThreads(const Schedule& schedule, const CollectiveSpec& spe
   // (they touch disjoint bytes).
   ThreadsWorld world(p);
   const int streams = schedule.streamCount();
+  std::vector<std::unique_ptr<StreamProgress>> progress;
+  for (int r = 0; r < p; ++r) progress.push_back(std::make_unique<StreamProgress>(streams));
   std::vector<std::string> errors(std::size_t(p) * std::size_t(streams));
   auto start = std::chrono::steady_clock::now();
   {
@@ -29,7 +31,8 @@ RealRunReport runWithThreads(const Schedule& schedule, const CollectiveSpec& spe
         threads.emplace_back([&, r, st] {
           try {
             ThreadsTransport transport(world, r);
-            runScheduleRank(schedule.stream(st), transport, buffers[r].data(), options, streamTagBase(st));
+            runScheduleRank(schedule.stream(st), transport, buffers[r].data(), options, streamTagBase(st),
+                            StreamContext{st, progress[r].get()});
           } catch (const std::exception& e) {
             errors[std::size_t(st) * std::size_t(p) + std::size_t(r)] = e.what();
           }
