@@ -37,6 +37,21 @@ max_packet_segments=400000000
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
+# Runs `collsim perf ARGS` $runs times; sets wall and peak (medians), and
+# events and simtime (the same in every run: the simulation is deterministic).
+measure() {
+  local walls=() peaks=() w p
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --op allreduce --no-verify --format csv "$@" > "$tmp/out.csv"
+    read -r w p < "$tmp/time"
+    walls+=("$w"); peaks+=("$p")
+  done
+  wall=$(printf "%s\n" "${walls[@]}" | median)
+  peak=$(printf "%s\n" "${peaks[@]}" | median)
+  events=$(awk -F, 'NR == 2 {print $10}' "$tmp/out.csv")
+  simtime=$(awk -F, 'NR == 2 {print $7}' "$tmp/out.csv")
+}
+
 printf "%-7s %-8s %-8s %10s %12s %12s %10s %14s\n" ranks size segment wall_s events Mevents/s peak_MiB sim_time_us
 for p in 8 64 512 4096; do
   cat > "$tmp/ring$p.yaml" <<YAML
@@ -56,17 +71,7 @@ YAML
           continue
         fi
       fi
-      walls=(); peaks=(); events=0; simtime=0
-      for ((i = 0; i < runs; i++)); do
-        /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --cluster "$tmp/ring$p.yaml" --op allreduce \
-          --algo ring -b "$size" -e "$size" --segment "$seg" --no-verify --format csv > "$tmp/out.csv"
-        read -r wall peak < "$tmp/time"
-        walls+=("$wall"); peaks+=("$peak")
-        events=$(awk -F, 'NR == 2 {print $10}' "$tmp/out.csv")
-        simtime=$(awk -F, 'NR == 2 {print $7}' "$tmp/out.csv")
-      done
-      wall=$(printf "%s\n" "${walls[@]}" | median)
-      peak=$(printf "%s\n" "${peaks[@]}" | median)
+      measure --cluster "$tmp/ring$p.yaml" --algo ring -b "$size" -e "$size" --segment "$seg"
       awk -v p="$p" -v size="$size" -v seg="$seg" -v wall="$wall" -v ev="$events" -v peak="$peak" -v sim="$simtime" \
         'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";  # /usr/bin/time has 10 ms resolution
                  printf "%-7s %-8s %-8s %10.2f %12d %12s %10.1f %14.1f\n", p, size, seg, wall, ev, rate, peak / 1024, sim }'
@@ -79,17 +84,7 @@ printf "%-22s %-18s %-6s %10s %12s %12s %10s %14s\n" cluster algorithm size wall
 for spec in "atlas-16x8-leafspine hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring 1GiB" \
             "atlas-512x8-rail hier:ring+rhd 1GiB" "atlas-512x8-rail hierpipe:ring+rhd 1GiB"; do
   read -r cluster algo size <<< "$spec"
-  walls=(); peaks=(); events=0; simtime=0
-  for ((i = 0; i < runs; i++)); do
-    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --cluster "configs/clusters/$cluster.yaml" \
-      --algo "$algo" -b "$size" -e "$size" --no-verify --format csv > "$tmp/out.csv"
-    read -r wall peak < "$tmp/time"
-    walls+=("$wall"); peaks+=("$peak")
-    events=$(awk -F, 'NR == 2 {print $10}' "$tmp/out.csv")
-    simtime=$(awk -F, 'NR == 2 {print $7}' "$tmp/out.csv")
-  done
-  wall=$(printf "%s\n" "${walls[@]}" | median)
-  peak=$(printf "%s\n" "${peaks[@]}" | median)
+  measure --cluster "configs/clusters/$cluster.yaml" --algo "$algo" -b "$size" -e "$size"
   awk -v c="$cluster" -v a="$algo" -v size="$size" -v wall="$wall" -v ev="$events" -v peak="$peak" -v sim="$simtime" \
     'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
              printf "%-22s %-18s %-6s %10.2f %12d %12s %10.1f %14.1f\n", c, a, size, wall, ev, rate, peak / 1024, sim }'

@@ -19,12 +19,7 @@ class RhdAllGather final : public Schedule {
 public:
   explicit RhdAllGather(GroupView g) : g_(std::move(g)), f_(g_.size()) {}
   int ranks() const override { return g_.world(); }
-  int stepCount(int rank) const override {
-    int l = g_.local(rank);
-    if (l < 0) return 0;
-    if (f_.foldsOut(l)) return 2;
-    return f_.rounds() + (f_.absorbs(l) ? 2 : 0);
-  }
+  int stepCount(int rank) const override { return f_.steps(g_.local(rank), f_.rounds()); }
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
     if (f_.foldsOut(l)) {
@@ -42,15 +37,11 @@ public:
     }
     auto d = f_.doubling(f_.participant(l), s);
     int partner = f_.localOf(d.partner);
-    g_.emit(out, OpKind::Send, partner, blocksOf(d.keep, d.size));
-    g_.emit(out, OpKind::Recv, partner, blocksOf(d.give, d.size));
+    g_.emit(out, OpKind::Send, partner, f_.participantBlocks(g_, d.keep, d.size));
+    g_.emit(out, OpKind::Recv, partner, f_.participantBlocks(g_, d.give, d.size));
   }
 
 private:
-  Block blocksOf(int first, int n) const {
-    int a = f_.firstRankOf(first), b = f_.firstRankOf(first + n);
-    return g_.span(g_.size(), a, b - a);
-  }
   // Everything but block l: the ranges before and after it.
   std::vector<Block> around(int l) const {
     Block mine = g_.block(l);
@@ -71,11 +62,7 @@ AlgorithmEntry rhdAllGatherEntry() {
           "recursive doubling: log2 p swaps of doubling ranges",
           "log2(p) a + (p-1)/p n b (p = 2^k; otherwise an estimate)",
           [](const GroupView& g, const CollectiveSpec&) { return rhdAllGather(g); },
-          [](int p, double n, const CostModel& m) {
-            PowerOfTwoFold f(p);
-            double q = f.p2, folds = f.extra > 0 ? 1 : 0;
-            return (f.rounds() + 2 * folds) * m.alpha + ((q - 1) / q + folds * (1 + 1.0 / p)) * n * m.beta;
-          },
+          [](int p, double n, const CostModel& m) { return PowerOfTwoFold::halfCost(p, n, m, false); },
           anyRankCount};
 }
 

@@ -17,12 +17,7 @@ class RecursiveDoublingAllReduce final : public Schedule {
 public:
   explicit RecursiveDoublingAllReduce(GroupView g) : g_(std::move(g)), f_(g_.size()) {}
   int ranks() const override { return g_.world(); }
-  int stepCount(int rank) const override {
-    int l = g_.local(rank);
-    if (l < 0) return 0;
-    if (f_.foldsOut(l)) return 2;
-    return f_.rounds() + (f_.absorbs(l) ? 2 : 0);
-  }
+  int stepCount(int rank) const override { return f_.steps(g_.local(rank), f_.rounds()); }
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
     if (f_.foldsOut(l)) return g_.emit(out, s == 0 ? OpKind::Send : OpKind::Recv, l + 1, g_.all());

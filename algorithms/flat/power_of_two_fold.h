@@ -8,6 +8,9 @@
 // pair sends the result back to its even partner.
 #pragma once
 
+#include "algorithms/core/group_view.h"
+#include "algorithms/core/registry.h"
+
 namespace collsim {
 
 struct PowerOfTwoFold {
@@ -32,6 +35,13 @@ struct PowerOfTwoFold {
     return local < 2 * extra ? local / 2 : local - extra;
   }
   int localOf(int participant) const { return participant < extra ? 2 * participant + 1 : participant + extra; }
+  // Steps of a local rank when the participants run `core` steps: a rank
+  // that folds out sends and receives once; its partner adds those two.
+  int steps(int local, int core) const {
+    if (local < 0) return 0;
+    if (foldsOut(local)) return 2;
+    return core + (absorbs(local) ? 2 : 0);
+  }
   // Recursive halving, step k = 0..rounds()-1: a participant holds a range
   // of `2 * size` participant blocks, keeps half of it and gives the other
   // half to its partner nr ^ size (the highest bit first).
@@ -58,6 +68,19 @@ struct PowerOfTwoFold {
   int firstRankOf(int participant) const {
     if (participant >= p2) return p;
     return participant < extra ? 2 * participant : participant + extra;
+  }
+  // The blocks (of g cut into p) that participants [first, first + n) stand for.
+  Block participantBlocks(const GroupView& g, int first, int n) const {
+    int a = firstRankOf(first), b = firstRankOf(first + n);
+    return g.span(g.size(), a, b - a);
+  }
+  // Cost of RHD ReduceScatter/AllGather: exact for p = 2^k; otherwise an
+  // estimate, since a pair's participant swaps unequal halves.
+  static double halfCost(int p, double n, const CostModel& m, bool reduce) {
+    PowerOfTwoFold f(p);
+    double q = f.p2, folds = f.extra > 0 ? 1 : 0;
+    return (f.rounds() + 2 * folds) * m.alpha + ((q - 1) / q + folds * (1 + 1.0 / p)) * n * m.beta +
+           (reduce ? ((q - 1) / q + folds) * n * m.gamma : 0);
   }
 };
 

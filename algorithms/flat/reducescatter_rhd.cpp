@@ -20,12 +20,7 @@ class RhdReduceScatter final : public Schedule {
 public:
   explicit RhdReduceScatter(GroupView g) : g_(std::move(g)), f_(g_.size()) {}
   int ranks() const override { return g_.world(); }
-  int stepCount(int rank) const override {
-    int l = g_.local(rank);
-    if (l < 0) return 0;
-    if (f_.foldsOut(l)) return 2;
-    return f_.rounds() + (f_.absorbs(l) ? 2 : 0);
-  }
+  int stepCount(int rank) const override { return f_.steps(g_.local(rank), f_.rounds()); }
   void appendOps(int rank, int s, std::vector<Op>& out) const override {
     int l = g_.local(rank);
     if (f_.foldsOut(l)) {
@@ -40,16 +35,11 @@ public:
     }
     auto h = f_.halving(f_.participant(l), s);
     int partner = f_.localOf(h.partner);
-    g_.emit(out, OpKind::Send, partner, blocksOf(h.give, h.size));
-    g_.emit(out, OpKind::RecvReduce, partner, blocksOf(h.keep, h.size));
+    g_.emit(out, OpKind::Send, partner, f_.participantBlocks(g_, h.give, h.size));
+    g_.emit(out, OpKind::RecvReduce, partner, f_.participantBlocks(g_, h.keep, h.size));
   }
 
 private:
-  // Participants [first, first + n) -> the rank blocks they stand for.
-  Block blocksOf(int first, int n) const {
-    int a = f_.firstRankOf(first), b = f_.firstRankOf(first + n);
-    return g_.span(g_.size(), a, b - a);
-  }
 
   GroupView g_;
   PowerOfTwoFold f_;
@@ -65,12 +55,7 @@ AlgorithmEntry rhdReduceScatterEntry() {
           "recursive halving: log2 p swaps of halves with partners at halving distances",
           "log2(p) a + (p-1)/p n b + (p-1)/p n g (p = 2^k; otherwise an estimate)",
           [](const GroupView& g, const CollectiveSpec&) { return rhdReduceScatter(g); },
-          [](int p, double n, const CostModel& m) {
-            PowerOfTwoFold f(p);
-            double q = f.p2, folds = f.extra > 0 ? 1 : 0;
-            return (f.rounds() + 2 * folds) * m.alpha + ((q - 1) / q + folds * (1 + 1.0 / p)) * n * m.beta +
-                   ((q - 1) / q + folds) * n * m.gamma;
-          },
+          [](int p, double n, const CostModel& m) { return PowerOfTwoFold::halfCost(p, n, m, true); },
           anyRankCount};
 }
 
