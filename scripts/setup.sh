@@ -2,7 +2,8 @@
 # Installs the Debian packages collsim needs, only those that are missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev doctest-dev)
+packages=(cmake ninja-build g++ libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev doctest-dev
+          libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do

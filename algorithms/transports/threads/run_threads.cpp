@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "algorithms/transports/rank_streams.h"
 #include "algorithms/transports/reference_data.h"
 
 namespace collsim {
@@ -16,28 +17,21 @@ RealRunReport runWithThreads(const Schedule& schedule, const CollectiveSpec& spe
     reference.fill(r, buffers[r].data());
   }
 
-  // One thread per rank and stream; a rank's streams share its buffer
-  // (they touch disjoint bytes).
+  // One thread per rank (and, inside it, per stream).
   ThreadsWorld world(p);
-  const int streams = schedule.streamCount();
-  std::vector<std::unique_ptr<StreamProgress>> progress;
-  for (int r = 0; r < p; ++r) progress.push_back(std::make_unique<StreamProgress>(streams));
-  std::vector<std::string> errors(std::size_t(p) * std::size_t(streams));
+  std::vector<std::string> errors(static_cast<std::size_t>(p));
   auto start = std::chrono::steady_clock::now();
   {
     std::vector<std::jthread> threads;
-    for (int st = 0; st < streams; ++st) {
-      for (int r = 0; r < p; ++r) {
-        threads.emplace_back([&, r, st] {
-          try {
-            ThreadsTransport transport(world, r);
-            runScheduleRank(schedule.stream(st), transport, buffers[r].data(), options, streamTagBase(st),
-                            StreamContext{st, progress[r].get()});
-          } catch (const std::exception& e) {
-            errors[std::size_t(st) * std::size_t(p) + std::size_t(r)] = e.what();
-          }
-        });
-      }
+    for (int r = 0; r < p; ++r) {
+      threads.emplace_back([&, r] {
+        try {
+          runRankStreams(schedule, buffers[r].data(), options,
+                         [&](int) { return std::make_unique<ThreadsTransport>(world, r); });
+        } catch (const std::exception& e) {
+          errors[r] = e.what();
+        }
+      });
     }
   }
   RealRunReport report;

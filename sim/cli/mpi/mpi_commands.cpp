@@ -1,0 +1,200 @@
+#include "sim/cli/mpi/mpi_commands.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "algorithms/transports/transport.h"
+#include "sim/cli/mpi/mpi_runner.h"
+#include "sim/core/units.h"
+
+namespace collsim {
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+struct PerfOptions {
+  std::string op = "allreduce", algo = "ring", dtype = "float32", redop = "sum", begin = "8", end = "256MiB";
+  std::string format = "table";
+  double factor = 2;
+  int root = 0, devicesPerServer = -1, warmup = 5, iterations = 20;
+  double timeoutSeconds = 60;
+};
+
+int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
+  CollectiveSpec base;
+  if (!parseCollective(o.op, base.op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  DataType type;
+  if (!parseDataType(o.dtype, type)) throw UsageError("--dtype: unknown type '" + o.dtype + "'");
+  ReduceOp redop;
+  if (!parseReduceOp(o.redop, redop)) throw UsageError("--redop: '" + o.redop + "' is not sum, max or min");
+  if (!canReduce(type)) throw UsageError("--dtype: the transports cannot reduce " + o.dtype);
+  if (o.format != "table" && o.format != "csv" && o.format != "json") throw UsageError("--format: table, csv or json");
+  Bytes b, e;
+  try {
+    b = parseBytes(o.begin);
+    e = parseBytes(o.end);
+  } catch (const UnitError& x) {
+    throw UsageError(std::string("-b/-e: ") + x.what());
+  }
+  if (b > e || !(o.factor > 1)) throw UsageError("need -b <= -e and -f > 1");
+  if (o.iterations < 1 || o.warmup < 0) throw UsageError("--iters must be >= 1 and --warmup >= 0");
+  base.ranks = runner.size();
+  base.elemSize = dataTypeInfo(type).bytes;
+  base.root = o.root;
+  base.devicesPerServer = o.devicesPerServer >= 0 ? o.devicesPerServer : runner.hostLayout();
+  if (o.root < 0 || o.root >= base.ranks) throw UsageError("--root: no rank " + std::to_string(o.root));
+  if (base.devicesPerServer > 0 && base.ranks % base.devicesPerServer)
+    throw UsageError("--devices-per-server must divide the number of ranks");
+
+  std::vector<std::string> names = o.algo == "all" ? algorithmNames(base.op) : std::vector<std::string>{o.algo};
+  std::vector<AlgorithmEntry> algos;
+  for (const auto& n : names) {
+    auto a = findAlgorithm(base.op, n);
+    if (!a) throw UsageError("--algo: no algorithm '" + n + "' for " + o.op);
+    if (std::string why = a->unsupported(base); !why.empty()) throw UsageError("--algo: " + n + ": " + why);
+    algos.push_back(*a);
+  }
+
+  bool anyWrong = false;
+  std::ostringstream json;
+  if (o.format == "csv") out << "op,algorithm,ranks,bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,wrong\n";
+  for (const auto& algo : algos) {
+    if (o.format == "table") {
+      out << "# collsim-mpi perf: " << o.op << " " << algo.name << " on " << base.ranks << " MPI ranks"
+          << (base.devicesPerServer > 0 ? ", " + std::to_string(base.devicesPerServer) + " per server" : "")
+          << "; warm-up " << o.warmup << ", " << o.iterations << " iterations, results checked\n"
+          << "#        size        count     type  redop  root      time_us   algbw_GB/s   busbw_GB/s  #wrong\n";
+    }
+    for (Bytes size = b; size <= e; size = Bytes(double(size) * o.factor + 0.5)) {
+      CollectiveSpec spec = base;
+      spec.count = size / spec.elemSize;
+      MpiRunResult r = runner.run(algo, spec, type, redop, o.warmup, o.iterations,
+                                  std::chrono::milliseconds(std::int64_t(o.timeoutSeconds * 1000)));
+      anyWrong = anyWrong || r.wrong > 0;
+      double algbw = r.seconds > 0 ? double(spec.bytes()) / r.seconds / 1e9 : 0;
+      double busbw = algbw * busBandwidthFactor(spec.op, spec.ranks);
+      if (o.format == "table") {
+        char line[256];
+        std::snprintf(line, sizeof line, "  %12llu %12llu %8s %6s %5d %12.2f %12.3f %12.3f %7llu\n",
+                      (unsigned long long)spec.bytes(), (unsigned long long)spec.count, o.dtype.c_str(),
+                      o.redop.c_str(), spec.root, r.seconds * 1e6, algbw, busbw, (unsigned long long)r.wrong);
+        out << line;
+      } else if (o.format == "csv") {
+        out << o.op << ',' << algo.name << ',' << spec.ranks << ',' << spec.bytes() << ',' << spec.count << ','
+            << o.dtype << ',' << o.redop << ',' << fixed(r.seconds * 1e6, 3) << ',' << fixed(algbw, 6) << ','
+            << fixed(busbw, 6) << ',' << r.wrong << "\n";
+      } else {
+        json << (json.tellp() > 0 ? ",\n" : "") << "    {\"op\": \"" << o.op << "\", \"algorithm\": \"" << algo.name
+             << "\", \"ranks\": " << spec.ranks << ", \"bytes\": " << spec.bytes() << ", \"count\": " << spec.count
+             << ", \"dtype\": \"" << o.dtype << "\", \"time_us\": " << fixed(r.seconds * 1e6, 3)
+             << ", \"algbw_GBps\": " << fixed(algbw, 6) << ", \"busbw_GBps\": " << fixed(busbw, 6)
+             << ", \"wrong\": " << r.wrong << "}";
+      }
+      if (size == 0) break;
+    }
+  }
+  if (o.format == "json") out << "{\n  \"tool\": \"collsim-mpi\",\n  \"results\": [\n" << json.str() << "\n  ]\n}\n";
+  return anyWrong ? 1 : 0;
+}
+
+// Every algorithm and collective, and hierarchical ones on the layouts the
+// rank count allows, on awkward sizes: exact results through MPI.
+int selftest(MpiRunner& runner, std::ostream& out) {
+  const int p = runner.size();
+  int passed = 0, failed = 0;
+  auto check = [&](const AlgorithmEntry& algo, int devicesPerServer) {
+    for (std::uint64_t count : {0ULL, 1ULL, 7ULL, 1000ULL, 100003ULL}) {
+      CollectiveSpec spec{algo.op, p, count, 4, p > 2 ? p - 2 : 0, devicesPerServer};
+      if (!algo.unsupported(spec).empty()) return;
+      MpiRunResult r = runner.run(algo, spec, DataType::Float32, ReduceOp::Sum, 0, 0, std::chrono::milliseconds(20'000));
+      if (r.wrong == 0) {
+        ++passed;
+      } else {
+        ++failed;
+        out << "FAILED " << collectiveName(algo.op) << " " << algo.name << " p=" << p << " count=" << count
+            << ": " << r.wrong << " wrong elements\n";
+      }
+    }
+  };
+  for (const auto& algo : algorithmRegistry()) check(algo, 0);
+  for (int d : {2, 3, 4}) {
+    if (p % d || p / d < 2) continue;
+    for (auto [op, name] : {std::pair{Collective::AllReduce, "hier:ring+rhd"}, {Collective::AllReduce, "hierpipe:mesh+nhr"},
+                            {Collective::ReduceScatter, "hier:ring+nb"}, {Collective::AllGather, "hier:mesh+rhd"},
+                            {Collective::Broadcast, "hier:ring+ring"}})
+      check(*findAlgorithm(op, name), d);
+  }
+  out << "collsim-mpi selftest on " << p << " ranks:\n" << passed << " passed, " << failed << " failed\n";
+  return failed ? 1 : 0;
+}
+
+class NullBuffer : public std::streambuf {
+protected:
+  int overflow(int c) override { return c; }
+};
+
+} // namespace
+
+std::ostream& nullStream() {
+  static NullBuffer buffer;
+  static std::ostream stream(&buffer);
+  return stream;
+}
+
+int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"collsim-mpi: collsim's algorithms over MPI point-to-point messages"};
+  app.require_subcommand(1);
+  PerfOptions po;
+  auto* perfCmd = app.add_subcommand("perf", "nccl-tests style sweep, measured over MPI, results checked");
+  perfCmd->add_option("--op", po.op, "collective")->capture_default_str();
+  perfCmd->add_option("--algo", po.algo, "algorithm, hierarchical name, or all")->capture_default_str();
+  perfCmd->add_option("-b,--minbytes", po.begin, "smallest size")->capture_default_str();
+  perfCmd->add_option("-e,--maxbytes", po.end, "largest size")->capture_default_str();
+  perfCmd->add_option("-f,--stepfactor", po.factor, "size multiplier")->capture_default_str();
+  perfCmd->add_option("-d,--dtype", po.dtype, "int8, int32, float32, float64")->capture_default_str();
+  perfCmd->add_option("-o,--redop", po.redop, "sum, max or min")->capture_default_str();
+  perfCmd->add_option("-r,--root", po.root, "root of broadcast and reduce")->capture_default_str();
+  perfCmd->add_option("--devices-per-server", po.devicesPerServer, "server layout (default: from the MPI host layout)");
+  perfCmd->add_option("-w,--warmup", po.warmup, "warm-up iterations")->capture_default_str();
+  perfCmd->add_option("-n,--iters", po.iterations, "timed iterations")->capture_default_str();
+  perfCmd->add_option("--timeout", po.timeoutSeconds, "seconds a rank waits for a peer")->capture_default_str();
+  perfCmd->add_option("--format", po.format, "table, csv or json")->capture_default_str();
+  auto* selftestCmd = app.add_subcommand("selftest", "every algorithm and collective exact through MPI");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e, out, err);
+    return 2;
+  }
+  MpiRunner runner(MPI_COMM_WORLD);
+  try {
+    if (*perfCmd) return perf(po, runner, out);
+    if (*selftestCmd) return selftest(runner, out);
+    return 2;
+  } catch (const UsageError& e) {
+    err << "collsim-mpi: error: " << e.what() << "\n";
+    return 2;
+  } catch (const TransportError& e) {
+    std::cerr << "collsim-mpi: rank " << runner.rank() << ": " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "collsim-mpi: rank " << runner.rank() << ": internal error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+} // namespace collsim
