@@ -6,7 +6,25 @@
 
 namespace collsim {
 
-Report executeScenario(const Scenario& s, const std::string& command, const ExecuteOptions& options) {
+std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
+  std::vector<ScenarioPoint> points;
+  for (const auto& name : s.algorithms) {
+    bool verify = s.simulation.verify; // the schedule's shape is checked once per algorithm
+    for (Bytes size : s.sizes) {
+      points.push_back({name, size, verify});
+      verify = false;
+    }
+  }
+  return points;
+}
+
+CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace) {
+  AlgorithmEntry algo = *findAlgorithm(s.op, point.algorithm);
+  RunRequest req{s.op, &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root};
+  return simulateCollective(s.cluster, req, trace);
+}
+
+Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t seed) {
   Report report;
   report.command = command;
   report.name = s.name;
@@ -14,25 +32,22 @@ Report executeScenario(const Scenario& s, const std::string& command, const Exec
   report.clusterName = s.cluster.name;
   report.clusterDescription = s.cluster.description;
   report.segment = s.simulation.segment;
-  report.seed = options.seed;
+  report.seed = seed;
+  return report;
+}
 
-  const std::size_t total = s.algorithms.size() * s.sizes.size();
-  std::size_t done = 0;
+Report executeScenario(const Scenario& s, const std::string& command, const ExecuteOptions& options) {
+  Report report = emptyReport(s, command, options.seed);
+  std::vector<ScenarioPoint> points = scenarioPoints(s);
   auto started = std::chrono::steady_clock::now();
-  for (const auto& name : s.algorithms) {
-    AlgorithmEntry algo = *findAlgorithm(s.op, name);
-    bool verify = s.simulation.verify;
-    for (Bytes size : s.sizes) {
-      if (options.progress) {
-        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        *options.progress << "\r[" << done + 1 << "/" << total << "] " << collectiveName(s.op) << " " << name
-                          << " " << formatBytes(size) << " (" << int(elapsed) << " s elapsed)   " << std::flush;
-      }
-      RunRequest req{s.op, &algo, s.dtype, size, s.simulation.segment, verify, s.root};
-      report.results.push_back(simulateCollective(s.cluster, req, options.trace));
-      verify = false; // the schedule's shape was checked once for this algorithm
-      ++done;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (options.progress) {
+      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      *options.progress << "\r[" << i + 1 << "/" << points.size() << "] " << collectiveName(s.op) << " "
+                        << points[i].algorithm << " " << formatBytes(points[i].size) << " (" << int(elapsed)
+                        << " s elapsed)   " << std::flush;
     }
+    report.results.push_back(runPoint(s, points[i], options.trace));
   }
   if (options.progress) *options.progress << "\r" << std::string(60, ' ') << "\r" << std::flush;
   return report;

@@ -18,4 +18,16 @@ struct ExecuteOptions {
 
 Report executeScenario(const Scenario& scenario, const std::string& command, const ExecuteOptions& options);
 
+// The same, point by point, for callers that spread the points (collsim-mpi
+// sweep): one point is one algorithm at one size, in report order.
+struct ScenarioPoint {
+  std::string algorithm;
+  Bytes size;
+  bool verify; // check the schedule symbolically first (once per algorithm)
+};
+std::vector<ScenarioPoint> scenarioPoints(const Scenario& scenario);
+CollectiveRun runPoint(const Scenario& scenario, const ScenarioPoint& point, TraceRecorder* trace = nullptr);
+// A report with the scenario's header and no results yet.
+Report emptyReport(const Scenario& scenario, const std::string& command, std::uint64_t seed);
+
 } // namespace collsim

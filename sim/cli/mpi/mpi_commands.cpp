@@ -8,15 +8,15 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/transports/transport.h"
-#include "sim/cli/mpi/mpi_runner.h"
+#include "sim/cli/mpi/mpi_command.h"
 #include "sim/core/units.h"
+#include "sim/scenario/config_node.h"
+#include "sim/scenario/scenario.h"
 
 namespace collsim {
 namespace {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using UsageError = MpiUsageError;
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -41,14 +41,7 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
   if (!parseReduceOp(o.redop, redop)) throw UsageError("--redop: '" + o.redop + "' is not sum, max or min");
   if (!canReduce(type)) throw UsageError("--dtype: the transports cannot reduce " + o.dtype);
   if (o.format != "table" && o.format != "csv" && o.format != "json") throw UsageError("--format: table, csv or json");
-  Bytes b, e;
-  try {
-    b = parseBytes(o.begin);
-    e = parseBytes(o.end);
-  } catch (const UnitError& x) {
-    throw UsageError(std::string("-b/-e: ") + x.what());
-  }
-  if (b > e || !(o.factor > 1)) throw UsageError("need -b <= -e and -f > 1");
+  std::vector<Bytes> sizes = sweepSizes(o.begin, o.end, o.factor);
   if (o.iterations < 1 || o.warmup < 0) throw UsageError("--iters must be >= 1 and --warmup >= 0");
   base.ranks = runner.size();
   base.elemSize = dataTypeInfo(type).bytes;
@@ -77,7 +70,7 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
           << "; warm-up " << o.warmup << ", " << o.iterations << " iterations, results checked\n"
           << "#        size        count     type  redop  root      time_us   algbw_GB/s   busbw_GB/s  #wrong\n";
     }
-    for (Bytes size = b; size <= e; size = Bytes(double(size) * o.factor + 0.5)) {
+    for (Bytes size : sizes) {
       CollectiveSpec spec = base;
       spec.count = size / spec.elemSize;
       MpiRunResult r = runner.run(algo, spec, type, redop, o.warmup, o.iterations,
@@ -102,7 +95,6 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
              << ", \"algbw_GBps\": " << fixed(algbw, 6) << ", \"busbw_GBps\": " << fixed(busbw, 6)
              << ", \"wrong\": " << r.wrong << "}";
       }
-      if (size == 0) break;
     }
   }
   if (o.format == "json") out << "{\n  \"tool\": \"collsim-mpi\",\n  \"results\": [\n" << json.str() << "\n  ]\n}\n";
@@ -140,38 +132,49 @@ int selftest(MpiRunner& runner, std::ostream& out) {
   return failed ? 1 : 0;
 }
 
-class NullBuffer : public std::streambuf {
-protected:
-  int overflow(int c) override { return c; }
-};
-
 } // namespace
 
-std::ostream& nullStream() {
-  static NullBuffer buffer;
-  static std::ostream stream(&buffer);
-  return stream;
+std::vector<Bytes> sweepSizes(const std::string& b, const std::string& e, double factor) {
+  Bytes lo, hi;
+  try {
+    lo = parseBytes(b);
+    hi = parseBytes(e);
+  } catch (const UnitError& x) {
+    throw UsageError(std::string("-b/-e: ") + x.what());
+  }
+  if (lo > hi || !(factor > 1)) throw UsageError("need -b <= -e and -f > 1");
+  return geometricSizes(lo, hi, factor);
+}
+
+MpiCommand addMpiPerfCommand(CLI::App& app) {
+  auto po = std::make_shared<PerfOptions>();
+  auto* cmd = app.add_subcommand("perf", "nccl-tests style sweep, measured over MPI, results checked");
+  cmd->add_option("--op", po->op, "collective")->capture_default_str();
+  cmd->add_option("--algo", po->algo, "algorithm, hierarchical name, or all")->capture_default_str();
+  cmd->add_option("-b,--minbytes", po->begin, "smallest size")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", po->end, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", po->factor, "size multiplier")->capture_default_str();
+  cmd->add_option("-d,--dtype", po->dtype, "int8, int32, float32, float64")->capture_default_str();
+  cmd->add_option("-o,--redop", po->redop, "sum, max or min")->capture_default_str();
+  cmd->add_option("-r,--root", po->root, "root of broadcast and reduce")->capture_default_str();
+  cmd->add_option("--devices-per-server", po->devicesPerServer, "server layout (default: from the MPI host layout)");
+  cmd->add_option("-w,--warmup", po->warmup, "warm-up iterations")->capture_default_str();
+  cmd->add_option("-n,--iters", po->iterations, "timed iterations")->capture_default_str();
+  cmd->add_option("--timeout", po->timeoutSeconds, "seconds a rank waits for a peer")->capture_default_str();
+  cmd->add_option("--format", po->format, "table, csv or json")->capture_default_str();
+  return {cmd, [po](MpiRunner& runner, std::ostream& out) { return perf(*po, runner, out); }};
+}
+
+MpiCommand addMpiSelftestCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("selftest", "every algorithm and collective exact through MPI");
+  return {cmd, [](MpiRunner& runner, std::ostream& out) { return selftest(runner, out); }};
 }
 
 int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"collsim-mpi: collsim's algorithms over MPI point-to-point messages"};
   app.require_subcommand(1);
-  PerfOptions po;
-  auto* perfCmd = app.add_subcommand("perf", "nccl-tests style sweep, measured over MPI, results checked");
-  perfCmd->add_option("--op", po.op, "collective")->capture_default_str();
-  perfCmd->add_option("--algo", po.algo, "algorithm, hierarchical name, or all")->capture_default_str();
-  perfCmd->add_option("-b,--minbytes", po.begin, "smallest size")->capture_default_str();
-  perfCmd->add_option("-e,--maxbytes", po.end, "largest size")->capture_default_str();
-  perfCmd->add_option("-f,--stepfactor", po.factor, "size multiplier")->capture_default_str();
-  perfCmd->add_option("-d,--dtype", po.dtype, "int8, int32, float32, float64")->capture_default_str();
-  perfCmd->add_option("-o,--redop", po.redop, "sum, max or min")->capture_default_str();
-  perfCmd->add_option("-r,--root", po.root, "root of broadcast and reduce")->capture_default_str();
-  perfCmd->add_option("--devices-per-server", po.devicesPerServer, "server layout (default: from the MPI host layout)");
-  perfCmd->add_option("-w,--warmup", po.warmup, "warm-up iterations")->capture_default_str();
-  perfCmd->add_option("-n,--iters", po.iterations, "timed iterations")->capture_default_str();
-  perfCmd->add_option("--timeout", po.timeoutSeconds, "seconds a rank waits for a peer")->capture_default_str();
-  perfCmd->add_option("--format", po.format, "table, csv or json")->capture_default_str();
-  auto* selftestCmd = app.add_subcommand("selftest", "every algorithm and collective exact through MPI");
+  std::vector<MpiCommand> commands = {addMpiPerfCommand(app), addMpiSelftestCommand(app), addMpiSweepCommand(app),
+                                      addMpiCalibrateCommand(app), addMpiCompareCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -182,10 +185,13 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   MpiRunner runner(MPI_COMM_WORLD);
   try {
-    if (*perfCmd) return perf(po, runner, out);
-    if (*selftestCmd) return selftest(runner, out);
+    for (const MpiCommand& c : commands)
+      if (c.app->parsed()) return c.run(runner, out);
     return 2;
   } catch (const UsageError& e) {
+    err << "collsim-mpi: error: " << e.what() << "\n";
+    return 2;
+  } catch (const ConfigError& e) {
     err << "collsim-mpi: error: " << e.what() << "\n";
     return 2;
   } catch (const TransportError& e) {
@@ -195,6 +201,19 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::cerr << "collsim-mpi: rank " << runner.rank() << ": internal error: " << e.what() << "\n";
     return 3;
   }
+}
+
+namespace {
+class NullBuffer : public std::streambuf {
+protected:
+  int overflow(int c) override { return c; }
+};
+} // namespace
+
+std::ostream& nullStream() {
+  static NullBuffer buffer;
+  static std::ostream stream(&buffer);
+  return stream;
 }
 
 } // namespace collsim

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# MPI tools end to end (run by ctest when MPI is built):
+#  - `collsim-mpi sweep` on 1 and 4 ranks prints exactly `collsim run`'s table;
+#  - `collsim-mpi calibrate` writes a cluster YAML that `collsim` accepts, and
+#    `compare` runs against it with correct results.
+# Usage: mpi_tools_test.sh COLLSIM COLLSIM_MPI MPIEXEC SOURCE_DIR
+set -euo pipefail
+collsim=$1 mpi=$2 mpiexec=$3 src=$4
+run() { "$mpiexec" --oversubscribe --allow-run-as-root -np "$@"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+scenario="$src/scenarios/hierarchical-vs-flat.yaml"
+
+"$collsim" run "$scenario" --format json > "$tmp/run.json"
+run 1 "$mpi" sweep "$scenario" --format json > "$tmp/sweep1.json"
+run 4 "$mpi" sweep "$scenario" --format json > "$tmp/sweep4.json"
+cmp "$tmp/run.json" "$tmp/sweep1.json"
+cmp "$tmp/run.json" "$tmp/sweep4.json"
+echo "sweep: 1 and 4 ranks match collsim run"
+
+run 2 "$mpi" calibrate --out "$tmp/cluster.yaml" > /dev/null
+"$collsim" perf --cluster "$tmp/cluster.yaml" -b 1KiB -e 1MiB -f 32 > /dev/null
+run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB -f 8 -n 2 -w 1 > "$tmp/compare.txt"
+grep -q "median" "$tmp/compare.txt"
+echo "calibrate and compare: ok"
