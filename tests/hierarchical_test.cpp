@@ -223,3 +223,16 @@ TEST_CASE("the pipelined hierarchical AllReduce overlaps phases for large messag
   CHECK(piped < 0.9 * plain);
   CHECK(seconds(c, "hierpipe:ring+rhd", 64_KiB, 1_MiB) > seconds(c, "hier:ring+rhd", 64_KiB, 1_MiB));
 }
+
+TEST_CASE("traffic between devices of one server stays on HCCS unless intra-server RoCE is allowed") {
+  // Device 0 to device 4 of a ring server: 4 HCCS hops, although the RoCE
+  // switch is only 2 hops away (device -> switch -> device).
+  ClusterParams p = atlas(2, HccsShape::Ring);
+  Cluster kept = buildCluster(p);
+  CHECK(Routing(kept).route(kept.rankNode[0], kept.rankNode[4]).hops == 4);
+  p.intraServerRoce = true;
+  Cluster open = buildCluster(p);
+  CHECK(Routing(open).route(open.rankNode[0], open.rankNode[4]).hops == 2);
+  // Between servers the fabric is used either way.
+  CHECK(Routing(kept).route(kept.rankNode[0], kept.rankNode[8]).hops == 2);
+}

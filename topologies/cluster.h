@@ -30,6 +30,7 @@ enum class NodeKind { Device, Switch };
 struct ClusterNode {
   NodeKind kind;
   std::string name;
+  int server = -1; // the server it is part of; -1 for fabric switches
 };
 
 struct ClusterLink {
@@ -51,6 +52,12 @@ struct Cluster {
   int ranks() const { return int(rankNode.size()); }
   // "8 devices, HCCS ring" style one-liner.
   std::string description;
+  std::string hccsShape = "ring"; // inside a server: ring, mesh, 2x4, links
+  std::string fabric = "none";    // between servers: none, switch, leaf-spine, rail
+  // Whether traffic between devices of one server may leave the server
+  // (through the NICs and the fabric). HCCL keeps it on HCCS unless
+  // HCCL_INTRA_ROCE_ENABLE is set; so does collsim by default.
+  bool intraServerRoce = false;
 };
 
 // A topology that cannot exist (bad shape, zero bandwidth, disconnected).

@@ -19,17 +19,19 @@ void checkConnected(const Graph& g) {
   if (n > 1) throw TopologyError("topology is disconnected: " + std::to_string(n) + " separate parts");
 }
 
-Vertex addNode(Graph& g, NodeKind kind, const std::string& name) { return boost::add_vertex(VertexProps{kind, name}, g); }
+Vertex addNode(Graph& g, NodeKind kind, const std::string& name, int server) {
+  return boost::add_vertex(VertexProps{kind, name, server}, g);
+}
 
 void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::string& type) {
   boost::add_edge(a, b, EdgeProps{params, type}, g);
 }
 
-std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix) {
+std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server) {
   if (p.devices < 1) throw TopologyError("a server needs at least one device, got " + std::to_string(p.devices));
   if (p.devices > 1) checkLink(p.hccs, "HCCS link");
   std::vector<Vertex> dev;
-  for (int d = 0; d < p.devices; ++d) dev.push_back(addNode(g, NodeKind::Device, prefix + "dev" + std::to_string(d)));
+  for (int d = 0; d < p.devices; ++d) dev.push_back(addNode(g, NodeKind::Device, prefix + "dev" + std::to_string(d), server));
   auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, "hccs"); };
 
   switch (p.shape) {
@@ -48,7 +50,8 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
     for (int grp = 0; grp < 2; ++grp)
       for (int a = 0; a < 4; ++a)
         for (int b = a + 1; b < 4; ++b) hccs(4 * grp + a, 4 * grp + b);
-    Vertex sw0 = addNode(g, NodeKind::Switch, prefix + "pcie0"), sw1 = addNode(g, NodeKind::Switch, prefix + "pcie1");
+    Vertex sw0 = addNode(g, NodeKind::Switch, prefix + "pcie0", server);
+    Vertex sw1 = addNode(g, NodeKind::Switch, prefix + "pcie1", server);
     for (int d = 0; d < 8; ++d) addLink(g, dev[d], d < 4 ? sw0 : sw1, p.interGroup, "pcie");
     addLink(g, sw0, sw1, p.interGroup, "pcie");
     break;
@@ -74,7 +77,7 @@ Cluster exportCluster(const Graph& g, std::string name, int servers, int devices
   c.device = device;
   c.description = std::move(description);
   for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    c.nodes.push_back({g[v].kind, g[v].name});
+    c.nodes.push_back({g[v].kind, g[v].name, g[v].server});
     if (g[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));
   }
   for (auto e : boost::make_iterator_range(boost::edges(g)))

@@ -20,6 +20,7 @@ namespace collsim::graph {
 struct VertexProps {
   NodeKind kind;
   std::string name;
+  int server = -1;
 };
 struct EdgeProps {
   LinkParams params;
@@ -33,12 +34,12 @@ void checkLink(const LinkParams& l, const std::string& what);
 // Throws TopologyError if some node cannot reach another.
 void checkConnected(const Graph& g);
 
-Vertex addNode(Graph& g, NodeKind kind, const std::string& name);
+Vertex addNode(Graph& g, NodeKind kind, const std::string& name, int server = -1);
 void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::string& type);
 
 // Adds one server's devices and HCCS links (and PCIe switches for 2x4);
 // returns its devices in local order. Names are prefixed with `prefix`.
-std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix);
+std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server = 0);
 
 // Devices are ranks in the order they were added.
 Cluster exportCluster(const Graph& g, std::string name, int servers, int devicesPerServer, const DeviceModel& device,

@@ -95,12 +95,13 @@ Cluster buildCluster(const ClusterParams& p) {
   std::vector<std::vector<Vertex>> ports(static_cast<std::size_t>(p.servers));
   for (int s = 0; s < p.servers; ++s) {
     std::string prefix = p.servers > 1 ? "s" + std::to_string(s) + "." : "";
-    std::vector<Vertex> dev = graph::addServer(g, p.server, prefix);
+    std::vector<Vertex> dev = graph::addServer(g, p.server, prefix, s);
     if (p.nic.placement == NicPlacement::PerDevice) {
       ports[s] = dev;
       continue;
     }
-    for (int n = 0; n < nicsPerServer; ++n) ports[s].push_back(graph::addNode(g, NodeKind::Switch, prefix + "nic" + std::to_string(n)));
+    for (int n = 0; n < nicsPerServer; ++n)
+      ports[s].push_back(graph::addNode(g, NodeKind::Switch, prefix + "nic" + std::to_string(n), s));
     for (int d = 0; d < D; ++d) graph::addLink(g, dev[d], ports[s][d % nicsPerServer], p.nic.pcie, "pcie");
   }
 
@@ -134,7 +135,11 @@ Cluster buildCluster(const ClusterParams& p) {
   }
   }
   graph::checkConnected(g);
-  return graph::exportCluster(g, p.name, p.servers, D, p.server.device, describe(p));
+  Cluster c = graph::exportCluster(g, p.name, p.servers, D, p.server.device, describe(p));
+  c.hccsShape = hccsShapeName(p.server.shape);
+  c.fabric = fabricKindName(p.fabric.kind);
+  c.intraServerRoce = p.intraServerRoce;
+  return c;
 }
 
 } // namespace collsim

@@ -45,6 +45,7 @@ struct ClusterParams {
   ServerParams server; // the shape of every server
   NicParams nic;
   FabricParams fabric;
+  bool intraServerRoce = false; // see Cluster::intraServerRoce
 };
 
 // One server without a fabric when servers == 1 and no NIC is asked for;

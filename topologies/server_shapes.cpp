@@ -31,7 +31,9 @@ Cluster buildServer(const ServerParams& p) {
   graph::checkConnected(g);
   std::string description = std::to_string(p.devices) + " devices, HCCS " + hccsShapeName(p.shape) + ", " +
                             formatBandwidth(p.hccs.bandwidth) + " per direction, " + formatTime(p.hccs.latency);
-  return graph::exportCluster(g, p.name, 1, p.devices, p.device, description);
+  Cluster c = graph::exportCluster(g, p.name, 1, p.devices, p.device, description);
+  c.hccsShape = hccsShapeName(p.shape);
+  return c;
 }
 
 } // namespace collsim

@@ -34,6 +34,8 @@ Command addRunCommand(CLI::App& app);
 Command addPerfCommand(CLI::App& app);
 Command addVerifyCommand(CLI::App& app);
 Command addAlgorithmsCommand(CLI::App& app);
+Command addSelectCommand(CLI::App& app);
+Command addSelectorCommand(CLI::App& app);
 
 // --format/--out/--trace/--seed/--set, shared by run and perf.
 struct OutputOptions {

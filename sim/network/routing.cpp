@@ -14,7 +14,9 @@ std::uint64_t mix(std::uint64_t x) { // splitmix64 finalizer
 
 } // namespace
 
-Routing::Routing(const Cluster& cluster, std::uint64_t salt) : adjacency_(cluster.nodes.size()), salt_(salt) {
+Routing::Routing(const Cluster& cluster, std::uint64_t salt)
+    : adjacency_(cluster.nodes.size()), intraServerRoce_(cluster.intraServerRoce), salt_(salt) {
+  for (const auto& n : cluster.nodes) serverOf_.push_back(n.server);
   for (std::size_t i = 0; i < cluster.links.size(); ++i) {
     const auto& l = cluster.links[i];
     adjacency_[l.a].push_back({l.b, std::uint32_t(2 * i)});
@@ -24,7 +26,7 @@ Routing::Routing(const Cluster& cluster, std::uint64_t salt) : adjacency_(cluste
   stamp_.assign(adjacency_.size(), 0);
 }
 
-void Routing::distancesTo(int dst, int src) {
+void Routing::distancesTo(int dst, int src, int within) {
   ++round_;
   std::deque<int> frontier{dst};
   dist_[dst] = 0;
@@ -34,7 +36,7 @@ void Routing::distancesTo(int dst, int src) {
     frontier.pop_front();
     if (stamp_[src] == round_ && dist_[u] >= dist_[src]) break; // src's level is complete
     for (const Adjacent& a : adjacency_[u]) {
-      if (stamp_[a.node] == round_) continue;
+      if (stamp_[a.node] == round_ || (within >= 0 && serverOf_[a.node] != within)) continue;
       stamp_[a.node] = round_;
       dist_[a.node] = dist_[u] + 1;
       frontier.push_back(a.node);
@@ -46,7 +48,8 @@ Routing::Route Routing::route(int src, int dst) {
   std::uint64_t key = std::uint64_t(src) << 32 | std::uint32_t(dst);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
 
-  distancesTo(dst, src);
+  int within = !intraServerRoce_ && serverOf_[src] >= 0 && serverOf_[src] == serverOf_[dst] ? serverOf_[src] : -1;
+  distancesTo(dst, src, within);
   if (stamp_[src] != round_)
     throw TopologyError("no route from node " + std::to_string(src) + " to node " + std::to_string(dst));
 

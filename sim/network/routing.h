@@ -2,6 +2,8 @@
 // and cached per (source, destination).
 //
 // Channel 2i carries link i from its end `a` to `b`, channel 2i+1 back.
+// Between two devices of one server, routes stay inside the server (HCCS,
+// PCIe) unless the cluster allows intra-server RoCE.
 // Where several next hops lie on shortest paths (several spines), one is
 // chosen by a hash of (source, destination, hop), as switches hash a flow's
 // header: every flow keeps one path, different flows spread over the paths,
@@ -36,10 +38,13 @@ private:
     int node;
     std::uint32_t channel;
   };
-  // Hop distances to `dst`, at least for every node closer than `src`.
-  void distancesTo(int dst, int src);
+  // Hop distances to `dst`, at least for every node closer than `src`,
+  // over nodes of server `within` only (all nodes when it is -1).
+  void distancesTo(int dst, int src, int within);
 
   std::vector<std::vector<Adjacent>> adjacency_;
+  std::vector<int> serverOf_; // per node
+  bool intraServerRoce_;
   std::uint64_t salt_;
   std::vector<std::uint32_t> pathChannels_;        // all cached paths, back to back
   std::unordered_map<std::uint64_t, Route> cache_;

@@ -110,7 +110,8 @@ FabricParams loadFabric(const std::optional<ConfigNode>& node) {
 } // namespace
 
 Cluster loadCluster(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device", "nic", "roce", "fabric"});
+  node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device", "nic", "roce", "fabric",
+                  "intra_server_roce"});
   ServerParams server = loadServer(node);
   int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
   bool multi = servers > 1 || node.has("roce") || node.has("nic") || node.has("fabric");
@@ -123,6 +124,7 @@ Cluster loadCluster(const ConfigNode& node) {
     c.server = server;
     c.nic = loadNic(node);
     c.fabric = loadFabric(node.find("fabric"));
+    if (auto v = node.find("intra_server_roce")) c.intraServerRoce = v->boolean();
     return buildCluster(c);
   } catch (const TopologyError& e) {
     node.fail(e.what());

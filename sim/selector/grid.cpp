@@ -1,0 +1,58 @@
+#include "sim/selector/grid.h"
+
+#include <filesystem>
+
+#include "sim/scenario/cluster_config.h"
+#include "sim/scenario/config_node.h"
+
+namespace collsim {
+
+Grid loadGridFile(const std::string& file) {
+  auto origins = std::make_shared<ConfigOrigins>(file);
+  ConfigNode root(loadYamlFile(file), origins);
+  root.allowOnly({"name", "description", "ops", "sizes", "clusters"});
+  Grid g;
+  g.name = root.has("name") ? root.at("name").text() : "grid";
+
+  std::vector<Collective> ops;
+  for (const ConfigNode& op : root.at("ops").items()) {
+    Collective c;
+    if (!parseCollective(op.text(), c)) op.fail("unknown collective '" + op.text() + "'");
+    ops.push_back(c);
+  }
+  std::vector<Bytes> sizes;
+  for (const ConfigNode& s : root.at("sizes").items()) sizes.push_back(s.bytes());
+
+  std::filesystem::path dir = std::filesystem::path(file).parent_path();
+  for (const ConfigNode& entry : root.at("clusters").items()) {
+    entry.allowOnly({"base", "servers", "devices"});
+    ConfigNode baseNode = entry.at("base");
+    std::filesystem::path base = dir / baseNode.text();
+    if (!std::filesystem::exists(base)) baseNode.fail("cluster file '" + base.string() + "' does not exist");
+    auto list = [&](const char* key) {
+      std::vector<long long> v;
+      if (auto n = entry.find(key))
+        for (const ConfigNode& x : n->isSequence() ? n->items() : std::vector<ConfigNode>{*n}) v.push_back(x.integer(1, 1 << 20));
+      return v;
+    };
+    std::vector<long long> servers = list("servers"), devices = list("devices");
+    if (servers.empty()) servers.push_back(0); // 0: keep the file's
+    if (devices.empty()) devices.push_back(0);
+    for (long long s : servers) {
+      for (long long d : devices) {
+        std::vector<std::string> sets;
+        if (s) sets.push_back("servers=" + std::to_string(s));
+        if (d) sets.push_back("devices=" + std::to_string(d));
+        Cluster c = loadClusterFile(base.string(), sets);
+        g.labels.push_back(c.name + " servers=" + std::to_string(c.servers) + " devices=" + std::to_string(c.devicesPerServer));
+        g.clusters.push_back(std::move(c));
+      }
+    }
+  }
+  for (int c = 0; c < int(g.clusters.size()); ++c)
+    for (Collective op : ops)
+      for (Bytes b : sizes) g.points.push_back({op, b, c});
+  return g;
+}
+
+} // namespace collsim

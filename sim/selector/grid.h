@@ -1,0 +1,37 @@
+// A selector grid (scenarios/selector-grid.yaml): collectives x sizes x
+// cluster shapes, the cases a rule set is scored on.
+//
+//   name: selector-grid
+//   ops: [allreduce]
+//   sizes: [64KiB, 1MiB, 64MiB]
+//   clusters:
+//     - base: ../configs/clusters/atlas-2x8.yaml   # a cluster file (relative to the grid) ...
+//       servers: [1, 2, 4, 8]                      # ... with these keys swept
+//       devices: [8]
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "algorithms/core/schedule.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+struct GridPoint {
+  Collective op;
+  Bytes bytes;
+  int cluster; // index into Grid::clusters
+  std::string key() const;
+};
+
+struct Grid {
+  std::string name;
+  std::vector<Cluster> clusters;
+  std::vector<std::string> labels; // per cluster: "atlas-2x8 servers=4 devices=8"
+  std::vector<GridPoint> points;
+};
+
+Grid loadGridFile(const std::string& file);
+
+} // namespace collsim

@@ -1,0 +1,99 @@
+#include "sim/selector/rules.h"
+
+#include "sim/scenario/config_node.h"
+
+namespace collsim {
+
+bool Rule::matches(const SelectionContext& c) const {
+  auto in = [](const std::vector<std::string>& set, const std::string& v) {
+    if (set.empty()) return true;
+    for (const auto& s : set)
+      if (s == v) return true;
+    return false;
+  };
+  if (!ops.empty()) {
+    bool any = false;
+    for (Collective op : ops) any = any || op == c.op;
+    if (!any) return false;
+  }
+  bool pow2 = c.servers > 0 && (c.servers & (c.servers - 1)) == 0;
+  return (!bytes || bytes->contains(double(c.bytes))) && (!ranks || ranks->contains(c.ranks)) &&
+         (!servers || servers->contains(c.servers)) && (!devices || devices->contains(c.devices)) &&
+         (!sliceBytes || sliceBytes->contains(double(c.bytes) / c.devices)) &&
+         (!serversPowerOfTwo || *serversPowerOfTwo == pow2) && in(hccs, c.hccs) && in(fabric, c.fabric);
+}
+
+const Rule* SelectorRules::firstMatch(const SelectionContext& c) const {
+  for (const Rule& r : rules)
+    if (r.matches(c)) return &r;
+  return nullptr;
+}
+
+namespace {
+
+// A number, or {min, max} (either may be left out); sizes take units.
+Range loadRange(const ConfigNode& n, bool sizes) {
+  auto value = [&](const ConfigNode& v) { return sizes ? double(v.bytes()) : double(v.integer(0, 1LL << 40)); };
+  if (n.isScalar()) {
+    double v = value(n);
+    return {v, v};
+  }
+  n.allowOnly({"min", "max"});
+  Range r;
+  if (auto v = n.find("min")) r.min = value(*v);
+  if (auto v = n.find("max")) r.max = value(*v);
+  if (r.min > r.max) n.fail("min is larger than max");
+  return r;
+}
+
+std::vector<std::string> loadChoices(const ConfigNode& n, std::initializer_list<const char*> allowed) {
+  std::vector<std::string> out;
+  for (const ConfigNode& item : n.isSequence() ? n.items() : std::vector<ConfigNode>{n}) out.push_back(item.choice(allowed));
+  return out;
+}
+
+Rule loadRule(const ConfigNode& n) {
+  n.allowOnly({"name", "source", "when", "algo"});
+  Rule r;
+  r.name = n.at("name").text();
+  r.source = n.has("source") ? n.at("source").text() : "guess";
+  r.algorithm = n.at("algo").text();
+  if (auto when = n.find("when")) {
+    when->allowOnly({"op", "bytes", "ranks", "servers", "devices", "slice_bytes", "servers_power_of_two", "hccs", "fabric"});
+    if (auto op = when->find("op")) {
+      for (const ConfigNode& item : op->isSequence() ? op->items() : std::vector<ConfigNode>{*op}) {
+        Collective c;
+        if (!parseCollective(item.text(), c)) item.fail("unknown collective '" + item.text() + "'");
+        r.ops.push_back(c);
+      }
+    }
+    if (auto v = when->find("bytes")) r.bytes = loadRange(*v, true);
+    if (auto v = when->find("slice_bytes")) r.sliceBytes = loadRange(*v, true);
+    if (auto v = when->find("ranks")) r.ranks = loadRange(*v, false);
+    if (auto v = when->find("servers")) r.servers = loadRange(*v, false);
+    if (auto v = when->find("devices")) r.devices = loadRange(*v, false);
+    if (auto v = when->find("servers_power_of_two")) r.serversPowerOfTwo = v->boolean();
+    if (auto v = when->find("hccs")) r.hccs = loadChoices(*v, {"ring", "mesh", "2x4", "links"});
+    if (auto v = when->find("fabric")) r.fabric = loadChoices(*v, {"none", "switch", "leaf-spine", "rail"});
+  }
+  return r;
+}
+
+} // namespace
+
+SelectorRules loadSelectorRules(const ConfigNode& node) {
+  node.allowOnly({"name", "description", "rules", "fallback"});
+  SelectorRules s;
+  s.name = node.has("name") ? node.at("name").text() : "rules";
+  if (auto d = node.find("description")) s.description = d->text();
+  if (auto f = node.find("fallback")) f->choice({"closed-form"});
+  for (const ConfigNode& r : node.at("rules").items()) s.rules.push_back(loadRule(r));
+  return s;
+}
+
+SelectorRules loadSelectorRulesFile(const std::string& file) {
+  auto origins = std::make_shared<ConfigOrigins>(file);
+  return loadSelectorRules(ConfigNode(loadYamlFile(file), origins));
+}
+
+} // namespace collsim

@@ -1,0 +1,39 @@
+// Choosing an algorithm: the candidates for a cluster, what the rules pick,
+// and what the simulation says each candidate costs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/selector/rules.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+// Every algorithm that can run `op` on `cluster`: the flat ones and, for
+// several servers, the hierarchical pairs (ring or mesh inside; ring, rhd,
+// nhr or nb between; pipelined too for allreduce).
+std::vector<std::string> candidates(Collective op, const Cluster& cluster);
+
+SelectionContext contextOf(Collective op, Bytes bytes, const Cluster& cluster);
+
+struct Choice {
+  std::string algorithm;
+  std::string rule;   // the rule that fired, or "fallback: closed-form"
+  std::string source; // where the rule comes from
+};
+
+// The rules' pick; without a matching rule (or when the rule's algorithm
+// cannot run here), the candidate of lowest closed-form cost, with alpha
+// and beta from the cluster's slowest link.
+Choice choose(const SelectorRules& rules, Collective op, Bytes bytes, const Cluster& cluster);
+
+struct CandidateTime {
+  std::string algorithm;
+  double seconds;
+};
+// Simulates every candidate (float32, 1 MiB segments), fastest first.
+std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const Cluster& cluster);
+double simulateOne(Collective op, Bytes bytes, const Cluster& cluster, const std::string& algorithm);
+
+} // namespace collsim

@@ -1,0 +1,106 @@
+// The selector: rules as data, HCCL's documented picks, regret against a baseline.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "sim/cli/cli.h"
+#include "sim/scenario/cluster_config.h"
+#include "sim/selector/selector.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+
+namespace {
+
+std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
+
+struct Out {
+  int status;
+  std::string out, err;
+};
+
+Out cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "collsim");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int status = runCli(int(argv.size()), argv.data(), {out, err, false});
+  return {status, out.str(), err.str()};
+}
+
+Cluster atlas(int servers) {
+  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
+}
+
+} // namespace
+
+TEST_CASE("the HCCL 910B rules pick ring for 2-3 servers and NHR from 4, pipelined from 1 MiB slices") {
+  SelectorRules rules = loadSelectorRulesFile(source("configs/selector/hccl-910b.yaml"));
+  // 64 KiB over 8 devices: 8 KiB slices, below the pipeline threshold.
+  CHECK(choose(rules, Collective::AllReduce, 64_KiB, atlas(2)).algorithm == "hier:ring+ring");
+  CHECK(choose(rules, Collective::AllReduce, 64_KiB, atlas(3)).algorithm == "hier:ring+ring");
+  CHECK(choose(rules, Collective::AllReduce, 64_KiB, atlas(4)).algorithm == "hier:ring+nhr");
+  CHECK(choose(rules, Collective::AllReduce, 64_KiB, atlas(8)).algorithm == "hier:ring+nhr");
+  // 64 MiB: 8 MiB slices, pipelined.
+  CHECK(choose(rules, Collective::AllReduce, 64_MiB, atlas(2)).algorithm == "hierpipe:ring+ring");
+  CHECK(choose(rules, Collective::AllReduce, 64_MiB, atlas(4)).algorithm == "hierpipe:ring+nhr");
+  // One server: the hardware decides (ring), recursive doubling up to 1 MiB.
+  CHECK(choose(rules, Collective::AllReduce, 1_MiB, atlas(1)).algorithm == "rd");
+  CHECK(choose(rules, Collective::AllReduce, 2_MiB, atlas(1)).algorithm == "ring");
+  Choice c = choose(rules, Collective::AllReduce, 64_KiB, atlas(4));
+  CHECK(c.rule == "nhr-from-4-servers");
+  CHECK(c.source.find("60 us") != std::string::npos);
+}
+
+TEST_CASE("the HCCL 910A static rule: H-D for 8+ servers or powers of two, else ring") {
+  SelectorRules rules = loadSelectorRulesFile(source("configs/selector/hccl-910a.yaml"));
+  CHECK(choose(rules, Collective::AllReduce, 1_MiB, atlas(2)).algorithm == "hier:ring+rhd");
+  CHECK(choose(rules, Collective::AllReduce, 1_MiB, atlas(3)).algorithm == "hier:ring+ring");
+  CHECK(choose(rules, Collective::AllReduce, 1_MiB, atlas(6)).algorithm == "hier:ring+ring");
+  CHECK(choose(rules, Collective::AllReduce, 1_MiB, atlas(9)).algorithm == "hier:ring+rhd");
+}
+
+TEST_CASE("without a matching rule the lowest closed-form cost decides") {
+  SelectorRules none;
+  Choice c = choose(none, Collective::AllReduce, 64_MiB, atlas(1));
+  CHECK(c.rule == "fallback: closed-form");
+  CHECK(!c.algorithm.empty());
+}
+
+TEST_CASE("selector check catches a deliberately bad threshold against a baseline") {
+  auto baseline = std::filesystem::temp_directory_path() / "collsim_selector_baseline.json";
+  std::filesystem::remove(baseline);
+  std::string grid = source("tests/data/selector/small-grid.yaml");
+  Out good = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
+                  "--baseline", baseline.string(), "--update-baseline"});
+  REQUIRE(good.status == 0);
+  REQUIRE(std::filesystem::exists(baseline));
+  Out same = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
+                  "--baseline", baseline.string()});
+  CHECK(same.status == 0);
+  CHECK(same.out.find("0 regression(s)") != std::string::npos);
+  Out bad = cli({"selector", "check", "--rules", source("tests/data/selector/bad-threshold.yaml"), "--grid", grid,
+                 "--baseline", baseline.string()});
+  CHECK(bad.status == 1);
+  // Recursive doubling of 64 MiB on one server: the point is named.
+  CHECK(bad.out.find("REGRESSION allreduce 64MiB atlas-2x8 servers=1") != std::string::npos);
+  std::filesystem::remove(baseline);
+}
+
+TEST_CASE("select explains its choice with every candidate's simulated time") {
+  Out r = cli({"select", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", "allreduce", "--bytes", "64MiB",
+               "--rules", source("configs/selector/hccl-910b.yaml"), "--explain"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.rfind("hierpipe:ring+ring\n", 0) == 0);
+  CHECK(r.out.find("<- picked") != std::string::npos);
+  CHECK(r.out.find("pipeline-2-3-servers-ring") != std::string::npos);
+}
+
+TEST_CASE("bad selector rules are errors with their line") {
+  Out r = cli({"selector", "check", "--rules", source("tests/data/selector/unknown-condition.yaml"), "--grid",
+               source("tests/data/selector/small-grid.yaml")});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("unknown-condition.yaml:4:") != std::string::npos);
+  CHECK(r.err.find("srevers") != std::string::npos);
+}
