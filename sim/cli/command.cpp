@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/execute.h"
+#include "sim/selector/hccl_env.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -41,6 +42,25 @@ Bytes optionBytes(const std::string& option, const std::string& value) {
   } catch (const UnitError& e) {
     throw UsageError(option + ": " + e.what());
   }
+}
+
+void addEnvOptions(CLI::App* cmd, EnvOptions& o) {
+  cmd->add_option("--env-file", o.file, "HCCL settings from a shell script (export HCCL_...=...)");
+  cmd->add_flag("--env", o.process, "HCCL settings from this process's environment (HCCL_*)");
+}
+
+void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io) {
+  std::vector<EnvSetting> settings;
+  if (!o.file.empty()) settings = readEnvFile(o.file, s.cluster.ranks());
+  if (o.process)
+    for (auto& e : readProcessEnv()) settings.push_back(std::move(e));
+  if (settings.empty()) return;
+  HcclSettings h = interpretHcclSettings(settings, s.cluster);
+  for (const auto& n : h.notices) io.err << "collsim: note: " << n << '\n';
+  if (auto it = h.algorithm.find(s.op); it != h.algorithm.end()) s.algorithms = {it->second};
+  if (h.bufferSize) s.simulation.loopBytes = *h.bufferSize;
+  if (h.segment) s.simulation.segment = *h.segment;
+  if (h.intraServerRoce) s.cluster.intraServerRoce = *h.intraServerRoce;
 }
 
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {

@@ -47,6 +47,16 @@ struct OutputOptions {
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
 
+// --env-file FILE and --env: HCCL settings for run, perf and select.
+struct EnvOptions {
+  std::string file;
+  bool process = false;
+};
+void addEnvOptions(CLI::App* cmd, EnvOptions& o);
+// Applies the HCCL settings to a scenario (algorithm, loops, segment, intra-
+// server RoCE), printing one notice per variable on standard error.
+void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io);
+
 // Simulates every point of the scenario and writes the report (and trace).
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io);
 

@@ -12,6 +12,7 @@ namespace {
 
 struct PerfOptions {
   OutputOptions output;
+  EnvOptions env;
   std::string cluster, op = "allreduce", algo = "ring", dtype = "float32";
   std::string begin = "8", end = "1GiB", segment = "1MiB";
   double factor = 2;
@@ -41,6 +42,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.simulation.segment = optionBytes("--segment", p.segment);
   if (s.simulation.segment == 0) throw UsageError("--segment must be positive");
   s.simulation.verify = p.verify;
+  applyHcclEnv(p.env, s, io);
   return simulateAndReport(s, "perf", p.output, io);
 }
 
@@ -60,6 +62,7 @@ Command addPerfCommand(CLI::App& app) {
   cmd->add_option("--segment", p->segment, "network segment size (4096 for packet-level)")->capture_default_str();
   cmd->add_flag("!--no-verify", p->verify, "skip the symbolic check of the schedule");
   addOutputOptions(cmd, p->output, "override a cluster key: --set hccs.bandwidth=24GB/s (repeatable)");
+  addEnvOptions(cmd, p->env);
   return {cmd, [p](CliStreams io) { return perf(*p, io); }};
 }
 

@@ -7,6 +7,7 @@
 
 #include "sim/cli/command.h"
 #include "sim/scenario/cluster_config.h"
+#include "sim/selector/hccl_env.h"
 #include "sim/selector/selector.h"
 
 namespace collsim {
@@ -16,6 +17,7 @@ struct SelectOptions {
   std::string cluster, op = "allreduce", bytes = "64MiB", rules = "configs/selector/hccl-910b.yaml", format = "table";
   std::vector<std::string> sets;
   bool explain = false;
+  EnvOptions env;
 };
 
 int select(const SelectOptions& o, CliStreams io) {
@@ -25,6 +27,14 @@ int select(const SelectOptions& o, CliStreams io) {
   Bytes bytes = optionBytes("--bytes", o.bytes);
   SelectorRules rules = loadSelectorRulesFile(o.rules);
   Choice choice = choose(rules, op, bytes, cluster);
+  std::vector<EnvSetting> settings;
+  if (!o.env.file.empty()) settings = readEnvFile(o.env.file, cluster.ranks());
+  if (o.env.process)
+    for (auto& e : readProcessEnv()) settings.push_back(std::move(e));
+  HcclSettings hccl = interpretHcclSettings(settings, cluster);
+  if (hccl.intraServerRoce) cluster.intraServerRoce = *hccl.intraServerRoce;
+  if (auto it = hccl.algorithm.find(op); it != hccl.algorithm.end())
+    choice = {it->second, "HCCL settings", "automatic selection is off"};
   std::vector<CandidateTime> times;
   if (o.explain) times = simulateCandidates(op, bytes, cluster);
 
@@ -46,6 +56,7 @@ int select(const SelectOptions& o, CliStreams io) {
     os << "# " << o.op << " of " << formatBytes(bytes) << " on " << cluster.name << " (" << cluster.description << ")\n"
        << "# rules " << rules.name << ": " << choice.rule << " [" << choice.source << "]\n"
        << "# candidates, simulated (fastest first):\n";
+    for (const auto& n : hccl.notices) os << "# " << n << "\n";
     for (const auto& t : times) {
       char line[160];
       std::snprintf(line, sizeof line, "#   %-22s %14.3f us %s\n", t.algorithm.c_str(), t.seconds * 1e6,
@@ -69,6 +80,7 @@ Command addSelectCommand(CLI::App& app) {
   cmd->add_flag("--explain", o->explain, "show the rule that fired and every candidate's simulated time");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
+  addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return select(*o, io); }};
 }
 

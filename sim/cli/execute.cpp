@@ -20,7 +20,7 @@ std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
 
 CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace) {
   AlgorithmEntry algo = *findAlgorithm(s.op, point.algorithm);
-  RunRequest req{s.op, &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root};
+  RunRequest req{s.op, &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes};
   return simulateCollective(s.cluster, req, trace);
 }
 

@@ -34,6 +34,7 @@ struct RunRequest {
   Bytes segment;      // network segment size
   bool verify = true; // symbolic check before timing
   int root = 0;       // broadcast and reduce
+  Bytes loopBytes = 0; // > 0: data larger than this runs in loops of it, one after another
 };
 
 // Throws std::runtime_error if the checker rejects the schedule.

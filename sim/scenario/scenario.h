@@ -23,6 +23,7 @@ namespace collsim {
 struct SimulationOptions {
   Bytes segment = Bytes(1) << 20; // fast mode by default; 4096 for packet-level fidelity
   bool verify = true;             // run the symbolic checker first
+  Bytes loopBytes = 0;            // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
 };
 
 struct Scenario {

@@ -1,0 +1,46 @@
+// HCCL environment settings, read from an env file (the article's bash
+// scripts) or the process environment, and what they mean in collsim.
+//
+// Real HCCL variables (hccl-facts.md) and the article's names, which are not
+// HCCL settings, are both accepted; every variable gets a one-line notice
+// saying how it was applied (or that it has no effect on the simulation),
+// the article's names also saying they are not real and which real setting
+// corresponds. An unknown HCCL_* name is reported, a malformed value is an
+// error naming the variable.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/core/schedule.h"
+#include "sim/core/units.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+struct EnvSetting {
+  std::string name, value;
+  std::string origin; // "file:line" or "environment"
+};
+
+// `export NAME=VALUE` lines of a shell script, in order; `if [ "$WORLD_SIZE"
+// -le N ]; then ... fi` blocks (-lt -le -gt -ge -eq -ne) are evaluated with
+// WORLD_SIZE = `worldSize`, other lines are ignored. Throws ConfigError.
+std::vector<EnvSetting> readEnvFile(const std::string& file, int worldSize);
+// The HCCL_* variables of this process.
+std::vector<EnvSetting> readProcessEnv();
+
+struct HcclSettings {
+  std::map<Collective, std::string> algorithm; // forced, as collsim algorithm names
+  std::optional<Bytes> bufferSize;             // HCCL_BUFFSIZE: larger data runs in loops
+  std::optional<Bytes> segment;                // HCCL_ROCE_MTU: packet-sized segments
+  std::optional<bool> intraServerRoce;         // HCCL_INTRA_ROCE_ENABLE
+  std::vector<std::string> notices;            // one per variable
+};
+
+// Later settings override earlier ones. Throws ConfigError on a malformed value.
+HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, const Cluster& cluster);
+
+} // namespace collsim

@@ -1,0 +1,113 @@
+// HCCL environment settings: real variables, the article's aliases, loops.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/cli/cli.h"
+#include "sim/run/simulate.h"
+#include "sim/scenario/cluster_config.h"
+#include "sim/scenario/config_node.h"
+#include "sim/selector/hccl_env.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+
+namespace {
+
+std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
+
+Cluster atlas(int servers) {
+  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
+}
+
+HcclSettings settings(std::vector<std::pair<std::string, std::string>> vars, const Cluster& c) {
+  std::vector<EnvSetting> s;
+  for (auto& [n, v] : vars) s.push_back({n, v, "test"});
+  return interpretHcclSettings(s, c);
+}
+
+bool mentions(const HcclSettings& h, const std::string& word) {
+  for (const auto& n : h.notices)
+    if (n.find(word) != std::string::npos) return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("the article's topology script picks by WORLD_SIZE, as its if-blocks say") {
+  Cluster two = atlas(2), one = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {});
+  auto script = source("tests/data/env/seed-topology.sh");
+  HcclSettings big = interpretHcclSettings(readEnvFile(script, two.ranks()), two);     // WORLD_SIZE 16
+  HcclSettings small = interpretHcclSettings(readEnvFile(script, one.ranks()), one);   // WORLD_SIZE 8
+  CHECK(big.algorithm.at(Collective::AllReduce) == "hier:ring+rhd"); // 3 = hierarchical, intra 1 ring, inter 2 RHD
+  CHECK(small.algorithm.at(Collective::AllReduce) == "ring");        // 1 = ring
+  CHECK(mentions(big, "not a real HCCL setting; HCCL's is HCCL_ALGO"));
+}
+
+TEST_CASE("the article's link script: a notice for every variable, MTU as the segment") {
+  Cluster c = atlas(2);
+  auto env = readEnvFile(source("tests/data/env/seed-links.sh"), c.ranks());
+  CHECK(env.size() == 7);
+  HcclSettings h = interpretHcclSettings(env, c);
+  CHECK(h.notices.size() == 7);
+  REQUIRE(h.segment);
+  CHECK(*h.segment == 4096);
+  CHECK(mentions(h, "HCCL_RDMA_QPS_PER_CONNECTION")); // the real name for HCCL_ROCE_QP_NUM
+  // Its HCCL_INTER_NODE_DEVS=8 contradicts a 4-device server: an error naming it.
+  Cluster four = loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"devices=4"});
+  CHECK_THROWS_WITH_AS(interpretHcclSettings(env, four), doctest::Contains("HCCL_INTER_NODE_DEVS=8"), ConfigError);
+}
+
+TEST_CASE("HCCL_ALGO: global and per operation, level 0 by hardware") {
+  Cluster ring2 = atlas(2);
+  HcclSettings g = settings({{"HCCL_ALGO", "level0:NA;level1:H-D_R"}}, ring2);
+  CHECK(g.algorithm.at(Collective::AllReduce) == "hier:ring+rhd");
+  CHECK(g.algorithm.at(Collective::AllGather) == "hier:ring+rhd");
+  Cluster mesh2 = loadClusterFile(source("configs/clusters/atlas-2x8-mesh.yaml"), {});
+  HcclSettings p = settings({{"HCCL_ALGO", "allreduce=level0:NA;level1:NHR/allgather=level0:NA;level1:ring"}}, mesh2);
+  CHECK(p.algorithm.at(Collective::AllReduce) == "hier:mesh+nhr");
+  CHECK(p.algorithm.at(Collective::AllGather) == "hier:mesh+ring");
+  CHECK(p.algorithm.count(Collective::ReduceScatter) == 0);
+  CHECK(settings({{"HCCL_ALGO", "level0:NA;level1:pipeline"}}, ring2).algorithm.at(Collective::AllReduce) ==
+        "hierpipe:ring+ring");
+}
+
+TEST_CASE("malformed values are errors naming the variable; unknown names are reported") {
+  Cluster c = atlas(2);
+  CHECK_THROWS_WITH_AS(settings({{"HCCL_ALGO", "level0:ring;level1:ring"}}, c), doctest::Contains("HCCL_ALGO"), ConfigError);
+  CHECK_THROWS_WITH_AS(settings({{"HCCL_ALGO", "level0:NA;level1:AHC"}}, c), doctest::Contains("AHC"), ConfigError);
+  CHECK_THROWS_WITH_AS(settings({{"HCCL_BUFFSIZE", "lots"}}, c), doctest::Contains("HCCL_BUFFSIZE=lots"), ConfigError);
+  CHECK_THROWS_AS(settings({{"HCCL_INTRA_ROCE_ENABLE", "2"}}, c), ConfigError);
+  HcclSettings u = settings({{"HCCL_FROBNICATE", "1"}}, c);
+  CHECK(mentions(u, "unknown HCCL setting"));
+  HcclSettings real = settings({{"HCCL_EXEC_TIMEOUT", "1836"}}, c);
+  CHECK(mentions(real, "real HCCL setting with no effect"));
+}
+
+TEST_CASE("HCCL_BUFFSIZE: data larger than the buffer runs in loops") {
+  // 200 MB (MiB) buffer, 1 GiB of data: 5 full loops of 200 MiB and one of 24 MiB.
+  Cluster c = atlas(2);
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "hier:ring+rhd");
+  auto time = [&](Bytes bytes, Bytes loop) {
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32, bytes, 1_MiB, false, 0, loop};
+    return simulateCollective(c, req).execution.finish;
+  };
+  Time looped = time(1_GiB, 200_MiB);
+  CHECK(looped == 5 * time(200_MiB, 0) + time(24_MiB, 0));
+  CHECK(looped > time(1_GiB, 0)); // every loop pays the latencies again
+  HcclSettings h = settings({{"HCCL_BUFFSIZE", "200"}}, c);
+  REQUIRE(h.bufferSize);
+  CHECK(*h.bufferSize == 200_MiB);
+}
+
+TEST_CASE("collsim perf --env-file applies the settings and prints the notices") {
+  std::vector<std::string> args = {"collsim", "perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "-b", "1MiB",
+                                   "-e", "1MiB", "--env-file", source("tests/data/env/seed-topology.sh"), "--format", "csv"};
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CHECK(runCli(int(argv.size()), argv.data(), {out, err, false}) == 0);
+  CHECK(out.str().find("hier:ring+rhd") != std::string::npos);
+  CHECK(err.str().find("HCCL_COMM_ALGO_SELECT") != std::string::npos);
+}
