@@ -104,3 +104,27 @@ TEST_CASE("bad selector rules are errors with their line") {
   CHECK(r.err.find("unknown-condition.yaml:4:") != std::string::npos);
   CHECK(r.err.find("srevers") != std::string::npos);
 }
+
+TEST_CASE("derive finds the hand-derived crossover between ring and recursive doubling") {
+  // 8 devices on a full HCCS mesh (alpha = 1 us, B = 12 GB/s), no reduction
+  // cost, every transfer on its own link:
+  //   ring: 2(p-1)(a + n/(pB)) = 14 a + 14 n / (8B)
+  //   rd:   log2(p)(a + n/B)   =  3 a +  3 n / B
+  // equal at n* = 11 a B / (3 - 14/8) = 8.8 a B = 105600 bytes.
+  auto out = std::filesystem::temp_directory_path() / "collsim_derived.yaml";
+  std::filesystem::remove(out);
+  Out r = cli({"selector", "derive", "--grid", source("tests/data/selector/mesh-grid.yaml"), "--out", out.string(),
+               "--candidates", "ring", "--candidates", "rd"});
+  REQUIRE(r.status == 0);
+  SelectorRules rules = loadSelectorRulesFile(out.string());
+  REQUIRE(rules.rules.size() == 2);
+  CHECK(rules.rules[0].algorithm == "rd");
+  CHECK(rules.rules[1].algorithm == "ring");
+  double crossover = rules.rules[1].bytes->min;
+  CHECK(crossover > 105600 * 0.98);
+  CHECK(crossover < 105600 * 1.02);
+  // check scores the derived file like any other.
+  Out scored = cli({"selector", "check", "--rules", out.string(), "--grid", source("tests/data/selector/mesh-grid.yaml")});
+  CHECK(scored.status == 0);
+  std::filesystem::remove(out);
+}

@@ -10,6 +10,7 @@
 
 #include "sim/cli/command.h"
 #include "sim/selector/check.h"
+#include "sim/selector/derive.h"
 
 namespace collsim {
 namespace {
@@ -109,10 +110,37 @@ int check(const CheckOptions& o, CliStreams io) {
 
 } // namespace
 
+struct DeriveOptions {
+  std::string grid, out, name = "derived";
+  std::vector<std::string> only;
+};
+
+int derive(const DeriveOptions& o, CliStreams io) {
+  if (o.out.empty()) throw UsageError("--out: where to write the rules");
+  Grid grid = loadGridFile(o.grid);
+  std::vector<DerivedRule> rules = deriveRules(grid, o.only, io.progress ? &io.err : nullptr);
+  writeFileAtomically(o.out, rulesYaml(o.name, o.grid, rules));
+  for (const auto& d : rules) {
+    const Rule& r = d.rule;
+    io.out << d.label << " " << collectiveName(r.ops.front()) << ": " << r.algorithm << " from "
+           << formatBytes(Bytes(r.bytes->min));
+    if (r.bytes->max < 1e300) io.out << " to " << formatBytes(Bytes(r.bytes->max) + 1);
+    io.out << "\n";
+  }
+  io.out << rules.size() << " rules written to " << o.out << "\n";
+  return 0;
+}
+
 Command addSelectorCommand(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
-  auto* selector = app.add_subcommand("selector", "score selector rules against simulation");
+  auto d = std::make_shared<DeriveOptions>();
+  auto* selector = app.add_subcommand("selector", "score selector rules against simulation, or derive them");
   selector->require_subcommand(1);
+  auto* deriveCmd = selector->add_subcommand("derive", "derive rules (thresholds at simulated crossovers) from a grid");
+  deriveCmd->add_option("--grid", d->grid, "grid YAML")->required();
+  deriveCmd->add_option("--out", d->out, "rules YAML to write")->required();
+  deriveCmd->add_option("--name", d->name, "name of the rule set")->capture_default_str();
+  deriveCmd->add_option("--candidates", d->only, "only these algorithms (repeatable)");
   auto* cmd = selector->add_subcommand("check", "regret of the rules' picks on a grid, against a baseline");
   cmd->add_option("--rules", o->rules, "selector rules YAML")->required();
   cmd->add_option("--grid", o->grid, "grid YAML")->required();
@@ -123,7 +151,7 @@ Command addSelectorCommand(CLI::App& app) {
   cmd->add_option("-j,--jobs", o->jobs, "simulation threads (default: all cores)");
   cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   cmd->add_option("--out", o->out, "write the report to FILE");
-  return {selector, [o](CliStreams io) { return check(*o, io); }};
+  return {selector, [o, d, deriveCmd](CliStreams io) { return deriveCmd->parsed() ? derive(*d, io) : check(*o, io); }};
 }
 
 } // namespace collsim

@@ -1,0 +1,26 @@
+// Deriving selector rules from simulation: for every cluster shape and
+// collective of a grid, the fastest candidate at each grid size, and where
+// the winner changes between two sizes, the crossover found by bisection
+// (in log size) on the two winners' simulated times. Each run of sizes with
+// one winner becomes a rule with that size range.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/selector/grid.h"
+#include "sim/selector/rules.h"
+
+namespace collsim {
+
+struct DerivedRule {
+  Rule rule;
+  std::string label; // cluster shape
+};
+
+// `only`: if not empty, the candidates to choose from.
+std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::string>& only, std::ostream* progress);
+std::string rulesYaml(const std::string& name, const std::string& gridFile, const std::vector<DerivedRule>& rules);
+
+} // namespace collsim
