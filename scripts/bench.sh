@@ -89,4 +89,11 @@ for spec in "atlas-16x8-leafspine hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring
     'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
              printf "%-22s %-18s %-6s %10.2f %12d %12s %10.1f %14.1f\n", c, a, size, wall, ev, rate, peak / 1024, sim }'
 done
+echo
+echo "Selector check on a 2,000-point grid (every candidate simulated at every point, all cores)"
+/usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim selector check --rules configs/selector/hccl-910b.yaml \
+  --grid scenarios/selector-grid-2000.yaml --format csv > "$tmp/grid.csv"
+read -r wall peak < "$tmp/time"
+awk -v wall="$wall" -v peak="$peak" -v points="$(($(wc -l < "$tmp/grid.csv") - 1))" \
+  'BEGIN { printf "%d points: %.1f s wall, %.1f MiB peak (one run)\n", points, wall, peak / 1024 }'
 echo "(median of $runs runs each; $(nproc) cores; $(date -u +%Y-%m-%d))"

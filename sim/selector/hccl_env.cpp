@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
+#include <sstream>
 
 #include "sim/scenario/config_node.h"
 
@@ -62,16 +62,49 @@ std::string level1(const EnvSetting& s, const std::string& name) {
 // "level0:NA;level1:X" -> a collsim name for `cluster` (level 0 follows the
 // hardware: the server's HCCS shape).
 std::string fromHcclAlgo(const EnvSetting& s, const std::string& spec, const Cluster& cluster) {
-  static const std::regex form(R"(level0:([A-Za-z]+);level1:([A-Za-z0-9_-]+))");
-  std::smatch m;
-  if (!std::regex_match(spec, m, form)) bad(s, "expected level0:NA;level1:ALGO");
-  if (m[1] != "NA") bad(s, "level 0 only accepts NA (HCCL chooses it by hardware)");
+  auto semicolon = spec.find(';');
+  if (spec.rfind("level0:", 0) != 0 || semicolon == std::string::npos || spec.compare(semicolon + 1, 7, "level1:") != 0)
+    bad(s, "expected level0:NA;level1:ALGO");
+  if (spec.substr(7, semicolon - 7) != "NA") bad(s, "level 0 only accepts NA (HCCL chooses it by hardware)");
   std::string inner = cluster.hccsShape == "mesh" ? "mesh" : "ring";
-  std::string outer = level1(s, m[2]);
+  std::string outer = level1(s, spec.substr(semicolon + 8));
   if (cluster.servers <= 1) return outer == "pipeline" ? inner : outer; // one server: level 1 is the only level
   if (outer == "pipeline") return "hierpipe:" + inner + "+ring";
   if (outer == "pairwise") return "pairwise";
   return "hier:" + inner + "+" + outer;
+}
+
+// "export NAME=VALUE" (the value up to the first blank); false otherwise.
+bool parseExport(const std::string& line, std::string& name, std::string& value) {
+  std::istringstream in(line);
+  std::string word, assignment;
+  if (!(in >> word >> assignment) || word != "export") return false;
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  name = assignment.substr(0, eq);
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (!(std::isalpha(c) || c == '_' || (i > 0 && std::isdigit(c)))) return false;
+  }
+  value = assignment.substr(eq + 1);
+  return true;
+}
+
+// "if [ "$WORLD_SIZE" -le 8 ]; then": the operator and the number.
+bool parseIf(std::string line, std::string& op, long long& n) {
+  for (std::size_t at = 0; (at = line.find(';', at)) != std::string::npos; at += 3) line.replace(at, 1, " ; ");
+  std::istringstream in(line);
+  std::vector<std::string> t;
+  for (std::string w; in >> w;) t.push_back(w);
+  static const std::vector<std::string> vars = {"\"$WORLD_SIZE\"", "$WORLD_SIZE", "\"${WORLD_SIZE}\"", "${WORLD_SIZE}"};
+  static const std::vector<std::string> ops = {"-lt", "-le", "-gt", "-ge", "-eq", "-ne"};
+  if (t.size() != 8 || t[0] != "if" || t[1] != "[" || t[5] != "]" || t[6] != ";" || t[7] != "then") return false;
+  if (std::find(vars.begin(), vars.end(), t[2]) == vars.end() || std::find(ops.begin(), ops.end(), t[3]) == ops.end())
+    return false;
+  if (t[4].empty() || !std::all_of(t[4].begin(), t[4].end(), [](unsigned char c) { return std::isdigit(c); })) return false;
+  op = t[3];
+  n = std::stoll(t[4]);
+  return true;
 }
 
 struct AliasState {
@@ -84,24 +117,23 @@ struct AliasState {
 std::vector<EnvSetting> readEnvFile(const std::string& file, int worldSize) {
   std::ifstream in(file);
   if (!in) throw ConfigError(file + ": cannot open file");
-  static const std::regex exportLine(R"(^export\s+([A-Za-z_][A-Za-z0-9_]*)=(\S*))");
-  static const std::regex ifLine(R"(^if\s+\[\s+"?\$\{?WORLD_SIZE\}?"?\s+(-lt|-le|-gt|-ge|-eq|-ne)\s+(\d+)\s+\];\s*then\s*$)");
   std::vector<EnvSetting> out;
   std::vector<bool> active; // nested if blocks
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     std::string t = trim(line.substr(0, line.find(" #")));
-    std::smatch m;
     bool on = std::all_of(active.begin(), active.end(), [](bool b) { return b; });
-    if (std::regex_match(t, m, ifLine)) {
-      active.push_back(compare(worldSize, m[1], std::stoll(m[2])));
+    std::string op, name, value;
+    long long limit = 0;
+    if (parseIf(t, op, limit)) {
+      active.push_back(compare(worldSize, op, limit));
     } else if (t == "fi") {
       if (active.empty()) throw ConfigError(file + ":" + std::to_string(n) + ": 'fi' without 'if'");
       active.pop_back();
     } else if (t.rfind("if ", 0) == 0) {
       throw ConfigError(file + ":" + std::to_string(n) + ": only if [ \"$WORLD_SIZE\" -op N ]; then ... fi is understood");
-    } else if (on && std::regex_search(t, m, exportLine)) {
-      out.push_back({m[1], unquote(m[2]), file + ":" + std::to_string(n)});
+    } else if (on && parseExport(t, name, value)) {
+      out.push_back({name, unquote(value), file + ":" + std::to_string(n)});
     }
   }
   if (!active.empty()) throw ConfigError(file + ": 'if' without 'fi'");
