@@ -9,27 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/cli.h"
+#include "cli_runner.h"
 
 using namespace collsim;
+using namespace collsim::testing;
 
 namespace {
-
-struct CliResult {
-  int status;
-  std::string out, err;
-};
-
-std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
-
-CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "collsim");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = runCli(int(argv.size()), argv.data(), {out, err, false});
-  return {status, out.str(), err.str()};
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -4,18 +4,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/cli/cli.h"
+#include "cli_runner.h"
 #include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/config_node.h"
 #include "sim/selector/hccl_env.h"
 
 using namespace collsim;
+using namespace collsim::testing;
 using namespace collsim::literals;
 
 namespace {
-
-std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
 
 Cluster atlas(int servers) {
   return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});

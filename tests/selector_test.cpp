@@ -4,30 +4,15 @@
 #include <filesystem>
 #include <sstream>
 
-#include "sim/cli/cli.h"
+#include "cli_runner.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/selector/selector.h"
 
 using namespace collsim;
+using namespace collsim::testing;
 using namespace collsim::literals;
 
 namespace {
-
-std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
-
-struct Out {
-  int status;
-  std::string out, err;
-};
-
-Out cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "collsim");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = runCli(int(argv.size()), argv.data(), {out, err, false});
-  return {status, out.str(), err.str()};
-}
 
 Cluster atlas(int servers) {
   return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
@@ -72,15 +57,15 @@ TEST_CASE("selector check catches a deliberately bad threshold against a baselin
   auto baseline = std::filesystem::temp_directory_path() / "collsim_selector_baseline.json";
   std::filesystem::remove(baseline);
   std::string grid = source("tests/data/selector/small-grid.yaml");
-  Out good = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
+  CliResult good = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
                   "--baseline", baseline.string(), "--update-baseline"});
   REQUIRE(good.status == 0);
   REQUIRE(std::filesystem::exists(baseline));
-  Out same = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
+  CliResult same = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
                   "--baseline", baseline.string()});
   CHECK(same.status == 0);
   CHECK(same.out.find("0 regression(s)") != std::string::npos);
-  Out bad = cli({"selector", "check", "--rules", source("tests/data/selector/bad-threshold.yaml"), "--grid", grid,
+  CliResult bad = cli({"selector", "check", "--rules", source("tests/data/selector/bad-threshold.yaml"), "--grid", grid,
                  "--baseline", baseline.string()});
   CHECK(bad.status == 1);
   // Recursive doubling of 64 MiB on one server: the point is named.
@@ -89,7 +74,7 @@ TEST_CASE("selector check catches a deliberately bad threshold against a baselin
 }
 
 TEST_CASE("select explains its choice with every candidate's simulated time") {
-  Out r = cli({"select", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", "allreduce", "--bytes", "64MiB",
+  CliResult r = cli({"select", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", "allreduce", "--bytes", "64MiB",
                "--rules", source("configs/selector/hccl-910b.yaml"), "--explain"});
   REQUIRE(r.status == 0);
   CHECK(r.out.rfind("hierpipe:ring+ring\n", 0) == 0);
@@ -98,7 +83,7 @@ TEST_CASE("select explains its choice with every candidate's simulated time") {
 }
 
 TEST_CASE("bad selector rules are errors with their line") {
-  Out r = cli({"selector", "check", "--rules", source("tests/data/selector/unknown-condition.yaml"), "--grid",
+  CliResult r = cli({"selector", "check", "--rules", source("tests/data/selector/unknown-condition.yaml"), "--grid",
                source("tests/data/selector/small-grid.yaml")});
   CHECK(r.status == 2);
   CHECK(r.err.find("unknown-condition.yaml:4:") != std::string::npos);
@@ -113,7 +98,7 @@ TEST_CASE("derive finds the hand-derived crossover between ring and recursive do
   // equal at n* = 11 a B / (3 - 14/8) = 8.8 a B = 105600 bytes.
   auto out = std::filesystem::temp_directory_path() / "collsim_derived.yaml";
   std::filesystem::remove(out);
-  Out r = cli({"selector", "derive", "--grid", source("tests/data/selector/mesh-grid.yaml"), "--out", out.string(),
+  CliResult r = cli({"selector", "derive", "--grid", source("tests/data/selector/mesh-grid.yaml"), "--out", out.string(),
                "--candidates", "ring", "--candidates", "rd"});
   REQUIRE(r.status == 0);
   SelectorRules rules = loadSelectorRulesFile(out.string());
@@ -124,7 +109,7 @@ TEST_CASE("derive finds the hand-derived crossover between ring and recursive do
   CHECK(crossover > 105600 * 0.98);
   CHECK(crossover < 105600 * 1.02);
   // check scores the derived file like any other.
-  Out scored = cli({"selector", "check", "--rules", out.string(), "--grid", source("tests/data/selector/mesh-grid.yaml")});
+  CliResult scored = cli({"selector", "check", "--rules", out.string(), "--grid", source("tests/data/selector/mesh-grid.yaml")});
   CHECK(scored.status == 0);
   std::filesystem::remove(out);
 }

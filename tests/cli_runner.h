@@ -1,0 +1,30 @@
+// Test helpers: paths in the source tree, and the collsim command line
+// called in-process.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/cli/cli.h"
+
+namespace collsim::testing {
+
+inline std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
+
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+// Runs `collsim ARGS...`; captures standard output and error.
+inline CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "collsim");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int status = runCli(int(argv.size()), argv.data(), {out, err, false});
+  return {status, out.str(), err.str()};
+}
+
+} // namespace collsim::testing
