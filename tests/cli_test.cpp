@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.h"
+#include "test_support.h"
 
 using namespace collsim;
 using namespace collsim::testing;

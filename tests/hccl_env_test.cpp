@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli_runner.h"
+#include "test_support.h"
 #include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/config_node.h"
@@ -16,9 +16,7 @@ using namespace collsim::literals;
 
 namespace {
 
-Cluster atlas(int servers) {
-  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
-}
+Cluster atlas(int servers) { return atlasCluster(servers); }
 
 HcclSettings settings(std::vector<std::pair<std::string, std::string>> vars, const Cluster& c) {
   std::vector<EnvSetting> s;
@@ -101,12 +99,9 @@ TEST_CASE("HCCL_BUFFSIZE: data larger than the buffer runs in loops") {
 }
 
 TEST_CASE("collsim perf --env-file applies the settings and prints the notices") {
-  std::vector<std::string> args = {"collsim", "perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "-b", "1MiB",
-                                   "-e", "1MiB", "--env-file", source("tests/data/env/seed-topology.sh"), "--format", "csv"};
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CHECK(runCli(int(argv.size()), argv.data(), {out, err, false}) == 0);
-  CHECK(out.str().find("hier:ring+rhd") != std::string::npos);
-  CHECK(err.str().find("HCCL_COMM_ALGO_SELECT") != std::string::npos);
+  CliResult r = cli({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "-b", "1MiB", "-e", "1MiB",
+                     "--env-file", source("tests/data/env/seed-topology.sh"), "--format", "csv"});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("hier:ring+rhd") != std::string::npos);
+  CHECK(r.err.find("HCCL_COMM_ALGO_SELECT") != std::string::npos);
 }

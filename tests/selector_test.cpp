@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "cli_runner.h"
+#include "test_support.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/selector/selector.h"
 
@@ -14,9 +14,7 @@ using namespace collsim::literals;
 
 namespace {
 
-Cluster atlas(int servers) {
-  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
-}
+Cluster atlas(int servers) { return atlasCluster(servers); }
 
 } // namespace
 

@@ -48,7 +48,6 @@ public:
   std::uint64_t count() const { return count_; }
   std::uint32_t elemSize() const { return elemSize_; }
   std::uint64_t byteOffset() const { return byteOffset_; }
-  bool hasLayout() const { return layout_ != nullptr; }
   // The buffer element where view element e lives.
   std::uint64_t bufferElement(std::uint64_t e) const;
   // The same members over elements [b.first, b.first + b.count) of this

@@ -36,7 +36,6 @@ public:
   Time run();
 
   std::uint64_t eventsProcessed() const { return processed_; }
-  std::size_t pending() const { return heap_.size(); }
 
 private:
   struct Event {

@@ -15,7 +15,7 @@ constexpr std::uint64_t kReceiveDone = 1;
 
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, LinkNetwork& network, const Cluster& cluster,
                                    const Schedule& schedule, TraceSink* trace)
-    : engine_(engine), network_(network), cluster_(cluster), schedule_(schedule), trace_(trace),
+    : engine_(engine), network_(network), cluster_(cluster), trace_(trace),
       ranks_(schedule.ranks()) {
   if (schedule.ranks() != cluster.ranks())
     throw std::invalid_argument("schedule has " + std::to_string(schedule.ranks()) + " ranks, cluster " +

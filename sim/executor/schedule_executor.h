@@ -94,7 +94,6 @@ private:
   EventEngine& engine_;
   LinkNetwork& network_;
   const Cluster& cluster_;
-  const Schedule& schedule_;
   TraceSink* trace_;
   bool record_ = false;
   int ranks_;

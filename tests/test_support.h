@@ -1,5 +1,5 @@
-// Test helpers: paths in the source tree, and the collsim command line
-// called in-process.
+// Test helpers: paths in the source tree, shipped clusters, and the
+// collsim command line called in-process.
 #pragma once
 
 #include <sstream>
@@ -7,10 +7,16 @@
 #include <vector>
 
 #include "sim/cli/cli.h"
+#include "sim/scenario/cluster_config.h"
 
 namespace collsim::testing {
 
 inline std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
+
+// configs/clusters/atlas-2x8.yaml with `servers` servers.
+inline Cluster atlasCluster(int servers) {
+  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
+}
 
 struct CliResult {
   int status;
