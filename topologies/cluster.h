@@ -17,12 +17,18 @@ struct LinkParams {
   Time latency = 0;        // propagation, per hop
 };
 
-// What a device adds to each step of a schedule.
+// What a device adds to each step of a schedule, and what the training-step
+// model needs of it.
 struct DeviceModel {
   // Fixed cost before a step's operations are posted (launch, notify). 0 = none.
   Time stepOverhead = 0;
   // Throughput of the reduction in receive-reduce; 0 = free (not modelled).
   Bandwidth reduceBandwidth = 0;
+  // Peak compute rate (FLOP/s) for models timed from their FLOPs; 0 = unknown.
+  double flops = 0;
+  // Device memory: its bandwidth (optimizer step, bucket copies) and size.
+  Bandwidth memoryBandwidth = 0;
+  Bytes memory = 0;
 };
 
 enum class NodeKind { Device, Switch };

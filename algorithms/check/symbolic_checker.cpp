@@ -90,7 +90,9 @@ private:
     }
   }
 
-  static bool writes(const Op& op) { return op.kind != OpKind::Send && op.kind != OpKind::Wait; }
+  static bool writes(const Op& op) {
+    return op.kind != OpKind::Send && op.kind != OpKind::Wait && op.kind != OpKind::Compute;
+  }
 
   // Peers, alignment, bounds and in-step overlaps, for every operation.
   bool validateOps() {
@@ -105,6 +107,10 @@ private:
         ops.clear();
         sched.appendOps(r, k, ops);
         for (const Op& op : ops) {
+          if (op.kind == OpKind::Compute) {
+            if (op.durationPs < 0) fail(where(r, k) + ": computes for a negative time");
+            continue;
+          }
           if (op.kind == OpKind::Wait) {
             if (op.peer < 0 || op.peer >= s_.streamCount() || op.peer == stream)
               fail(where(r, k) + ": waits for stream " + std::to_string(op.peer) + ", not another stream");
@@ -212,7 +218,7 @@ private:
   void complete(int r, int k, const std::vector<Op>& ops, const std::vector<Message>& copies) {
     std::size_t copyIndex = 0;
     for (const Op& op : ops) {
-      if (op.kind == OpKind::Send || op.kind == OpKind::Wait) continue;
+      if (op.kind == OpKind::Send || op.kind == OpKind::Wait || op.kind == OpKind::Compute) continue;
       if (op.kind == OpKind::Copy) {
         write(r, k, op, copies[copyIndex++]);
         continue;

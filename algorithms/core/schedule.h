@@ -13,6 +13,12 @@
 // receive into it at once (recursive doubling does). Two writes of the same
 // bytes in one step are allowed only if both are reductions.
 //
+// A Compute operation keeps the rank's device busy for a time and moves no
+// data: training-step schedules put the model's forward and backward passes
+// on a stream of their own, next to the collectives of the gradient buckets
+// (ASTRA-sim's and Chakra's compute nodes). Collective algorithms never
+// contain it.
+//
 // A schedule may consist of several streams (like NCCL channels or HCCL
 // streams): each is its own sequence of steps on every rank, progressing
 // independently of the others, with its own send/receive matching. Streams
@@ -45,7 +51,7 @@ std::vector<std::string> collectiveNames();
 // nccl-tests' bus bandwidth factor: busbw = algbw * factor.
 double busBandwidthFactor(Collective c, int ranks);
 
-enum class OpKind : std::uint8_t { Send, Recv, RecvReduce, Copy, Wait };
+enum class OpKind : std::uint8_t { Send, Recv, RecvReduce, Copy, Wait, Compute };
 
 struct Op {
   OpKind kind;
@@ -54,6 +60,7 @@ struct Op {
                               // Wait: the steps that stream must have completed)
   std::uint64_t bytes;
   std::uint64_t srcOffset = 0; // Copy only: where the bytes come from
+  std::int64_t durationPs = 0; // Compute only: how long the device is busy
   bool operator==(const Op&) const = default;
 };
 

@@ -1,7 +1,9 @@
 #include "algorithms/transports/schedule_runner.h"
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -35,6 +37,9 @@ void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, 
         t.postRecv(op.peer, tagBase + received[op.peer]++, data.data(), data.size());
         break;
       case OpKind::Wait: break; // below, with the other stream's progress
+      case OpKind::Compute:       // the device is busy: this thread stands in for it
+        std::this_thread::sleep_for(std::chrono::nanoseconds(op.durationPs / 1000));
+        break;
       }
     }
     for (const Op& op : ops) {

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/execute.h"
+#include "sim/cli/execute_training.h"
+#include "sim/scenario/config_node.h"
 #include "sim/selector/hccl_env.h"
 #include "sim/trace/trace_recorder.h"
 
@@ -49,31 +51,62 @@ void addEnvOptions(CLI::App* cmd, EnvOptions& o) {
   cmd->add_flag("--env", o.process, "HCCL settings from this process's environment (HCCL_*)");
 }
 
-void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io) {
+void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices) {
   std::vector<EnvSetting> settings;
   if (!o.file.empty()) settings = readEnvFile(o.file, s.cluster.ranks());
   if (o.process)
     for (auto& e : readProcessEnv()) settings.push_back(std::move(e));
   if (settings.empty()) return;
   HcclSettings h = interpretHcclSettings(settings, s.cluster);
-  for (const auto& n : h.notices) io.err << "collsim: note: " << n << '\n';
+  if (notices)
+    for (const auto& n : h.notices) io.err << "collsim: note: " << n << '\n';
   if (auto it = h.algorithm.find(s.op); it != h.algorithm.end()) s.algorithms = {it->second};
   if (h.bufferSize) s.simulation.loopBytes = *h.bufferSize;
   if (h.segment) s.simulation.segment = *h.segment;
   if (h.intraServerRoce) s.cluster.intraServerRoce = *h.intraServerRoce;
+  if (s.training) {
+    if (h.bucket) s.training->bucket = *h.bucket;
+    if (h.overlap) s.training->overlap = *h.overlap;
+    if (h.bucketsInFlight) s.training->pipeline = *h.bucketsInFlight;
+  }
+}
+
+static OutputFormat outputFormat(const OutputOptions& o) {
+  OutputFormat format;
+  if (!parseOutputFormat(o.format, format)) throw UsageError("--format: '" + o.format + "' is not table, json, csv or md");
+  return format;
+}
+
+static void writeTrace(const TraceRecorder& recorder, const OutputOptions& o, CliStreams io) {
+  if (o.trace.empty()) return;
+  writeFileAtomically(o.trace, recorder.json());
+  if (recorder.truncated()) io.err << "collsim: note: the trace was cut at its event limit\n";
+}
+
+int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
+                           CliStreams io) {
+  if (study.size() == 1 && !study.front().training) return simulateAndReport(study.front(), command, o, io);
+  for (const Scenario& s : study)
+    if (!s.training)
+      throw ConfigError(s.name + ": variants and sweeps are for training studies; a collective scenario sweeps its "
+                                 "sizes and algorithms (use --set for other keys)");
+  OutputFormat format = outputFormat(o);
+  TraceRecorder recorder;
+  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr, o.seed};
+  TrainingReport report = executeTrainingStudy(study, command, options);
+  std::string text = formatTrainingReport(report, format);
+  writeTrace(recorder, o, io);
+  emit(text, o.out, io);
+  return 0;
 }
 
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
-  OutputFormat format;
-  if (!parseOutputFormat(o.format, format)) throw UsageError("--format: '" + o.format + "' is not table, json, csv or md");
+  OutputFormat format = outputFormat(o);
   TraceRecorder recorder;
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr, o.seed};
   Report report = executeScenario(scenario, command, options);
   std::string text = formatReport(report, format);
-  if (!o.trace.empty()) {
-    writeFileAtomically(o.trace, recorder.json());
-    if (recorder.truncated()) io.err << "collsim: note: the trace was cut at its event limit\n";
-  }
+  writeTrace(recorder, o, io);
   emit(text, o.out, io);
   return 0;
 }

@@ -54,11 +54,16 @@ struct EnvOptions {
 };
 void addEnvOptions(CLI::App* cmd, EnvOptions& o);
 // Applies the HCCL settings to a scenario (algorithm, loops, segment, intra-
-// server RoCE), printing one notice per variable on standard error.
-void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io);
+// server RoCE; a training study's bucket, overlap and pipeline), printing
+// one notice per variable on standard error if `notices`.
+void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices = true);
 
 // Simulates every point of the scenario and writes the report (and trace).
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io);
+// The same for a study: a training study (any number of points), or a
+// single collective scenario.
+int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
+                           CliStreams io);
 
 // Writes via a temporary file and a rename, so a failed run leaves nothing.
 void writeFileAtomically(const std::string& path, const std::string& content);

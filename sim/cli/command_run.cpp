@@ -1,4 +1,5 @@
-// collsim run [SCENARIO.yaml]: a scenario file, or the embedded default.
+// collsim run [SCENARIO.yaml]: a scenario or training study file, or the
+// embedded default.
 #include <CLI/CLI.hpp>
 
 #include "default_scenario.h"
@@ -19,11 +20,12 @@ Command addRunCommand(CLI::App& app) {
   addOutputOptions(cmd, o->output, "override a scenario key: --set cluster.hccs.bandwidth=24GB/s (repeatable)");
   addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) {
-            Scenario s = o->file.empty() ? loadScenarioText(kDefaultScenarioYaml, "<embedded default scenario>", ".",
-                                                            o->output.sets)
-                                         : loadScenarioFile(o->file, o->output.sets);
-            applyHcclEnv(o->env, s, io);
-            return simulateAndReport(s, "run", o->output, io);
+            std::vector<Scenario> study =
+                o->file.empty()
+                    ? loadStudyText(kDefaultScenarioYaml, "<embedded default scenario>", ".", o->output.sets)
+                    : loadStudyFile(o->file, o->output.sets);
+            for (std::size_t i = 0; i < study.size(); ++i) applyHcclEnv(o->env, study[i], io, i == 0);
+            return simulateStudyAndReport(study, "run", o->output, io);
           }};
 }
 

@@ -91,6 +91,35 @@ Time parseTime(std::string_view text) {
                                      "' (use ps, ns, us, ms or s)");
 }
 
+double parseCount(std::string_view text) {
+  // strtod reads "7e9" whole; split() stops at the 'e'.
+  std::string t(text);
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() && *end == '\0' && std::isfinite(v) && v >= 0) return v;
+  auto [number, unit] = split(text, "count (e.g. 340M, 1.5B)");
+  struct U { std::string_view name; double factor; };
+  static constexpr U units[] = {{"", 1}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}};
+  for (const U& u : units)
+    if (unit == u.name) return number * u.factor;
+  throw UnitError("unknown count suffix in '" + std::string(text) + "' (use K, M, B or G, T)");
+}
+
+double parseFlops(std::string_view text) {
+  auto [v, unit] = split(text, "compute rate (e.g. 312TFLOPS)");
+  struct U { std::string_view prefix; double factor; };
+  static constexpr U prefixes[] = {{"", 1}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
+  for (const U& u : prefixes) {
+    if (unit.substr(0, u.prefix.size()) != u.prefix) continue;
+    std::string_view rest = unit.substr(u.prefix.size());
+    if (rest == "FLOPS" || rest == "FLOP/s") {
+      if (v <= 0) throw UnitError("a compute rate must be positive, got '" + std::string(text) + "'");
+      return v * u.factor;
+    }
+  }
+  throw UnitError("unknown compute rate unit in '" + std::string(text) + "' (use GFLOPS, TFLOPS or PFLOPS)");
+}
+
 namespace {
 std::string trimmed(double v, const char* suffix) {
   char buf[64];

@@ -57,6 +57,11 @@ Bandwidth parseBandwidth(std::string_view text);
 // "1us", "500ns", "2ms", "1s", "20ps", and a bare "0".
 Time parseTime(std::string_view text);
 
+// A count with an SI suffix: "340M", "1.5B" or "1.5G", "12.6K", "7e9".
+double parseCount(std::string_view text);
+// Floating-point operations per second: "312TFLOPS", "312 TFLOP/s", "1.2PFLOPS".
+double parseFlops(std::string_view text);
+
 // Short human-readable forms: "64KiB", "12GB/s", "1.5us".
 std::string formatBytes(Bytes b);
 std::string formatBandwidth(Bandwidth bw);

@@ -10,7 +10,7 @@ namespace collsim {
 namespace {
 // Event argument: the low bit says which event, the rest which rank.
 constexpr std::uint64_t kStartStep = 0;
-constexpr std::uint64_t kReceiveDone = 1;
+constexpr std::uint64_t kOpDone = 1; // a reduction or a computation
 } // namespace
 
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, LinkNetwork& network, const Cluster& cluster,
@@ -40,11 +40,8 @@ ExecutionResult ScheduleExecutor::run() {
   network_.setListener(this);
   Time begin = engine_.now();
   std::uint64_t events = engine_.eventsProcessed();
-  for (std::uint32_t l = 0; l < lanes_.size(); ++l) {
-    if (lanes_[l].steps == 0) continue;
-    if (cluster_.device.stepOverhead > 0) startAfterOverhead(l);
-    else runSteps(l);
-  }
+  for (std::uint32_t l = 0; l < lanes_.size(); ++l)
+    if (lanes_[l].steps > 0) runSteps(l);
   engine_.run();
   network_.setListener(nullptr);
   network_.flushTrace();
@@ -64,32 +61,40 @@ ScheduleExecutor::PairState& ScheduleExecutor::pair(int stream, int src, int dst
   return pairs_[key];
 }
 
-void ScheduleExecutor::startAfterOverhead(std::uint32_t l) {
-  engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(l) << 1 | kStartStep);
-}
-
-// Starts steps until one has to wait for the network (or for an overhead).
+// Starts steps until one has to wait for the network, a computation or
+// the step overhead. Only steps that communicate pay the overhead (it is
+// the cost of launching transfers); computations and waits do not.
 void ScheduleExecutor::runSteps(std::uint32_t l) {
   Lane& s = lanes_[l];
   while (s.step < s.steps) {
+    if (!s.loaded) {
+      s.ops.clear();
+      s.schedule->appendOps(s.rank, s.step, s.ops);
+      s.loaded = true;
+      bool communicates = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
+        return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
+      });
+      if (communicates && cluster_.device.stepOverhead > 0)
+        return engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(l) << 1 | kStartStep);
+    }
     postStep(l);
     if (s.outstanding > 0) return;
     endStep(l);
-    if (cluster_.device.stepOverhead > 0 && s.step < s.steps) return startAfterOverhead(l);
   }
 }
 
 void ScheduleExecutor::postStep(std::uint32_t l) {
   Lane& s = lanes_[l];
   const std::uint32_t laneBase = std::uint32_t(s.stream) * std::uint32_t(ranks_);
-  s.ops.clear();
-  s.schedule->appendOps(s.rank, s.step, s.ops);
+  s.loaded = false;
   s.stepStart = engine_.now();
   s.stepBytesSent = 0;
   s.outstanding = int(s.ops.size());
   s.posting = true;
   for (const Op& op : s.ops) {
-    if (op.kind == OpKind::Copy) {
+    if (op.kind == OpKind::Compute) {
+      engine_.scheduleAfter(op.durationPs, this, std::uint64_t(l) << 1 | kOpDone);
+    } else if (op.kind == OpKind::Copy) {
       // A device-local copy runs at memory speed (~1 TB/s), two orders of
       // magnitude above a link: not modelled.
       --s.outstanding;
@@ -154,9 +159,7 @@ void ScheduleExecutor::complete(std::uint32_t l) {
   Lane& s = lanes_[l];
   if (--s.outstanding > 0 || s.posting) return;
   endStep(l);
-  if (s.step == s.steps) return;
-  if (cluster_.device.stepOverhead > 0) startAfterOverhead(l);
-  else runSteps(l);
+  runSteps(l);
 }
 
 // The data of a receive is here; a reduce still has to be computed.
@@ -166,12 +169,12 @@ void ScheduleExecutor::receiveArrived(std::uint32_t l, Bytes bytes, bool reduce)
   if (!reduce || rate == 0) return complete(l);
   Time& freeAt = reduceFreeAt_[lanes_[l].rank];
   freeAt = std::max(engine_.now(), freeAt) + serializationTime(bytes, rate);
-  engine_.schedule(freeAt, this, std::uint64_t(l) << 1 | kReceiveDone);
+  engine_.schedule(freeAt, this, std::uint64_t(l) << 1 | kOpDone);
 }
 
 void ScheduleExecutor::onEvent(std::uint64_t arg) {
   auto l = std::uint32_t(arg >> 1);
-  if ((arg & 1) == kReceiveDone) complete(l);
+  if ((arg & 1) == kOpDone) complete(l);
   else runSteps(l);
 }
 

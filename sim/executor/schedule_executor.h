@@ -2,15 +2,15 @@
 //
 // Each rank walks the steps of each stream in order (streams progress
 // independently: each is a "lane"). A step posts all its operations at
-// once (after the device's step overhead); a send becomes a network message
-// from the rank's device to the peer's; a receive matches the peer's sends
-// to this rank in posting order. A send completes when its last byte has
+// once (a step that communicates first pays the device's step overhead); a
+// send becomes a network message from the rank's device to the peer's; a
+// receive matches the peer's sends to this rank in posting order. A send completes when its last byte has
 // arrived (an RDMA write with remote completion); a receive completes when
 // its message has arrived and, for receive-reduce, the device has reduced
 // it (one reduction at a time per device, at its reduce bandwidth); a local
-// copy completes at once; a Wait completes when the other stream of the
-// rank has completed enough steps. When all operations of a step have
-// completed, the next step begins.
+// copy completes at once; a computation after its duration; a Wait
+// completes when the other stream of the rank has completed enough steps.
+// When all operations of a step have completed, the next step begins.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +65,7 @@ private:
     int steps = 0;
     int outstanding = 0;
     bool posting = false;
+    bool loaded = false; // `ops` holds the current step, not yet posted
     Time stepStart = 0;
     Bytes stepBytesSent = 0;
     std::vector<Op> ops;
@@ -89,7 +90,6 @@ private:
   void endStep(std::uint32_t lane);
   void complete(std::uint32_t lane);
   void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
-  void startAfterOverhead(std::uint32_t lane);
 
   EventEngine& engine_;
   LinkNetwork& network_;

@@ -11,7 +11,12 @@ namespace {
 // - step_overhead 0: the per-hop latency is in the links already; HCCL's
 //   13 us / 60 us per-step figures are selector model constants, not a
 //   measured device cost, so they are left to the user to set.
+// - flops 256 TFLOPS, memory 32 GiB at 1.2 TB/s: Ascend 910's published FP16
+//   peak and HBM (the seed article's hardware). Training studies use them.
 constexpr Bandwidth kDefaultReduceBandwidth = 400'000'000'000ULL;
+constexpr double kDefaultFlops = 256e12;
+constexpr Bandwidth kDefaultMemoryBandwidth = 1'200'000'000'000ULL;
+constexpr Bytes kDefaultMemory = Bytes(32) << 30;
 
 LinkParams loadLink(const ConfigNode& n) {
   LinkParams l;
@@ -23,9 +28,15 @@ LinkParams loadLink(const ConfigNode& n) {
 DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
   DeviceModel d;
   d.reduceBandwidth = kDefaultReduceBandwidth;
+  d.flops = kDefaultFlops;
+  d.memoryBandwidth = kDefaultMemoryBandwidth;
+  d.memory = kDefaultMemory;
   if (!n) return d;
-  n->allowOnly({"step_overhead", "reduce_bandwidth"});
+  n->allowOnly({"step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth", "memory"});
   if (auto v = n->find("step_overhead")) d.stepOverhead = v->time();
+  if (auto v = n->find("flops")) d.flops = v->flops();
+  if (auto v = n->find("memory_bandwidth")) d.memoryBandwidth = v->bandwidth();
+  if (auto v = n->find("memory")) d.memory = v->bytes();
   if (auto v = n->find("reduce_bandwidth")) {
     // 0 (or "none") turns the reduction cost off.
     std::string t = v->text();

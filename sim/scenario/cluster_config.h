@@ -6,7 +6,8 @@
 //   devices: 8
 //   hccs: {shape: ring, bandwidth: 12GB/s, latency: 1us}   # ring | mesh | 2x4 | links
 //   inter_group: {bandwidth: 8GB/s, latency: 2us}          # 2x4 only
-//   device: {step_overhead: 0us, reduce_bandwidth: 400GB/s}
+//   device: {step_overhead: 0us, reduce_bandwidth: 400GB/s,
+//            flops: 256TFLOPS, memory: 32GiB, memory_bandwidth: 1.2TB/s}
 #pragma once
 
 #include <string>

@@ -126,6 +126,8 @@ static auto withUnits(const ConfigNode& n, F parse) {
 Bytes ConfigNode::bytes() const { return withUnits(*this, parseBytes); }
 Bandwidth ConfigNode::bandwidth() const { return withUnits(*this, parseBandwidth); }
 Time ConfigNode::time() const { return withUnits(*this, parseTime); }
+double ConfigNode::count() const { return withUnits(*this, parseCount); }
+double ConfigNode::flops() const { return withUnits(*this, parseFlops); }
 
 // Applies "a.b.c=value" to the tree, creating maps on the way.
 void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins) {
@@ -134,6 +136,12 @@ void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigin
     throw ConfigError("--set " + assignment + ": expected key.path=value");
   std::string path = assignment.substr(0, eq);
   YAML::Node value = parseYaml(assignment.substr(eq + 1), "--set " + assignment);
+  setPath(root, path, value, origins, "--set " + assignment);
+}
+
+void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value, ConfigOrigins& origins,
+             const std::string& label) {
+  const std::string& assignment = label; // errors name where the assignment came from
   std::vector<std::string> keys;
   for (std::size_t start = 0;;) {
     auto dot = path.find('.', start);
@@ -143,13 +151,13 @@ void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigin
   }
   YAML::Node node = root;
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-    if (keys[i].empty()) throw ConfigError("--set " + assignment + ": empty key in path");
+    if (keys[i].empty()) throw ConfigError(assignment + ": empty key in path");
     if (node[keys[i]] && !node[keys[i]].IsMap())
-      throw ConfigError("--set " + assignment + ": '" + keys[i] + "' is not a mapping");
+      throw ConfigError(assignment + ": '" + keys[i] + "' is not a mapping");
     node.reset(node[keys[i]]);
   }
   node[keys.back()] = value;
-  origins.setOverride(path, "--set " + assignment);
+  origins.setOverride(path, assignment);
 }
 
 YAML::Node parseYaml(const std::string& text, const std::string& file) {

@@ -67,6 +67,8 @@ public:
   Bytes bytes() const;
   Bandwidth bandwidth() const;
   Time time() const;
+  double count() const; // 340M, 1.5B
+  double flops() const; // 312TFLOPS
 
   [[noreturn]] void fail(const std::string& problem) const;
 
@@ -85,5 +87,9 @@ YAML::Node loadYamlFile(const std::string& file);
 // Applies a --set assignment "a.b.c=value" to `root`, creating mappings on
 // the way, and records it in `origins` so errors point at the option.
 void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);
+// Sets the node at dotted `path` to `value` the same way; `label` says where
+// the assignment came from ("sweep training.bucket=64MiB").
+void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value, ConfigOrigins& origins,
+             const std::string& label);
 
 } // namespace collsim

@@ -8,6 +8,8 @@
 #include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/config_node.h"
+#include "sim/scenario/study.h"
+#include "sim/workload/reference_figures.h"
 
 namespace collsim {
 namespace {
@@ -30,24 +32,13 @@ std::vector<Bytes> loadSizes(const ConfigNode& n) {
   return {n.bytes()};
 }
 
-Scenario interpret(const ConfigNode& root) {
-  root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation"});
-  Scenario s;
-  s.name = root.has("name") ? root.at("name").text() : "scenario";
-  if (auto d = root.find("description")) s.description = d->text();
+std::string joined(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
 
-  ConfigNode cluster = root.at("cluster");
-  if (!cluster.isMap()) cluster.fail("expected a cluster mapping or a path to a cluster file");
-  s.cluster = loadCluster(cluster);
-
-  ConfigNode op = root.at("op");
-  if (!parseCollective(op.text(), s.op)) {
-    std::string list;
-    for (const auto& n : collectiveNames()) list += (list.empty() ? "" : ", ") + n;
-    op.fail("unknown collective '" + op.text() + "' (expected one of: " + list + ")");
-  }
-
-  ConfigNode algo = root.at("algo");
+void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   std::vector<ConfigNode> algos = algo.isSequence() ? algo.items() : std::vector<ConfigNode>{algo};
   if (algos.size() == 1 && algos[0].isScalar() && algos[0].text() == "all") {
     s.algorithms = algorithmNames(s.op);
@@ -55,24 +46,77 @@ Scenario interpret(const ConfigNode& root) {
   }
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
-    if (!findAlgorithm(s.op, name)) {
-      std::string list;
-      for (const auto& n : algorithmNames(s.op)) list += (list.empty() ? "" : ", ") + n;
-      a.fail("no algorithm '" + name + "' for " + collectiveName(s.op) + " (available: " + list + ")");
+    if (name == "auto" && s.training) {
+      s.algorithms.push_back(name);
+      continue;
     }
+    if (!findAlgorithm(s.op, name))
+      a.fail("no algorithm '" + name + "' for " + collectiveName(s.op) + " (available: " +
+             joined(algorithmNames(s.op)) + (s.training ? ", auto" : "") + ")");
     s.algorithms.push_back(name);
   }
   if (s.algorithms.empty()) algo.fail("no algorithm given");
   for (const auto& name : s.algorithms)
-    if (std::string why = findAlgorithm(s.op, name)->unsupported(layoutOf(s.cluster, s.op)); !why.empty())
-      algo.fail(name + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
+    if (name != "auto")
+      if (std::string why = findAlgorithm(s.op, name)->unsupported(layoutOf(s.cluster, s.op)); !why.empty())
+        algo.fail(name + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
+}
 
-  s.sizes = loadSizes(root.at("sizes"));
-  if (auto d = root.find("dtype"); d && !parseDataType(d->text(), s.dtype)) {
-    std::string list;
-    for (const auto& n : dataTypeNames()) list += (list.empty() ? "" : ", ") + n;
-    d->fail("unknown dtype '" + d->text() + "' (expected one of: " + list + ")");
+void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s) {
+  if (auto info = root.find("reference")) {
+    info->allowOnly({"source", "tolerance", "notes"});
+    if (auto v = info->find("source")) s.referenceInfo.source = v->text();
+    if (auto v = info->find("tolerance")) {
+      s.referenceInfo.tolerance = v->number();
+      if (s.referenceInfo.tolerance <= 0) v->fail("the tolerance is a positive fraction, e.g. 0.2");
+    }
+    if (auto notes = info->find("notes"))
+      for (const auto& kv : notes->yaml()) {
+        std::string key = kv.first.as<std::string>();
+        if (!findReferenceFigure(key)) notes->at(key).fail("no figure '" + key + "' to compare");
+        s.referenceInfo.notes[key] = kv.second.as<std::string>();
+      }
   }
+  if (!point.reference) return;
+  for (const auto& kv : point.reference) {
+    std::string key = kv.first.as<std::string>();
+    std::vector<std::string> keys;
+    for (const auto& f : referenceFigures()) keys.push_back(f.key);
+    if (!findReferenceFigure(key))
+      root.fail("variant " + point.variant + ": no figure '" + key + "' to compare (figures: " + joined(keys) + ")");
+    s.reference[key] = kv.second.as<double>();
+  }
+}
+
+Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::string& baseDir) {
+  root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation", "training",
+                  "variants", "sweep", "reference"});
+  Scenario s;
+  s.name = root.has("name") ? root.at("name").text() : "scenario";
+  if (auto d = root.find("description")) s.description = d->text();
+  s.variant = point.variant;
+  s.sweepValues = point.sweepValues;
+
+  ConfigNode cluster = root.at("cluster");
+  if (!cluster.isMap()) cluster.fail("expected a cluster mapping or a path to a cluster file");
+  s.cluster = loadCluster(cluster);
+  if (auto t = root.find("training")) s.training = loadTraining(*t, baseDir);
+
+  if (s.training) {
+    if (auto op = root.find("op"); op && op->text() != "allreduce")
+      op->fail("a training step synchronizes gradients with allreduce");
+    if (auto sizes = root.find("sizes")) sizes->fail("a training study takes its sizes from the gradient buckets");
+    if (root.has("algo")) loadAlgorithms(root.at("algo"), s);
+    else s.algorithms = {"ring"};
+  } else {
+    ConfigNode op = root.at("op");
+    if (!parseCollective(op.text(), s.op))
+      op.fail("unknown collective '" + op.text() + "' (expected one of: " + joined(collectiveNames()) + ")");
+    loadAlgorithms(root.at("algo"), s);
+    s.sizes = loadSizes(root.at("sizes"));
+  }
+  if (auto d = root.find("dtype"); d && !parseDataType(d->text(), s.dtype))
+    d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joined(dataTypeNames()) + ")");
   if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
     sim->allowOnly({"segment", "verify"});
@@ -82,7 +126,21 @@ Scenario interpret(const ConfigNode& root) {
     }
     if (auto v = sim->find("verify")) s.simulation.verify = v->boolean();
   }
+  loadReference(root, point, s);
   return s;
+}
+
+// A key given by path (cluster, training.model) is inlined from its file so
+// that --set and the sweep can reach into it.
+void inlineFile(YAML::Node& parent, const std::string& key, const std::string& path, const std::filesystem::path& base,
+                ConfigOrigins& origins, const std::shared_ptr<ConfigOrigins>& shared) {
+  if (!parent[key] || !parent[key].IsScalar()) return;
+  std::filesystem::path p = parent[key].Scalar();
+  if (p.is_relative()) p = base / p;
+  if (!std::filesystem::exists(p))
+    ConfigNode(parent[key], shared, path).fail(path + " file '" + p.string() + "' does not exist");
+  parent[key] = loadYamlFile(p.string());
+  origins.setFile(path, p.string());
 }
 
 } // namespace
@@ -96,13 +154,21 @@ std::vector<Bytes> geometricSizes(Bytes min, Bytes max, double factor) {
   return sizes;
 }
 
-Scenario loadScenarioText(const std::string& yaml, const std::string& label, const std::string& baseDir,
-                          const std::vector<std::string>& overrides) {
-  auto origins = std::make_shared<ConfigOrigins>(label);
+// --set of the study's own keys changes its expansion; other keys are set
+// on every point afterwards, so they win over the study's assignments.
+static bool isStudyKey(const std::string& o) {
+  return o.rfind("sweep", 0) == 0 || o.rfind("variants", 0) == 0 || o.rfind("reference", 0) == 0;
+}
+
+// The study's YAML with its files inlined and the study-key overrides
+// applied. Read afresh for every point: copies of YAML nodes lose the line
+// and column that error messages point at.
+static YAML::Node readStudyRoot(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                                const std::vector<std::string>& overrides,
+                                const std::shared_ptr<ConfigOrigins>& origins) {
   YAML::Node root = parseYaml(yaml, label);
   if (!root.IsMap()) ConfigNode(root, origins).fail("a scenario is a YAML mapping");
-  // A cluster given by path is inlined so that --set can reach into it. A
-  // --set cluster=FILE comes first and is relative to the current folder;
+  // A --set cluster=FILE comes first and is relative to the current folder;
   // a path in the file is relative to the file.
   std::filesystem::path clusterBase = baseDir;
   for (const auto& o : overrides) {
@@ -111,26 +177,59 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& label, con
       clusterBase = std::filesystem::current_path();
     }
   }
-  if (root["cluster"] && root["cluster"].IsScalar()) {
-    std::filesystem::path p = root["cluster"].Scalar();
-    if (p.is_relative()) p = clusterBase / p;
-    if (!std::filesystem::exists(p))
-      ConfigNode(root["cluster"], origins, "cluster").fail("cluster file '" + p.string() + "' does not exist");
-    root["cluster"] = loadYamlFile(p.string());
-    origins->setFile("cluster", p.string());
+  inlineFile(root, "cluster", "cluster", clusterBase, *origins, origins);
+  if (root["training"] && root["training"].IsMap()) {
+    YAML::Node training = root["training"];
+    inlineFile(training, "model", "training.model", baseDir, *origins, origins);
   }
   for (const auto& o : overrides)
-    if (o.rfind("cluster=", 0) != 0) applyOverride(root, o, *origins);
-  return interpret(ConfigNode(root, origins));
+    if (isStudyKey(o)) applyOverride(root, o, *origins);
+  return root;
 }
 
-Scenario loadScenarioFile(const std::string& file, const std::vector<std::string>& overrides) {
+std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                                    const std::vector<std::string>& overrides) {
+  auto studyOrigins = std::make_shared<ConfigOrigins>(label);
+  YAML::Node study = readStudyRoot(yaml, label, baseDir, overrides, studyOrigins);
+  std::vector<StudyPoint> points = expandStudy(ConfigNode(study, studyOrigins));
+  std::vector<Scenario> scenarios;
+  for (const StudyPoint& point : points) {
+    auto origins = std::make_shared<ConfigOrigins>(label);
+    YAML::Node root = readStudyRoot(yaml, label, baseDir, overrides, origins);
+    for (const auto& [key, value] : point.assignments) {
+      std::string where = point.variant.empty() ? "sweep " : "variant " + point.variant + ": ";
+      setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
+    }
+    for (const auto& o : overrides)
+      if (o.rfind("cluster=", 0) != 0 && !isStudyKey(o)) applyOverride(root, o, *origins);
+    scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
+  }
+  return scenarios;
+}
+
+std::vector<Scenario> loadStudyFile(const std::string& file, const std::vector<std::string>& overrides) {
   std::filesystem::path p(file);
   if (!std::filesystem::exists(p)) throw ConfigError(file + ": no such scenario file");
   std::ifstream in(file);
   std::stringstream text;
   text << in.rdbuf();
-  return loadScenarioText(text.str(), file, p.parent_path().string(), overrides);
+  return loadStudyText(text.str(), file, p.parent_path().string(), overrides);
+}
+
+static Scenario single(std::vector<Scenario> study, const std::string& label) {
+  if (study.size() != 1)
+    throw ConfigError(label + ": this command runs one scenario, but the file's variants and sweep make " +
+                      std::to_string(study.size()));
+  return std::move(study.front());
+}
+
+Scenario loadScenarioText(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                          const std::vector<std::string>& overrides) {
+  return single(loadStudyText(yaml, label, baseDir, overrides), label);
+}
+
+Scenario loadScenarioFile(const std::string& file, const std::vector<std::string>& overrides) {
+  return single(loadStudyFile(file, overrides), file);
 }
 
 } // namespace collsim

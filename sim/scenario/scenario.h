@@ -9,13 +9,25 @@
 //   dtype: float32
 //   root: 0                     # broadcast and reduce
 //   simulation: {segment: 1MiB, verify: true}
+//
+// A training study has a `training:` section (sim/workload/training.h)
+// instead of `op` and `sizes`; its `algo` runs every gradient bucket
+// (`auto`: the selector picks per bucket). A study file may also have
+// `variants` and a `sweep` (study.h): it then stands for several scenarios,
+// one per point. A variant's `reference:` holds published figures to set
+// beside the simulated ones, with the top-level
+//   reference: {source: "...", tolerance: 0.2, notes: {step_ms: "why"}}
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/core/dtype.h"
 #include "algorithms/core/schedule.h"
+#include "sim/workload/training.h"
 #include "topologies/cluster.h"
 
 namespace collsim {
@@ -24,6 +36,13 @@ struct SimulationOptions {
   Bytes segment = Bytes(1) << 20; // fast mode by default; 4096 for packet-level fidelity
   bool verify = true;             // run the symbolic checker first
   Bytes loopBytes = 0;            // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
+};
+
+// Where published figures come from and how close counts as agreeing.
+struct ReferenceInfo {
+  std::string source;
+  double tolerance = 0.2; // relative
+  std::map<std::string, std::string> notes; // per figure: why the model differs
 };
 
 struct Scenario {
@@ -36,9 +55,21 @@ struct Scenario {
   DataType dtype = DataType::Float32;
   int root = 0; // broadcast and reduce
   SimulationOptions simulation;
+
+  std::optional<TrainingSpec> training;
+  // Its place in a study: the variant, and the swept keys' values.
+  std::string variant;
+  std::vector<std::pair<std::string, std::string>> sweepValues;
+  std::map<std::string, double> reference; // figure key -> published value
+  ReferenceInfo referenceInfo;
 };
 
-// `overrides` are "key.path=value" strings from --set. Throws ConfigError.
+// `overrides` are "key.path=value" strings from --set, applied to every
+// point after the study's own assignments. Throws ConfigError.
+std::vector<Scenario> loadStudyFile(const std::string& file, const std::vector<std::string>& overrides);
+std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                                    const std::vector<std::string>& overrides);
+// The same for a file that must be a single scenario.
 Scenario loadScenarioFile(const std::string& file, const std::vector<std::string>& overrides);
 Scenario loadScenarioText(const std::string& yaml, const std::string& label, const std::string& baseDir,
                           const std::vector<std::string>& overrides);

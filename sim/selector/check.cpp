@@ -1,12 +1,10 @@
 #include "sim/selector/check.h"
 
-#include <atomic>
 #include <map>
-#include <mutex>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/parallel.h"
 #include "sim/selector/selector.h"
 
 namespace collsim {
@@ -29,23 +27,16 @@ std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid,
       jobs.push_back({i, name});
     }
   }
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex printing;
-  auto work = [&] {
-    for (std::size_t j; (j = next++) < jobs.size();) {
-      const GridPoint& p = grid.points[jobs[j].point];
-      jobs[j].seconds = simulateOne(p.op, p.bytes, grid.clusters[p.cluster], jobs[j].algorithm);
-      std::size_t n = ++done;
-      if (progress && (n % 16 == 0 || n == jobs.size())) {
-        std::lock_guard lock(printing);
-        *progress << "\r[" << n << "/" << jobs.size() << "] simulations" << std::flush;
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
-  }
+  runParallel(
+      jobs.size(), threads,
+      [&](std::size_t j) {
+        const GridPoint& p = grid.points[jobs[j].point];
+        jobs[j].seconds = simulateOne(p.op, p.bytes, grid.clusters[p.cluster], jobs[j].algorithm);
+      },
+      [&](std::size_t n) {
+        if (progress && (n % 16 == 0 || n == jobs.size()))
+          *progress << "\r[" << n << "/" << jobs.size() << "] simulations" << std::flush;
+      });
   if (progress) *progress << "\r" << std::string(40, ' ') << "\r" << std::flush;
 
   std::vector<PointScore> scores;

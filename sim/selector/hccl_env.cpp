@@ -206,16 +206,27 @@ HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, cons
       notReal(s, "1 ring, 2 tree (RHD) for the hierarchical algorithm", "HCCL_ALGO level0/level1");
     } else if (n == "HCCL_ALLREDUCE_PIPELINE") {
       alias.pipeline = number(s, 0, 1) == 1;
-      notReal(s, alias.pipeline ? "AllReduce runs pipelined (hierpipe)" : "no pipelining", "HCCL_ALGO level1:pipeline");
+      h.bucketsInFlight = alias.pipeline ? 2 : 1;
+      notReal(s,
+              alias.pipeline ? "a hierarchical AllReduce runs pipelined (hierpipe); training studies keep two buckets "
+                               "in flight (training.pipeline: 2)"
+                             : "no pipelining (training.pipeline: 1)",
+              "HCCL_ALGO level1:pipeline");
     } else if (n == "HCCL_ROCE_MTU") {
       long long mtu = number(s, 256, 9000);
       h.segment = Bytes(mtu);
       notReal(s, "the simulation segment becomes " + std::to_string(mtu) + " bytes (packet-sized)", "the NIC's MTU");
     } else if (n == "HCCL_ALLREDUCE_BUCKET_SIZE") {
-      number(s, 1, 1LL << 40);
-      notReal(s, "a bucket size is a framework setting (PyTorch DDP bucket_cap_mb): it belongs to training scenarios", "");
+      h.bucket = Bytes(number(s, 1, 1LL << 40));
+      notReal(s, "training studies use a " + formatBytes(*h.bucket) +
+                     " gradient bucket (training.bucket); the bucket size is a framework setting, PyTorch DDP's "
+                     "bucket_cap_mb",
+              "");
     } else if (n == "HCCL_COMM_OVERLAP") {
-      notReal(s, "overlap of communication with compute belongs to training scenarios", "");
+      h.overlap = number(s, 0, 1) == 1;
+      notReal(s, std::string("training studies ") + (*h.overlap ? "overlap" : "do not overlap") +
+                     " bucket AllReduces with backward (training.overlap)",
+              "");
     } else if (n == "HCCL_INTER_NODE_DEVS") {
       if (number(s, 1, 1 << 20) != cluster.devicesPerServer)
         bad(s, "the cluster has " + std::to_string(cluster.devicesPerServer) + " devices per server");

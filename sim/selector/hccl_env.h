@@ -37,6 +37,10 @@ struct HcclSettings {
   std::optional<Bytes> bufferSize;             // HCCL_BUFFSIZE: larger data runs in loops
   std::optional<Bytes> segment;                // HCCL_ROCE_MTU: packet-sized segments
   std::optional<bool> intraServerRoce;         // HCCL_INTRA_ROCE_ENABLE
+  // Training studies (the article's names; not HCCL settings):
+  std::optional<Bytes> bucket;        // HCCL_ALLREDUCE_BUCKET_SIZE: training.bucket
+  std::optional<bool> overlap;        // HCCL_COMM_OVERLAP: training.overlap
+  std::optional<int> bucketsInFlight; // HCCL_ALLREDUCE_PIPELINE: training.pipeline 2 (on) or 1
   std::vector<std::string> notices;            // one per variable
 };
 

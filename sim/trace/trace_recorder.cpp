@@ -1,5 +1,7 @@
 #include "sim/trace/trace_recorder.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace collsim {
@@ -29,6 +31,14 @@ public:
     events_.push_back({"step " + std::to_string(step), tid, start, end, bytesSent});
   }
 
+  void span(const std::string& track, const std::string& name, Time start, Time end) override {
+    if (!admit()) return;
+    auto it = std::find(spanTracks_.begin(), spanTracks_.end(), track);
+    int index = int(it - spanTracks_.begin());
+    if (it == spanTracks_.end()) spanTracks_.push_back(track);
+    events_.push_back({name, kSpanTrackBase + index, start, end, 0});
+  }
+
   void write(nlohmann::json& out) const {
     auto meta = [&](const char* what, int tid, const std::string& name) {
       nlohmann::json m = {{"name", what}, {"ph", "M"}, {"pid", pid_}, {"args", {{"name", name}}}};
@@ -43,15 +53,22 @@ public:
       for (int r = 0; r < ranks_; ++r)
         meta("thread_name", ranks_ + int(channelNames_.size()) + (st - 1) * ranks_ + r,
              "rank " + std::to_string(r) + " stream " + std::to_string(st));
+    for (std::size_t i = 0; i < spanTracks_.size(); ++i) {
+      meta("thread_name", kSpanTrackBase + int(i), spanTracks_[i]);
+      // Model tracks above the ranks' and links'.
+      out.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid_}, {"tid", kSpanTrackBase + int(i)},
+                     {"args", {{"sort_index", -1000 + int(i)}}}});
+    }
     for (const auto& e : events_) {
       nlohmann::json j = {{"name", e.name}, {"ph", "X"}, {"pid", pid_}, {"tid", e.tid},
                           {"ts", double(e.start) / 1e6}, {"dur", double(e.end - e.start) / 1e6}};
-      if (e.name != "busy") j["args"] = {{"bytes_sent", e.bytes}};
+      if (e.name != "busy" && e.tid < kSpanTrackBase) j["args"] = {{"bytes_sent", e.bytes}};
       out.push_back(std::move(j));
     }
   }
 
 private:
+  static constexpr int kSpanTrackBase = 1 << 30;
   struct Event {
     std::string name;
     int tid;
@@ -74,6 +91,7 @@ private:
   std::vector<std::string> channelNames_;
   std::vector<bool> channelUsed_;
   int extraStreams_ = 0;
+  std::vector<std::string> spanTracks_;
   std::vector<Event> events_;
 };
 

@@ -1,0 +1,68 @@
+#include "sim/cli/execute_training.h"
+
+#include <chrono>
+
+#include "sim/core/parallel.h"
+
+namespace collsim {
+
+TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const std::string& command,
+                                    const ExecuteOptions& options) {
+  TrainingReport report;
+  report.command = command;
+  report.seed = options.seed;
+  if (!study.empty()) {
+    report.name = study.front().name;
+    report.description = study.front().description;
+  }
+  struct Job {
+    const Scenario* scenario;
+    std::string algorithm;
+  };
+  std::vector<Job> jobs;
+  for (const Scenario& s : study)
+    for (const auto& a : s.algorithms) jobs.push_back({&s, a});
+  report.points.resize(jobs.size());
+
+  auto started = std::chrono::steady_clock::now();
+  auto progress = [&](std::size_t done) {
+    if (!options.progress) return;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    double left = elapsed / double(done) * double(jobs.size() - done);
+    *options.progress << "\r[" << done << "/" << jobs.size() << "] training steps simulated (" << int(elapsed)
+                      << " s elapsed, about " << int(left + 0.5) << " s left)   " << std::flush;
+  };
+  auto run = [&](std::size_t i) {
+    const Scenario& s = *jobs[i].scenario;
+    const TrainingSpec& t = *s.training;
+    StepOptions o;
+    o.algorithm = jobs[i].algorithm;
+    o.segment = s.simulation.segment;
+    if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
+    o.verify = s.simulation.verify;
+    o.trace = options.trace;
+    TrainingPoint& p = report.points[i];
+    p.variant = s.variant;
+    p.sweepValues = s.sweepValues;
+    p.algorithm = jobs[i].algorithm;
+    p.cluster = s.cluster.name;
+    p.servers = s.cluster.servers;
+    p.devices = s.cluster.ranks();
+    p.model = t.model.name;
+    p.parameters = t.model.parameters();
+    p.bucket = t.bucket;
+    p.accumulation = t.accumulation;
+    p.pipeline = t.pipeline;
+    p.overlap = t.overlap;
+    p.microBatch = t.model.microBatch;
+    p.reference = s.reference;
+    p.referenceInfo = s.referenceInfo;
+    p.step = simulateTrainingStep(s.cluster, t, o);
+  };
+  // A trace recorder takes one run at a time.
+  runParallel(jobs.size(), options.trace ? 1 : hardwareThreads(), run, progress);
+  if (options.progress) *options.progress << "\r" << std::string(72, ' ') << "\r" << std::flush;
+  return report;
+}
+
+} // namespace collsim

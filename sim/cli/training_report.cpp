@@ -1,0 +1,258 @@
+#include "sim/cli/training_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/text_table.h"
+#include "sim/workload/reference_figures.h"
+
+namespace collsim {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+std::string ms(Time t) { return fixed(toMicroseconds(t) / 1e3, 3); }
+std::string gib(Bytes b) { return fixed(double(b) / double(1ULL << 30), 2); }
+std::string percent(double share) { return fixed(100 * share, 1) + "%"; }
+
+bool agrees(double published, double simulated, double tolerance) {
+  return std::abs(simulated - published) <= tolerance * std::abs(published);
+}
+
+// What tells the points apart: the variant, the swept keys, the algorithm.
+std::vector<std::string> labelHeaders(const TrainingReport& r) {
+  std::vector<std::string> h;
+  if (!r.points.empty() && !r.points.front().variant.empty()) h.push_back("variant");
+  if (!r.points.empty())
+    for (const auto& [key, value] : r.points.front().sweepValues) h.push_back(key);
+  h.push_back("algo");
+  return h;
+}
+std::vector<std::string> labels(const TrainingPoint& p) {
+  std::vector<std::string> l;
+  if (!p.variant.empty()) l.push_back(p.variant);
+  for (const auto& [key, value] : p.sweepValues) l.push_back(value);
+  l.push_back(p.algorithm);
+  return l;
+}
+
+TextTable stepTable(const TrainingReport& r) {
+  std::vector<std::string> h = labelHeaders(r);
+  for (const char* c : {"devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
+                        "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "scaling", "memory_GiB"})
+    h.push_back(c);
+  TextTable t(h);
+  for (const auto& p : r.points) {
+    const StepResult& s = p.step;
+    std::vector<std::string> row = labels(p);
+    for (std::string c : {std::to_string(p.devices), formatBytes(p.bucket), std::to_string(p.accumulation),
+                          std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
+                          std::to_string(s.buckets.size()), ms(s.iteration), ms(s.compute), ms(s.communication),
+                          ms(s.exposed), percent(s.communicationShare()), ms(s.meanAllReduce()),
+                          fixed(s.samplesPerSecond(), 1), percent(s.scalingEfficiency()), gib(s.memory.total())})
+      row.push_back(std::move(c));
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+TextTable memoryTable(const TrainingReport& r) {
+  std::vector<std::string> h = labelHeaders(r);
+  for (const char* c : {"weights", "master", "gradients", "optimizer", "accum_buffer", "activations", "buckets",
+                        "hccl_buffers", "total_GiB", "fits"})
+    h.push_back(c);
+  TextTable t(h);
+  for (const auto& p : r.points) {
+    const MemoryBreakdown& m = p.step.memory;
+    std::vector<std::string> row = labels(p);
+    for (Bytes b : {m.weights, m.masterWeights, m.gradients, m.optimizerState, m.accumulationBuffer, m.activations,
+                    m.bucketBuffers, m.communicatorBuffers, m.total()})
+      row.push_back(gib(b));
+    row.back() = gib(m.total());
+    row.push_back(p.step.deviceMemory == 0 ? "?" : m.total() <= p.step.deviceMemory ? "yes" : "NO");
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+bool hasReference(const TrainingReport& r) {
+  for (const auto& p : r.points)
+    if (!p.reference.empty()) return true;
+  return false;
+}
+
+TextTable referenceTable(const TrainingReport& r) {
+  TextTable t({"figure", "variant", "published", "simulated", "sim/pub", "agrees"});
+  for (const auto& f : referenceFigures()) {
+    for (const auto& p : r.points) {
+      auto it = p.reference.find(f.key);
+      if (it == p.reference.end()) continue;
+      double sim = f.of(p.step);
+      bool ok = agrees(it->second, sim, p.referenceInfo.tolerance);
+      t.add({f.key, p.variant, fixed(it->second, 3), fixed(sim, 3), fixed(sim / it->second, 2), ok ? "yes" : "no"});
+    }
+  }
+  return t;
+}
+
+// The study's explanation of each figure that disagrees somewhere.
+std::string referenceNotes(const TrainingReport& r, bool md) {
+  std::string out;
+  const ReferenceInfo& info = r.points.front().referenceInfo;
+  for (const auto& f : referenceFigures()) {
+    auto note = info.notes.find(f.key);
+    if (note == info.notes.end()) continue;
+    bool differs = false;
+    for (const auto& p : r.points)
+      if (auto it = p.reference.find(f.key); it != p.reference.end())
+        differs |= !agrees(it->second, f.of(p.step), info.tolerance);
+    if (differs) out += (md ? "- **" + std::string(f.key) + "** (" + f.label + "): " : "# " + std::string(f.key) + ": ") +
+                        note->second + "\n";
+  }
+  return out.empty() ? out : (md ? "\nWhy they differ:\n\n" : "# why they differ:\n") + out;
+}
+
+std::string header(const TrainingReport& r) {
+  std::ostringstream os;
+  os << "# collsim " << r.command << ": " << r.name << " (training step)\n";
+  if (!r.description.empty()) os << "# " << r.description << "\n";
+  if (!r.points.empty()) {
+    const TrainingPoint& p = r.points.front();
+    os << "# model: " << p.model << ", " << fixed(double(p.parameters) / 1e6, 1) << " M parameters, micro-batch "
+       << p.microBatch << "; cluster: " << p.cluster << "\n";
+  }
+  os << "# step = one optimizer step (accum micro-batches per device); comm = time some bucket's AllReduce ran;\n"
+        "# exposed = step - compute; samples/s over all devices; scaling = compute / step (one device: 100%).\n"
+        "# bucket is the framework's gradient bucket (PyTorch DDP bucket_cap_mb), not an HCCL setting.\n";
+  return os.str();
+}
+
+std::string text(const TrainingReport& r, bool md) {
+  std::string out = header(r);
+  auto emit = [&](const char* title, const TextTable& t) {
+    out += md ? std::string("\n### ") + title + "\n\n" + t.markdown() : std::string("\n# ") + title + "\n" + t.text();
+  };
+  emit("step time", stepTable(r));
+  emit("memory per device (GiB)", memoryTable(r));
+  if (hasReference(r)) {
+    const ReferenceInfo& info = r.points.front().referenceInfo;
+    std::string title = "published vs simulated" + (info.source.empty() ? "" : " (" + info.source + ")") +
+                        ", agreeing within " + fixed(100 * info.tolerance, 0) + "%";
+    emit(title.c_str(), referenceTable(r));
+    out += referenceNotes(r, md);
+  }
+  return out;
+}
+
+double us(Time t) { return toMicroseconds(t); }
+
+nlohmann::json pointJson(const TrainingPoint& p) {
+  const StepResult& s = p.step;
+  const MemoryBreakdown& m = s.memory;
+  nlohmann::json sweep = nlohmann::json::object();
+  for (const auto& [key, value] : p.sweepValues) sweep[key] = value;
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& b : s.buckets)
+    buckets.push_back({{"bytes", b.bytes}, {"algorithm", b.algorithm}, {"ready_us", us(b.ready)},
+                       {"start_us", us(b.start)}, {"end_us", us(b.end)}});
+  nlohmann::json j = {
+      {"variant", p.variant}, {"sweep", sweep}, {"algorithm", p.algorithm}, {"cluster", p.cluster},
+      {"servers", p.servers}, {"devices", p.devices}, {"model", p.model}, {"parameters", p.parameters},
+      {"micro_batch", p.microBatch}, {"bucket_bytes", p.bucket}, {"accumulation", p.accumulation},
+      {"pipeline", p.pipeline}, {"overlap", p.overlap}, {"step_us", us(s.iteration)}, {"forward_us", us(s.forward)},
+      {"backward_us", us(s.backward)}, {"optimizer_us", us(s.optimizer)}, {"compute_us", us(s.compute)},
+      {"communication_us", us(s.communication)}, {"exposed_communication_us", us(s.exposed)},
+      {"communication_share", s.communicationShare()}, {"exposed_share", s.exposedShare()},
+      {"mean_allreduce_us", us(s.meanAllReduce())}, {"samples_per_s", s.samplesPerSecond()},
+      {"scaling_efficiency", s.scalingEfficiency()}, {"bytes_sent", s.bytesSent}, {"events", s.events},
+      {"memory_bytes",
+       {{"weights", m.weights}, {"master_weights", m.masterWeights}, {"gradients", m.gradients},
+        {"optimizer_state", m.optimizerState}, {"accumulation_buffer", m.accumulationBuffer},
+        {"activations", m.activations}, {"bucket_buffers", m.bucketBuffers},
+        {"hccl_buffers", m.communicatorBuffers}, {"total", m.total()}, {"device", s.deviceMemory}}},
+      {"buckets", buckets}};
+  if (!p.reference.empty()) {
+    nlohmann::json ref = nlohmann::json::object();
+    for (const auto& [key, published] : p.reference) {
+      double sim = findReferenceFigure(key)->of(s);
+      ref[key] = {{"published", published}, {"simulated", sim},
+                  {"agrees", agrees(published, sim, p.referenceInfo.tolerance)}};
+      if (auto n = p.referenceInfo.notes.find(key); n != p.referenceInfo.notes.end()) ref[key]["note"] = n->second;
+    }
+    j["reference"] = ref;
+  }
+  return j;
+}
+
+std::string json(const TrainingReport& r) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : r.points) points.push_back(pointJson(p));
+  nlohmann::json doc = {{"command", r.command}, {"kind", "training"}, {"name", r.name},
+                        {"description", r.description}, {"seed", r.seed}, {"points", points}};
+  if (!r.points.empty() && !r.points.front().referenceInfo.source.empty())
+    doc["reference_source"] = r.points.front().referenceInfo.source;
+  return doc.dump(2) + "\n";
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// Every scalar figure of the JSON, one column each.
+std::string csv(const TrainingReport& r) {
+  std::vector<std::string> keys;
+  std::vector<nlohmann::json> rows;
+  for (const auto& p : r.points) {
+    nlohmann::json j = pointJson(p), flat = nlohmann::json::object();
+    for (auto& [k, v] : j["sweep"].items()) flat["sweep." + k] = v;
+    for (auto& [k, v] : j["memory_bytes"].items()) flat["memory." + k] = v;
+    for (auto& [k, v] : j.items())
+      if (!v.is_structured()) flat[k] = v;
+    if (j.contains("reference"))
+      for (auto& [k, v] : j["reference"].items()) {
+        flat["published." + k] = v["published"];
+        flat["simulated." + k] = v["simulated"];
+      }
+    for (auto& [k, v] : flat.items())
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    rows.push_back(std::move(flat));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + csvField(keys[i]);
+  out += "\n";
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      std::string cell;
+      if (row.contains(keys[i])) {
+        const auto& v = row[keys[i]];
+        cell = v.is_string() ? v.get<std::string>() : v.dump();
+      }
+      out += (i ? "," : "") + csvField(cell);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+} // namespace
+
+std::string formatTrainingReport(const TrainingReport& report, OutputFormat format) {
+  switch (format) {
+  case OutputFormat::Json: return json(report);
+  case OutputFormat::Csv: return csv(report);
+  case OutputFormat::Markdown: return text(report, true);
+  case OutputFormat::Table: break;
+  }
+  return text(report, false);
+}
+
+} // namespace collsim

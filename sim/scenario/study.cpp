@@ -1,0 +1,93 @@
+#include "sim/scenario/study.h"
+
+#include <cmath>
+
+#include "sim/scenario/scenario.h"
+
+namespace collsim {
+namespace {
+
+bool isPlainNumber(const std::string& text) {
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0';
+}
+
+// The values one sweep key takes.
+std::vector<YAML::Node> sweepValues(const ConfigNode& n) {
+  std::vector<YAML::Node> values;
+  if (n.isSequence()) {
+    for (const ConfigNode& item : n.items()) {
+      if (!item.isScalar()) item.fail("a swept value must be a single value");
+      values.push_back(item.yaml());
+    }
+  } else if (n.isMap() && n.has("from")) {
+    n.allowOnly({"from", "to", "step"});
+    long long from = n.at("from").integer(-(1LL << 40), 1LL << 40), to = n.at("to").integer(-(1LL << 40), 1LL << 40);
+    long long step = n.has("step") ? n.at("step").integer(1, 1LL << 40) : 1;
+    if (from > to) n.fail("from is larger than to");
+    for (long long v = from; v <= to; v += step) values.emplace_back(std::to_string(v));
+  } else if (n.isMap()) {
+    n.allowOnly({"min", "max", "factor"});
+    double factor = n.has("factor") ? n.at("factor").number() : 2.0;
+    if (factor <= 1.0) n.at("factor").fail("factor must be greater than 1");
+    if (isPlainNumber(n.at("min").text()) && isPlainNumber(n.at("max").text())) {
+      double min = n.at("min").number(), max = n.at("max").number();
+      if (min <= 0 || min > max) n.fail("expected 0 < min <= max");
+      for (double v = min; v <= max * (1 + 1e-12); v *= factor) values.emplace_back(std::to_string(std::llround(v)));
+    } else {
+      Bytes min = n.at("min").bytes(), max = n.at("max").bytes();
+      if (min == 0 || min > max) n.fail("expected 0 < min <= max");
+      for (Bytes b : geometricSizes(min, max, factor)) values.emplace_back(formatBytes(b));
+    }
+  } else {
+    n.fail("sweep a key over a list, {from, to, step} or {min, max, factor}");
+  }
+  if (values.empty()) n.fail("the sweep gives no values");
+  return values;
+}
+
+} // namespace
+
+std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoints) {
+  std::vector<StudyPoint> points(1);
+  if (auto variants = root.find("variants")) {
+    if (!variants->isSequence() || variants->items().empty()) variants->fail("expected a list of variants");
+    points.clear();
+    for (const ConfigNode& v : variants->items()) {
+      v.allowOnly({"name", "set", "reference"});
+      StudyPoint p;
+      p.variant = v.at("name").text();
+      for (const auto& other : points)
+        if (other.variant == p.variant) v.at("name").fail("two variants are named '" + p.variant + "'");
+      if (auto set = v.find("set")) {
+        if (!set->isMap()) set->fail("expected a mapping of dotted keys to values");
+        for (const auto& kv : set->yaml()) p.assignments.emplace_back(kv.first.as<std::string>(), kv.second);
+      }
+      if (auto ref = v.find("reference")) p.reference = ref->yaml();
+      points.push_back(std::move(p));
+    }
+  }
+  if (auto sweep = root.find("sweep")) {
+    if (!sweep->isMap() || sweep->yaml().size() == 0) sweep->fail("expected a mapping of dotted keys to values");
+    for (const auto& kv : sweep->yaml()) {
+      std::string key = kv.first.as<std::string>();
+      std::vector<YAML::Node> values = sweepValues(sweep->at(key));
+      if (points.size() * values.size() > maxPoints)
+        sweep->fail("the sweep has more than " + std::to_string(maxPoints) + " points");
+      std::vector<StudyPoint> grown;
+      for (const StudyPoint& p : points) {
+        for (const YAML::Node& v : values) {
+          StudyPoint q = p;
+          q.assignments.emplace_back(key, v);
+          q.sweepValues.emplace_back(key, v.Scalar());
+          grown.push_back(std::move(q));
+        }
+      }
+      points = std::move(grown);
+    }
+  }
+  return points;
+}
+
+} // namespace collsim

@@ -1,0 +1,37 @@
+// A study file expands into points: each of its `variants` (named sets of
+// keys, e.g. before/after tuning) times every combination of its `sweep`
+// (any scenario key, by dotted path, over a list or a range):
+//
+//   variants:
+//     - {name: before, set: {training.bucket: 16MiB}, reference: {step_ms: 33.8}}
+//     - {name: after,  set: {training.bucket: 64MiB, training.accumulation: 4}}
+//   sweep:
+//     cluster.servers: {from: 1, to: 8, step: 1}     # integers
+//     training.bucket: {min: 16MiB, max: 256MiB, factor: 2}
+//     algo: [ring, rhd]
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/scenario/config_node.h"
+
+namespace collsim {
+
+struct StudyPoint {
+  std::string variant; // empty without variants
+  // (dotted key, value as written) in the order they are applied: the
+  // variant's keys, then the sweep's in the file's order.
+  std::vector<std::pair<std::string, YAML::Node>> assignments;
+  std::vector<std::pair<std::string, std::string>> sweepValues; // the sweep's part, for tables
+  YAML::Node reference; // the variant's reference values, if any
+};
+
+// Reads `variants` and `sweep` of a study root (which it does not change).
+// Without either, one point with nothing to assign. Throws ConfigError.
+std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoints = 100000);
+
+} // namespace collsim

@@ -1,0 +1,32 @@
+// Device memory of data-parallel training, per device.
+//
+// Every device holds the whole model: weights (and an fp32 master copy under
+// mixed precision), one gradient per parameter, the optimizer state, and the
+// activations of one micro-batch for its backward pass (micro-batches of an
+// accumulation run one after another, so accumulation adds activations of
+// none; it adds a separate accumulation buffer only when the model keeps
+// one). Communication adds one staging buffer per bucket in flight (a
+// pipeline of depth d holds d) and HCCL's two communicator buffers of
+// HCCL_BUFFSIZE (200 MB by default).
+#pragma once
+
+#include "sim/workload/model.h"
+
+namespace collsim {
+
+struct MemoryBreakdown {
+  Bytes weights = 0, masterWeights = 0, gradients = 0, optimizerState = 0, accumulationBuffer = 0;
+  Bytes activations = 0, bucketBuffers = 0, communicatorBuffers = 0;
+  Bytes total() const {
+    return weights + masterWeights + gradients + optimizerState + accumulationBuffer + activations + bucketBuffers +
+           communicatorBuffers;
+  }
+};
+
+constexpr Bytes kHcclDefaultBufferSize = Bytes(200) << 20;
+
+// `bucketsInFlight` is the pipeline depth, capped by the number of buckets.
+MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes bucketBytes, int bucketsInFlight,
+                                Bytes hcclBufferSize);
+
+} // namespace collsim

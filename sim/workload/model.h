@@ -1,0 +1,72 @@
+// A neural network as the training-step model sees it (configs/models/*.yaml):
+// its layers in forward order with their parameters and share of the
+// compute, the bytes each parameter costs in weights, gradients and
+// optimizer state, the activations a sample keeps for the backward pass,
+// and the work of one sample's forward pass.
+//
+//   name: bert-large
+//   layers:                                  # forward order
+//     - {name: embeddings, parameters: 31.8M, compute: 0.01}
+//     - {name: encoder, parameters: 12.6M, repeat: 24}
+//   precision: {weights: 4, gradients: 4, master_weights: 0, optimizer_state: 8, accumulation: 0}
+//   micro_batch: 8
+//   activations_per_sample: 420MiB
+//   compute: {flops_per_sample: 1.1T, utilization: 0.4, backward_factor: 2}
+//   # or compute: {forward: 30ms, backward: 60ms}   (per micro-batch)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+class ConfigNode;
+
+struct ModelLayer {
+  std::string name;
+  std::uint64_t parameters = 0;
+  double computeShare = 0; // of the model's forward (and backward) time
+};
+
+// Bytes per parameter of each kind of training state.
+struct Precision {
+  std::uint32_t weights = 4;
+  std::uint32_t gradients = 4;
+  std::uint32_t masterWeights = 0;  // mixed precision: the fp32 copy the optimizer updates
+  std::uint32_t optimizerState = 8; // Adam: m and v in fp32
+  // A separate buffer gradients accumulate in over micro-batches (e.g. fp32
+  // under fp16 gradients); 0: they accumulate in place, PyTorch's default.
+  std::uint32_t accumulation = 0;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string description;
+  std::vector<ModelLayer> layers; // forward order, repeats expanded
+  Precision precision;
+  int microBatch = 1;
+  Bytes activationsPerSample = 0;
+  // Work per micro-batch: given as times, or as FLOPs that the device's rate
+  // times the achieved utilization turns into times.
+  std::optional<Time> forward, backward;
+  double flopsPerSample = 0;
+  double utilization = 0;
+  double backwardFactor = 2; // backward = 2 x forward: gradients of inputs and of weights
+
+  std::uint64_t parameters() const;
+  Bytes gradientBytes() const { return parameters() * precision.gradients; }
+};
+
+ModelSpec loadModel(const ConfigNode& node);
+
+// Forward and backward time of one micro-batch on a device of `flops` peak.
+struct PassTimes {
+  Time forward = 0, backward = 0;
+};
+PassTimes passTimes(const ModelSpec& model, double deviceFlops);
+
+} // namespace collsim

@@ -1,0 +1,220 @@
+#include "sim/workload/step_simulation.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "algorithms/core/compose.h"
+#include "algorithms/core/registry.h"
+#include "sim/executor/schedule_executor.h"
+#include "sim/network/link_network.h"
+#include "sim/run/simulate.h"
+#include "sim/selector/selector.h"
+#include "sim/trace/trace_recorder.h"
+#include "sim/workload/step_schedule.h"
+
+namespace collsim {
+
+Time StepResult::meanAllReduce() const {
+  if (buckets.empty()) return 0;
+  Time sum = 0;
+  for (const auto& b : buckets) sum += b.end - b.start;
+  return sum / Time(buckets.size());
+}
+
+double StepResult::samplesPerSecond() const {
+  return iteration ? double(microBatch) * accumulation * ranks / toSeconds(iteration) : 0;
+}
+
+namespace {
+
+// Sum of the lengths of possibly overlapping intervals.
+Time unionLength(std::vector<std::pair<Time, Time>> spans) {
+  std::sort(spans.begin(), spans.end());
+  Time total = 0, coveredTo = 0;
+  for (auto [a, b] : spans) {
+    a = std::max(a, coveredTo);
+    if (b > a) total += b - a, coveredTo = b;
+  }
+  return total;
+}
+
+// Watches the executor's steps for the bucket timings (and the compute of
+// rank 0 for a trace); passes link activity on to the trace.
+class StepTimeline final : public TraceSink {
+public:
+  // `buckets` have their sizes and algorithms; the timeline fills in the times.
+  StepTimeline(const TrainingStepSchedule& s, std::vector<BucketTiming> buckets, TraceSink* trace)
+      : schedule_(s), trace_(trace), bucketOf_(std::size_t(s.streamCount()), -1), timings_(std::move(buckets)) {
+    for (std::size_t b = 0; b < timings_.size(); ++b) {
+      bucketOf_[std::size_t(s.bucketStream(int(b)))] = int(b);
+      timings_[b].ready = timings_[b].start = kNever;
+    }
+  }
+
+  void channelBusy(std::uint32_t channel, Time start, Time end) override {
+    if (trace_) trace_->channelBusy(channel, start, end);
+  }
+  void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t) override {
+    if (stream == TrainingStepSchedule::kComputeStream) {
+      if (rank == 0 && trace_) compute_.push_back({step, start, end});
+      return;
+    }
+    int b = bucketOf_[std::size_t(stream)];
+    if (b < 0) return;
+    BucketTiming& t = timings_[std::size_t(b)];
+    int steps = schedule_.stream(stream).stepCount(rank);
+    if (step == 0) t.ready = std::min(t.ready, end);          // the gate
+    else if (step == 1) t.start = std::min(t.start, end);     // the copy in
+    else if (step == steps - 2) t.end = std::max(t.end, end); // before the copy back
+  }
+
+  std::vector<BucketTiming>& timings() { return timings_; }
+
+  void writeSpans(int pipeline) const {
+    if (!trace_) return;
+    for (const auto& c : compute_)
+      trace_->span("compute (rank 0)", schedule_.computeStepName(c.step), c.start, c.end);
+    for (std::size_t b = 0; b < timings_.size(); ++b) {
+      const BucketTiming& t = timings_[b];
+      trace_->span("AllReduce slot " + std::to_string(b % std::size_t(pipeline)),
+                   "bucket " + std::to_string(b) + ": " + t.algorithm + " " + formatBytes(t.bytes), t.start, t.end);
+    }
+  }
+
+private:
+  static constexpr Time kNever = std::numeric_limits<Time>::max();
+  struct ComputeStep {
+    int step;
+    Time start, end;
+  };
+  const TrainingStepSchedule& schedule_;
+  TraceSink* trace_;
+  std::vector<int> bucketOf_; // per stream: the bucket whose first stream it is
+  std::vector<BucketTiming> timings_;
+  std::vector<ComputeStep> compute_;
+};
+
+// Every bucket's AllReduce schedule, built once per (algorithm, size), with
+// HCCL's loops over its buffer for buckets larger than it.
+class BucketCollectives {
+public:
+  BucketCollectives(const Cluster& cluster, std::uint32_t elemSize, const StepOptions& o)
+      : cluster_(cluster), elemSize_(elemSize), options_(o) {}
+
+  const Schedule* get(const std::string& name, Bytes bytes) {
+    auto key = std::make_pair(name, bytes);
+    if (auto it = built_.find(key); it != built_.end()) return it->second.get();
+    const AlgorithmEntry& algo = entry(name);
+    Bytes loop = options_.hcclBufferSize > 0 ? options_.hcclBufferSize / elemSize_ * elemSize_ : bytes;
+    std::vector<SchedulePtr> loops;
+    for (Bytes done = 0; done < bytes; done += loop) loops.push_back(build(algo, std::min(loop, bytes - done)));
+    if (loops.size() > 1 && loops.front()->streamCount() > 1)
+      throw std::runtime_error(name + " runs on several streams and cannot loop over HCCL's buffer; raise it above " +
+                               formatBytes(bytes));
+    SchedulePtr s = loops.size() == 1 ? std::move(loops.front()) : std::make_unique<SequenceSchedule>(std::move(loops));
+    return (built_[key] = std::move(s)).get();
+  }
+
+private:
+  const AlgorithmEntry& entry(const std::string& name) {
+    if (auto it = entries_.find(name); it != entries_.end()) return it->second;
+    auto found = findAlgorithm(Collective::AllReduce, name);
+    if (!found) throw std::runtime_error("no AllReduce algorithm '" + name + "'");
+    CollectiveSpec layout = layoutOf(cluster_, Collective::AllReduce);
+    if (std::string why = found->unsupported(layout); !why.empty())
+      throw std::runtime_error(name + " cannot run on " + std::to_string(layout.ranks) + " ranks: " + why);
+    if (options_.verify)
+      verifyAlgorithm(*found, Collective::AllReduce, layout.ranks, elemSize_, layout.devicesPerServer);
+    return entries_.emplace(name, *found).first->second;
+  }
+  SchedulePtr build(const AlgorithmEntry& algo, Bytes bytes) {
+    CollectiveSpec spec = layoutOf(cluster_, Collective::AllReduce);
+    spec.count = bytes / elemSize_;
+    spec.elemSize = elemSize_;
+    return buildSchedule(algo, spec);
+  }
+
+  const Cluster& cluster_;
+  std::uint32_t elemSize_;
+  const StepOptions& options_;
+  std::map<std::string, AlgorithmEntry> entries_;
+  std::map<std::pair<std::string, Bytes>, SchedulePtr> built_;
+};
+
+} // namespace
+
+StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  const ModelSpec& model = training.model;
+  if (!model.forward && cluster.device.flops <= 0)
+    throw std::runtime_error("the model is timed from its FLOPs but the cluster's device has no flops rate");
+  const DeviceModel& device = cluster.device;
+  if (device.memoryBandwidth == 0) throw std::runtime_error("the cluster's device has no memory bandwidth");
+  PassTimes pass = passTimes(model, device.flops);
+
+  StepPlan plan;
+  plan.ranks = cluster.ranks();
+  plan.accumulation = training.accumulation;
+  plan.pipeline = training.pipeline;
+  plan.overlap = training.overlap;
+  plan.forward = pass.forward;
+  plan.backward = planBackward(model, pass.backward, training.bucket);
+  // Adam-like update: reads weights, master weights, gradients and state,
+  // writes weights, master weights and state back, at memory speed.
+  const Precision& x = model.precision;
+  Bytes touched = model.parameters() * (2 * x.weights + 2 * x.masterWeights + x.gradients + 2 * x.optimizerState);
+  plan.optimizer = serializationTime(touched, device.memoryBandwidth);
+
+  StepResult result;
+  const std::uint32_t elemSize = x.gradients;
+  BucketCollectives collectives(cluster, elemSize, options);
+  for (const GradientBucket& b : plan.backward.buckets) {
+    BucketTiming t;
+    t.bytes = b.bytes;
+    if (options.algorithm == "auto") {
+      if (!training.selector) throw std::runtime_error("algo: auto needs training.selector (a rules file)");
+      t.algorithm = choose(*training.selector, Collective::AllReduce, b.bytes, cluster).algorithm;
+    } else {
+      t.algorithm = options.algorithm;
+    }
+    plan.collectives.push_back(collectives.get(t.algorithm, b.bytes));
+    plan.copyTimes.push_back(serializationTime(2 * b.bytes, device.memoryBandwidth)); // read and write
+    result.buckets.push_back(t);
+  }
+
+  TrainingStepSchedule schedule(plan);
+  EventEngine engine;
+  LinkNetwork network(engine, cluster, options.segment);
+  TraceSink* traceSink = nullptr;
+  if (options.trace) {
+    traceSink = options.trace->beginRun("training step: " + model.name + " on " + cluster.name, cluster);
+    network.setTrace(traceSink);
+  }
+  StepTimeline timeline(schedule, result.buckets, traceSink);
+  ScheduleExecutor executor(engine, network, cluster, schedule, &timeline);
+  ExecutionResult run = executor.run();
+  timeline.writeSpans(training.pipeline);
+
+  result.buckets = std::move(timeline.timings());
+  std::vector<std::pair<Time, Time>> spans;
+  for (const BucketTiming& b : result.buckets) spans.emplace_back(b.start, b.end);
+  result.ranks = cluster.ranks();
+  result.microBatch = model.microBatch;
+  result.accumulation = training.accumulation;
+  result.iteration = run.finish;
+  result.forward = pass.forward;
+  result.backward = pass.backward;
+  result.optimizer = plan.optimizer;
+  result.compute = Time(training.accumulation) * (pass.forward + pass.backward) + plan.optimizer;
+  result.communication = unionLength(std::move(spans));
+  result.exposed = result.iteration - result.compute;
+  int inFlight = std::min<int>(training.pipeline, int(plan.backward.buckets.size()));
+  result.memory = memoryPerDevice(model, training.accumulation, training.bucket, inFlight, options.hcclBufferSize);
+  result.deviceMemory = device.memory;
+  result.events = run.events;
+  result.bytesSent = run.bytesSent;
+  return result;
+}
+
+} // namespace collsim

@@ -1,0 +1,58 @@
+// Simulates one optimizer step of data-parallel training on a cluster: the
+// step schedule (step_schedule.h) replayed on the link network, and the
+// figures a capacity plan needs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/workload/memory_model.h"
+#include "sim/workload/training.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+class TraceRecorder;
+
+struct BucketTiming {
+  Bytes bytes = 0;
+  std::string algorithm;
+  Time ready = 0; // its gradients are all there (and the pipeline has room)
+  Time start = 0; // its AllReduce begins (after the copy into the bucket buffer)
+  Time end = 0;   // its AllReduce has finished on every rank
+};
+
+struct StepResult {
+  int ranks = 1;
+  int microBatch = 1;
+  int accumulation = 1;
+  Time iteration = 0;     // one optimizer step, on the slowest rank
+  Time forward = 0, backward = 0, optimizer = 0; // per micro-batch; optimizer once
+  Time compute = 0;       // all compute of the step on one device
+  Time communication = 0; // time during which some AllReduce was running
+  Time exposed = 0;       // the device waited for communication: iteration - compute
+  std::vector<BucketTiming> buckets;
+  MemoryBreakdown memory;
+  Bytes deviceMemory = 0; // what the device has
+  std::uint64_t events = 0;
+  Bytes bytesSent = 0; // by all ranks, over the whole step
+
+  Time meanAllReduce() const;
+  double communicationShare() const { return iteration ? double(communication) / double(iteration) : 0; }
+  double exposedShare() const { return iteration ? double(exposed) / double(iteration) : 0; }
+  double samplesPerSecond() const; // over all devices
+  // Against one device running the same micro-batches with no communication.
+  double scalingEfficiency() const { return iteration ? double(compute) / double(iteration) : 0; }
+};
+
+struct StepOptions {
+  std::string algorithm = "ring"; // every bucket's AllReduce; "auto": the selector's pick per bucket
+  Bytes segment = Bytes(1) << 20;
+  Bytes hcclBufferSize = kHcclDefaultBufferSize;
+  bool verify = true;            // check each algorithm with the symbolic checker first
+  TraceRecorder* trace = nullptr;
+};
+
+StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
+
+} // namespace collsim

@@ -1,0 +1,273 @@
+// The training-step model against hand-derived cases: no overlap is compute
+// plus every bucket's AllReduce, full overlap hides all but the last,
+// accumulation divides communication per sample, bucket counts, memory.
+#include <doctest/doctest.h>
+
+#include "relative_error.h"
+#include "test_support.h"
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "algorithms/core/registry.h"
+#include "sim/executor/schedule_executor.h"
+#include "sim/network/link_network.h"
+#include "sim/run/simulate.h"
+#include "sim/scenario/config_node.h"
+#include "sim/scenario/scenario.h"
+#include "sim/workload/gradient_buckets.h"
+#include "sim/workload/step_simulation.h"
+#include "topologies/server_shapes.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+using collsim::testing::source;
+
+namespace {
+
+Cluster ring(int p) {
+  ServerParams s;
+  s.devices = p;
+  s.shape = HccsShape::Ring;
+  s.hccs = {12_GBps, 1_us};
+  s.device.memoryBandwidth = 1'200'000'000'000ULL;
+  s.device.memory = 32_GiB;
+  return buildServer(s);
+}
+
+ModelSpec toyModel() {
+  YAML::Node yaml = loadYamlFile(source("tests/data/training/toy-model.yaml"));
+  return loadModel(ConfigNode(yaml, std::make_shared<ConfigOrigins>("toy-model.yaml")));
+}
+
+TrainingSpec toy(Bytes bucket, bool overlap, int accumulation = 1, int pipeline = 1) {
+  TrainingSpec t;
+  t.model = toyModel();
+  t.bucket = bucket;
+  t.overlap = overlap;
+  t.accumulation = accumulation;
+  t.pipeline = pipeline;
+  return t;
+}
+
+// One bucket's AllReduce alone on an idle cluster.
+Time allReduceAlone(const Cluster& c, Bytes bytes) {
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  RunRequest req{Collective::AllReduce, &ring, DataType::Float32, bytes, 1_MiB, false};
+  return simulateCollective(c, req).execution.finish;
+}
+
+Time copy(Bytes bytes) { return serializationTime(2 * bytes, 1'200'000'000'000ULL); }
+
+StepResult step(const Cluster& c, const TrainingSpec& t) { return simulateTrainingStep(c, t, StepOptions{}); }
+
+} // namespace
+
+TEST_CASE("a Compute operation takes its time and pays no step overhead") {
+  Cluster c = ring(2);
+  c.device.stepOverhead = 5_us;
+  MaterializedSchedule steps(2);
+  for (auto& rank : steps) {
+    rank.push_back({Op{OpKind::Compute, 0, 0, 0, 0, 3_us}});
+    rank.push_back({Op{OpKind::Compute, 0, 0, 0, 0, 4_us}});
+  }
+  ExplicitSchedule s(steps);
+  EventEngine engine;
+  LinkNetwork network(engine, c, 1_MiB);
+  ScheduleExecutor x(engine, network, c, s);
+  CHECK(x.run().finish == 7_us);
+}
+
+TEST_CASE("backward pieces add up and buckets cut the gradients in order") {
+  ModelSpec m = toyModel();
+  for (Bytes bucket : {Bytes(4000), 1_MiB, Bytes(4'000'000), Bytes(6'000'000), 1_GiB}) {
+    CAPTURE(bucket);
+    BackwardPlan plan = planBackward(m, 2_ms, bucket);
+    Time total = 0;
+    for (const auto& p : plan.pieces) {
+      CHECK(p.duration >= 0);
+      total += p.duration;
+    }
+    CHECK(total == 2_ms);
+    Bytes bytes = 0;
+    for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
+      bytes += plan.buckets[b].bytes;
+      if (b + 1 < plan.buckets.size()) CHECK(plan.buckets[b].bytes == bucket / 4 * 4);
+      if (b > 0) CHECK(plan.buckets[b].readyAfterPiece >= plan.buckets[b - 1].readyAfterPiece);
+    }
+    CHECK(bytes == m.gradientBytes());
+    CHECK(plan.buckets.back().readyAfterPiece == int(plan.pieces.size()) - 1);
+  }
+  // 6 MB buckets over 4 MB layers: the first is ready halfway through the
+  // second layer's backward (0.5 ms + 0.25 ms).
+  BackwardPlan plan = planBackward(m, 2_ms, 6'000'000);
+  CHECK(plan.pieces[0].duration + plan.pieces[1].duration == 750_us);
+  CHECK(plan.buckets[0].readyAfterPiece == 1);
+}
+
+TEST_CASE("without overlap a step is compute plus every bucket's AllReduce and copies") {
+  Cluster c = ring(4);
+  for (Bytes bucket : {Bytes(4'000'000), Bytes(3'000'000), 1_GiB}) {
+    CAPTURE(bucket);
+    TrainingSpec t = toy(bucket, false);
+    StepResult r = step(c, t);
+    double expected = double(r.compute);
+    for (const auto& b : r.buckets) expected += double(allReduceAlone(c, b.bytes) + 2 * copy(b.bytes));
+    CHECK_WITHIN(double(r.iteration), expected, 0.001);
+    CHECK(r.compute == 1_ms + 2_ms + r.optimizer);
+    CHECK(r.exposed == r.iteration - r.compute);
+  }
+}
+
+TEST_CASE("with overlap only the last bucket's AllReduce is exposed when compute hides the rest") {
+  // 4 MB buckets on 4 devices take ~0.52 ms each with their copies; each
+  // layer's backward takes 1 ms, so every bucket but the last finishes
+  // under compute.
+  Cluster c = ring(4);
+  TrainingSpec t = toy(4'000'000, true);
+  t.model.backward = 4_ms;
+  StepResult on = step(c, t);
+  t.overlap = false;
+  StepResult off = step(c, t);
+  Time comm = 0;
+  for (const auto& b : on.buckets) comm += b.end - b.start;
+  CHECK(on.iteration >= std::max(on.compute, comm));
+  CHECK(on.iteration <= on.compute + comm + 4 * 2 * copy(4'000'000));
+  const BucketTiming& last = on.buckets.back();
+  double lastChain = double(allReduceAlone(c, last.bytes) + 2 * copy(last.bytes));
+  CHECK_WITHIN(double(on.iteration - on.compute), lastChain, 0.01);
+  CHECK(on.iteration < off.iteration);
+}
+
+TEST_CASE("accumulating k micro-batches divides communication per sample by k") {
+  Cluster c = ring(4);
+  StepResult one = step(c, toy(4'000'000, true, 1));
+  StepResult four = step(c, toy(4'000'000, true, 4));
+  CHECK(four.compute == 4 * (1_ms + 2_ms) + four.optimizer);
+  CHECK_WITHIN(double(four.communication), double(one.communication), 0.001);
+  double perSampleOne = double(one.communication) / (one.samplesPerSecond() * toSeconds(one.iteration));
+  double perSampleFour = double(four.communication) / (four.samplesPerSecond() * toSeconds(four.iteration));
+  CHECK_WITHIN(perSampleFour, perSampleOne / 4, 0.001);
+  CHECK(four.samplesPerSecond() > one.samplesPerSecond());
+}
+
+TEST_CASE("one-element buckets and one bucket bound the bucket-count effect") {
+  Cluster c = ring(4);
+  TrainingSpec tiny = toy(1, false), whole = toy(1_GiB, false);
+  tiny.model.layers = {{"a", 256, 0.5}, {"b", 256, 0.5}}; // 2 KiB of gradients
+  whole.model.layers = tiny.model.layers;
+  StepResult many = step(c, tiny), one = step(c, whole);
+  CHECK(many.buckets.size() == 512);
+  CHECK(one.buckets.size() == 1);
+  // Each one-element AllReduce costs its 2(p-1) latencies; one bucket pays them once.
+  double perBucket = double(allReduceAlone(c, 4) + 2 * copy(4));
+  CHECK_WITHIN(double(many.iteration - many.compute), 512 * perBucket, 0.01);
+  CHECK(many.iteration > one.iteration);
+  CHECK(one.iteration - one.compute < 2 * (many.iteration - many.compute) / 512 + 10_us);
+}
+
+TEST_CASE("memory per device adds up for the toy model") {
+  Cluster c = ring(4);
+  StepResult r = step(c, toy(4'000'000, true, 4, 2));
+  const MemoryBreakdown& m = r.memory;
+  CHECK(m.weights == 16'000'000);
+  CHECK(m.masterWeights == 0);
+  CHECK(m.gradients == 16'000'000);
+  CHECK(m.optimizerState == 32'000'000);
+  CHECK(m.accumulationBuffer == 16'000'000); // accumulation > 1 with a 4-byte buffer
+  CHECK(m.activations == 20'000'000);        // 10 MB x micro-batch 2
+  CHECK(m.bucketBuffers == 8'000'000);       // two 4 MB buckets in flight
+  CHECK(m.communicatorBuffers == 2 * (200_MiB));
+  CHECK(m.total() == 108'000'000 + 2 * 200_MiB);
+  CHECK(step(c, toy(4'000'000, true, 1, 1)).memory.total() == 88'000'000 + 2 * 200_MiB);
+}
+
+TEST_CASE("a study expands its variants times its sweep") {
+  auto study = loadStudyFile(source("tests/data/training/toy-study.yaml"), {});
+  REQUIRE(study.size() == 2 * 2 * 3);
+  CHECK(study[0].variant == "plain");
+  CHECK(study[0].sweepValues == std::vector<std::pair<std::string, std::string>>{
+                                    {"training.accumulation", "1"}, {"training.bucket", "2MB"}});
+  CHECK(study[0].training->overlap == false);
+  CHECK(study[6].training->pipeline == 2);
+  CHECK(study[5].training->bucket == 8'000'000);
+  CHECK(study[5].training->accumulation == 2);
+  CHECK(study[0].reference.at("step_ms") == 10);
+  // --set applies after the study's own assignments.
+  auto set = loadStudyFile(source("tests/data/training/toy-study.yaml"), {"training.pipeline=3"});
+  for (const auto& s : set) CHECK(s.training->pipeline == 3);
+}
+
+TEST_CASE("study errors point at the key") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "collsim-training-test";
+  fs::create_directories(dir);
+  fs::copy_file(source("tests/data/training/toy-model.yaml"), dir / "toy-model.yaml",
+                fs::copy_options::overwrite_existing);
+  auto fails = [&](const std::string& yaml, const std::string& expected) {
+    std::ofstream(dir / "s.yaml") << "name: x\ncluster: {devices: 2, hccs: {shape: ring, bandwidth: 1GB/s, latency: 1us}}\n"
+                                  << "training: {model: toy-model.yaml}\n"
+                                  << yaml;
+    try {
+      loadStudyFile((dir / "s.yaml").string(), {});
+      FAIL("no error for: " << yaml);
+    } catch (const ConfigError& e) {
+      CAPTURE(e.what());
+      CHECK(std::string(e.what()).find(expected) != std::string::npos);
+    }
+  };
+  fails("sweep: {training.buckt: [1MB]}\n", "sweep training.buckt");
+  fails("sweep: {training.bucket: []}\n", "no values");
+  fails("sweep: {training.bucket: {min: 8MB, max: 1MB}}\n", "min <= max");
+  fails("variants: [{name: a}, {name: a}]\n", "two variants are named 'a'");
+  fails("variants: [{name: a, reference: {speed: 1}}]\n", "no figure 'speed'");
+  fails("sizes: [1MB]\n", "takes its sizes from the gradient buckets");
+  fails("algo: nosuch\n", "auto");
+}
+
+TEST_CASE("the seed tuning study matches its golden JSON") {
+  auto r = collsim::testing::cli({"run", source("scenarios/seed-8card-tuning.yaml"), "--format", "json"});
+  REQUIRE(r.status == 0);
+  std::string golden = source("tests/data/training/seed-8card-tuning.golden.json");
+  if (std::getenv("COLLSIM_UPDATE_GOLDEN")) std::ofstream(golden) << r.out;
+  std::ifstream in(golden);
+  std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(r.out == expected); // regenerate with COLLSIM_UPDATE_GOLDEN=1 when a model change is meant
+}
+
+TEST_CASE("HCCL settings from the article reach a training study") {
+  namespace fs = std::filesystem;
+  fs::path env = fs::temp_directory_path() / "collsim-training-env.sh";
+  std::ofstream(env) << "export HCCL_ALLREDUCE_BUCKET_SIZE=1048576\nexport HCCL_COMM_OVERLAP=1\n"
+                        "export HCCL_ALLREDUCE_PIPELINE=1\n";
+  auto r = collsim::testing::cli({"run", source("tests/data/training/toy-study.yaml"), "--env-file", env.string(),
+                                  "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("PyTorch DDP") != std::string::npos);
+  std::istringstream lines(r.out);
+  std::string header, row;
+  std::getline(lines, header);
+  int rows = 0;
+  while (std::getline(lines, row)) {
+    ++rows;
+    CHECK(row.find(",1048576,") != std::string::npos); // bucket_bytes
+    CHECK(row.find(",true,") != std::string::npos);    // overlap
+  }
+  CHECK(rows == 12);
+}
+
+TEST_CASE("--trace writes the step: compute, each bucket's AllReduce, link activity") {
+  namespace fs = std::filesystem;
+  fs::path trace = fs::temp_directory_path() / "collsim-training-trace.json";
+  auto r = collsim::testing::cli({"run", source("tests/data/training/toy-study.yaml"), "--set",
+                                  "sweep={training.bucket: [4MB]}", "--set", "variants=[{name: one}]", "--trace",
+                                  trace.string()});
+  REQUIRE(r.status == 0);
+  std::ifstream in(trace);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("compute (rank 0)") != std::string::npos);
+  CHECK(text.find("backward block.3") != std::string::npos);
+  CHECK(text.find("bucket 3: ring") != std::string::npos);
+  CHECK(text.find("(hccs)") != std::string::npos);
+}
