@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices,
-# then hierarchical AllReduce on multi-server clusters up to 512 x 8.
+# then hierarchical AllReduce on multi-server clusters up to 512 x 8, then
+# training-step studies (the seed table, a capacity plan, a 7 B model on
+# 512 devices) and a 2,000-point selector check.
 # For each case: median wall time and peak memory over several runs, and
 # engine events per second (events from the run's own CSV / median wall).
 #
@@ -88,6 +90,37 @@ for spec in "atlas-16x8-leafspine hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring
   awk -v c="$cluster" -v a="$algo" -v size="$size" -v wall="$wall" -v ev="$events" -v peak="$peak" -v sim="$simtime" \
     'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
              printf "%-22s %-18s %-6s %10.2f %12d %12s %10.1f %14.1f\n", c, a, size, wall, ev, rate, peak / 1024, sim }'
+done
+echo
+echo "Training steps (collsim run on studies; events summed over the study's points)"
+# Runs `collsim run ARGS --format json` $runs times; sets wall, peak, events, points.
+measure_run() {
+  local walls=() peaks=() w p
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim run "$@" --format json > "$tmp/out.json"
+    read -r w p < "$tmp/time"
+    walls+=("$w"); peaks+=("$p")
+  done
+  wall=$(printf "%s\n" "${walls[@]}" | median)
+  peak=$(printf "%s\n" "${peaks[@]}" | median)
+  read -r events points < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+print(sum(p['events'] for p in d['points']), len(d['points']))" "$tmp/out.json")
+}
+cat > "$tmp/decoder-7b-512.yaml" <<YAML
+name: decoder-7b-512
+cluster: $PWD/configs/clusters/atlas-2x8.yaml
+algo: hier:ring+rhd
+training: {model: $PWD/configs/models/decoder-7b.yaml, bucket: 64MiB, pipeline: 2}
+YAML
+printf "%-44s %7s %10s %12s %12s %10s\n" study points wall_s events Mevents/s peak_MiB
+for spec in "scenarios/seed-8card-tuning.yaml" "scenarios/capacity-plan-bert.yaml" \
+            "$tmp/decoder-7b-512.yaml --set cluster.servers=64"; do
+  read -r -a args <<< "$spec"
+  measure_run "${args[@]}"
+  label=$(basename "${args[0]}" .yaml)${args[2]:+ (${args[2]})}
+  awk -v l="$label" -v n="$points" -v wall="$wall" -v ev="$events" -v peak="$peak" \
+    'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
+             printf "%-44s %7d %10.2f %12d %12s %10.1f\n", l, n, wall, ev, rate, peak / 1024 }'
 done
 echo
 echo "Selector check on a 2,000-point grid (every candidate simulated at every point, all cores)"

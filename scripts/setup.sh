@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev doctest-dev
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin python3-matplotlib)
 
 missing=()
 for p in "${packages[@]}"; do

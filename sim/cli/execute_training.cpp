@@ -1,10 +1,23 @@
 #include "sim/cli/execute_training.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "sim/core/parallel.h"
 
 namespace collsim {
+
+// The selector's picks over the buckets, in order of first use.
+static std::string chosenAlgorithms(const StepResult& step) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const auto& b : step.buckets) {
+    if (std::find(seen.begin(), seen.end(), b.algorithm) != seen.end()) continue;
+    seen.push_back(b.algorithm);
+    out += (out.empty() ? "" : ", ") + b.algorithm;
+  }
+  return out;
+}
 
 TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const std::string& command,
                                     const ExecuteOptions& options) {
@@ -58,6 +71,7 @@ TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const st
     p.reference = s.reference;
     p.referenceInfo = s.referenceInfo;
     p.step = simulateTrainingStep(s.cluster, t, o);
+    if (p.algorithm == "auto") p.algorithm += ": " + chosenAlgorithms(p.step);
   };
   // A trace recorder takes one run at a time.
   runParallel(jobs.size(), options.trace ? 1 : hardwareThreads(), run, progress);

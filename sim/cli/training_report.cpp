@@ -25,33 +25,41 @@ bool agrees(double published, double simulated, double tolerance) {
   return std::abs(simulated - published) <= tolerance * std::abs(published);
 }
 
+// Swept keys that the step table shows in columns of its own anyway.
+bool shownAnyway(const std::string& key) {
+  return key == "training.bucket" || key == "training.accumulation" || key == "training.pipeline" ||
+         key == "training.overlap" || key == "cluster.servers";
+}
+
 // What tells the points apart: the variant, the swept keys, the algorithm.
 std::vector<std::string> labelHeaders(const TrainingReport& r) {
   std::vector<std::string> h;
   if (!r.points.empty() && !r.points.front().variant.empty()) h.push_back("variant");
   if (!r.points.empty())
-    for (const auto& [key, value] : r.points.front().sweepValues) h.push_back(key);
+    for (const auto& [key, value] : r.points.front().sweepValues)
+      if (!shownAnyway(key)) h.push_back(key);
   h.push_back("algo");
   return h;
 }
 std::vector<std::string> labels(const TrainingPoint& p) {
   std::vector<std::string> l;
   if (!p.variant.empty()) l.push_back(p.variant);
-  for (const auto& [key, value] : p.sweepValues) l.push_back(value);
+  for (const auto& [key, value] : p.sweepValues)
+    if (!shownAnyway(key)) l.push_back(value);
   l.push_back(p.algorithm);
   return l;
 }
 
 TextTable stepTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
-  for (const char* c : {"devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
+  for (const char* c : {"servers", "devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
                         "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "scaling", "memory_GiB"})
     h.push_back(c);
   TextTable t(h);
   for (const auto& p : r.points) {
     const StepResult& s = p.step;
     std::vector<std::string> row = labels(p);
-    for (std::string c : {std::to_string(p.devices), formatBytes(p.bucket), std::to_string(p.accumulation),
+    for (std::string c : {std::to_string(p.servers), std::to_string(p.devices), formatBytes(p.bucket), std::to_string(p.accumulation),
                           std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
                           std::to_string(s.buckets.size()), ms(s.iteration), ms(s.compute), ms(s.communication),
                           ms(s.exposed), percent(s.communicationShare()), ms(s.meanAllReduce()),
@@ -193,7 +201,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
 std::string json(const TrainingReport& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) points.push_back(pointJson(p));
-  nlohmann::json doc = {{"command", r.command}, {"kind", "training"}, {"name", r.name},
+  nlohmann::json doc = {{"tool", "collsim"}, {"command", r.command}, {"kind", "training"}, {"name", r.name},
                         {"description", r.description}, {"seed", r.seed}, {"points", points}};
   if (!r.points.empty() && !r.points.front().referenceInfo.source.empty())
     doc["reference_source"] = r.points.front().referenceInfo.source;

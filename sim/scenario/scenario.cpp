@@ -160,6 +160,8 @@ static bool isStudyKey(const std::string& o) {
   return o.rfind("sweep", 0) == 0 || o.rfind("variants", 0) == 0 || o.rfind("reference", 0) == 0;
 }
 
+static bool isFileKey(const std::string& o, const std::string& key) { return o.rfind(key + "=", 0) == 0; }
+
 // The study's YAML with its files inlined and the study-key overrides
 // applied. Read afresh for every point: copies of YAML nodes lose the line
 // and column that error messages point at.
@@ -168,19 +170,18 @@ static YAML::Node readStudyRoot(const std::string& yaml, const std::string& labe
                                 const std::shared_ptr<ConfigOrigins>& origins) {
   YAML::Node root = parseYaml(yaml, label);
   if (!root.IsMap()) ConfigNode(root, origins).fail("a scenario is a YAML mapping");
-  // A --set cluster=FILE comes first and is relative to the current folder;
-  // a path in the file is relative to the file.
-  std::filesystem::path clusterBase = baseDir;
+  // Keys that name files (a cluster, a model) are inlined. A --set KEY=FILE
+  // comes first and is relative to the current folder; a path in the file
+  // is relative to the file.
+  std::filesystem::path clusterBase = baseDir, modelBase = baseDir;
   for (const auto& o : overrides) {
-    if (o.rfind("cluster=", 0) == 0) {
-      applyOverride(root, o, *origins);
-      clusterBase = std::filesystem::current_path();
-    }
+    if (isFileKey(o, "cluster")) applyOverride(root, o, *origins), clusterBase = std::filesystem::current_path();
+    if (isFileKey(o, "training.model")) applyOverride(root, o, *origins), modelBase = std::filesystem::current_path();
   }
   inlineFile(root, "cluster", "cluster", clusterBase, *origins, origins);
   if (root["training"] && root["training"].IsMap()) {
     YAML::Node training = root["training"];
-    inlineFile(training, "model", "training.model", baseDir, *origins, origins);
+    inlineFile(training, "model", "training.model", modelBase, *origins, origins);
   }
   for (const auto& o : overrides)
     if (isStudyKey(o)) applyOverride(root, o, *origins);
@@ -201,7 +202,8 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
       setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
     }
     for (const auto& o : overrides)
-      if (o.rfind("cluster=", 0) != 0 && !isStudyKey(o)) applyOverride(root, o, *origins);
+      if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
+        applyOverride(root, o, *origins);
     scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
   }
   return scenarios;

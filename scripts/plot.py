@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Charts from collsim's JSON output (Debian's python3-matplotlib).
+
+  collsim run scenarios/capacity-plan.yaml --format json --out plan.json
+  /usr/bin/python3 scripts/plot.py plan.json --out plan.png      # or .svg
+
+A training study gives step-time stacked bars (compute, exposed
+communication) per point and, when the number of devices varies, scaling
+curves (samples/s and scaling efficiency against devices). A collective
+scenario gives bus bandwidth against message size, one line per algorithm.
+"""
+import argparse
+import json
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def point_label(p):
+    parts = [p["variant"]] if p.get("variant") else []
+    parts += [f"{k.split('.')[-1]}={v}" for k, v in p.get("sweep", {}).items()]
+    parts.append(p["algorithm"])
+    return "\n".join(parts)
+
+
+def plot_training(doc, fig):
+    points = doc["points"]
+    devices = sorted({p["devices"] for p in points})
+    panels = 2 if len(devices) > 1 else 1
+    ax = fig.add_subplot(1, panels, 1)
+    labels = [point_label(p) for p in points]
+    compute = [p["compute_us"] / 1e3 for p in points]
+    exposed = [p["exposed_communication_us"] / 1e3 for p in points]
+    x = range(len(points))
+    ax.bar(x, compute, label="compute")
+    ax.bar(x, exposed, bottom=compute, label="exposed communication")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, fontsize=7, rotation=90 if len(points) > 8 else 0)
+    ax.set_ylabel("step time (ms)")
+    ax.set_title(f"{doc['name']}: step time")
+    ax.legend()
+    if panels == 2:
+        ax2 = fig.add_subplot(1, 2, 2)
+        series = defaultdict(list)  # everything but the device count names a curve
+        for p in points:
+            key = tuple((k, v) for k, v in p.get("sweep", {}).items() if "servers" not in k and "devices" not in k)
+            series[(p.get("variant", ""), p["algorithm"]) + key].append(p)
+        for key, ps in series.items():
+            ps.sort(key=lambda p: p["devices"])
+            name = " ".join(str(k) if not isinstance(k, tuple) else f"{k[0].split('.')[-1]}={k[1]}" for k in key if k)
+            ax2.plot([p["devices"] for p in ps], [100 * p["scaling_efficiency"] for p in ps], marker="o", label=name)
+        ax2.set_xscale("log", base=2)
+        ax2.set_xlabel("devices")
+        ax2.set_ylabel("scaling efficiency (%)")
+        ax2.set_ylim(0, 105)
+        ax2.set_title("scaling")
+        ax2.legend(fontsize=7)
+
+
+def plot_collective(doc, fig):
+    ax = fig.add_subplot(1, 1, 1)
+    lines = defaultdict(list)
+    for r in doc["results"]:
+        lines[r["algorithm"]].append((r["bytes"], r["busbw_GBps"]))
+    for algo, pts in lines.items():
+        pts.sort()
+        ax.plot([b for b, _ in pts], [bw for _, bw in pts], marker="o", label=algo)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("bus bandwidth (GB/s)")
+    op = doc["results"][0]["op"] if doc["results"] else ""
+    ax.set_title(f"{doc['name']}: {op} on {doc['cluster']['name']}")
+    ax.legend()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", help="collsim run ... --format json output")
+    parser.add_argument("--out", required=True, help="chart file, .png or .svg")
+    args = parser.parse_args()
+    try:
+        with open(args.json) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"plot.py: cannot read {args.json}: {e}")
+    training = doc.get("kind") == "training"
+    if not training and "results" not in doc:
+        sys.exit(f"plot.py: {args.json} is not collsim run output (no 'points' or 'results')")
+    if training and not doc["points"] or not training and not doc["results"]:
+        sys.exit(f"plot.py: {args.json} has no results to plot")
+    many = len(doc["points"]) if training else 1
+    fig = plt.figure(figsize=(max(8, 0.6 * many + 4) * (1.8 if training and len({p['devices'] for p in doc['points']}) > 1 else 1), 5))
+    (plot_training if training else plot_collective)(doc, fig)
+    fig.tight_layout()
+    fig.savefig(args.out)
+    print(f"plot.py: wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/plot.py smoke test: a training study's and a collective scenario's
+# JSON each become a non-empty PNG (and the study an SVG).
+#   tests/plot_test.sh COLLSIM SOURCE_DIR
+set -euo pipefail
+collsim=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$collsim" run "$src/scenarios/seed-8card-tuning.yaml" --format json --out "$tmp/study.json"
+"$collsim" run "$src/scenarios/default.yaml" --format json --out "$tmp/collective.json"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/study.json" --out "$tmp/study.png"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/study.json" --out "$tmp/study.svg"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/collective.json" --out "$tmp/collective.png"
+for f in study.png collective.png; do
+  [ -s "$tmp/$f" ] || { echo "plot_test: $f is empty" >&2; exit 1; }
+  [ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "plot_test: $f is not a PNG" >&2; exit 1; }
+done
+grep -q "<svg" "$tmp/study.svg" || { echo "plot_test: study.svg is not SVG" >&2; exit 1; }
+# A file that is not collsim output is refused with a message.
+echo '{}' > "$tmp/other.json"
+if /usr/bin/python3 "$src/scripts/plot.py" "$tmp/other.json" --out "$tmp/x.png" 2> "$tmp/err"; then
+  echo "plot_test: accepted a non-collsim JSON" >&2; exit 1
+fi
+grep -q "not collsim run output" "$tmp/err"
+echo "plot_test: ok"
