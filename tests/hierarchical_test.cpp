@@ -8,6 +8,7 @@
 #include "algorithms/check/symbolic_checker.h"
 #include "algorithms/transports/threads/run_threads.h"
 #include "sim/executor/schedule_executor.h"
+#include "sim/network/link_network.h"
 #include "sim/network/routing.h"
 #include "sim/run/simulate.h"
 #include "topologies/multi_server.h"

@@ -7,6 +7,7 @@
 #include "algorithms/core/registry.h"
 #include "algorithms/transports/threads/run_threads.h"
 #include "sim/executor/schedule_executor.h"
+#include "sim/network/link_network.h"
 #include "topologies/server_shapes.h"
 
 using namespace collsim;

@@ -14,7 +14,7 @@ struct PerfOptions {
   OutputOptions output;
   EnvOptions env;
   std::string cluster, op = "allreduce", algo = "ring", dtype = "float32";
-  std::string begin = "8", end = "1GiB", segment = "1MiB";
+  std::string begin = "8", end = "1GiB", segment = "1MiB", fidelity = "fast";
   double factor = 2;
   int root = 0;
   bool verify = true;
@@ -42,6 +42,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.simulation.segment = optionBytes("--segment", p.segment);
   if (s.simulation.segment == 0) throw UsageError("--segment must be positive");
   s.simulation.verify = p.verify;
+  if (!parseFidelity(p.fidelity, s.simulation.fidelity)) throw UsageError("--fidelity: '" + p.fidelity + "' is not fast or packet");
   applyHcclEnv(p.env, s, io);
   return simulateAndReport(s, "perf", p.output, io);
 }
@@ -59,7 +60,9 @@ Command addPerfCommand(CLI::App& app) {
   cmd->add_option("-f,--stepfactor", p->factor, "size multiplier")->capture_default_str();
   cmd->add_option("-d,--dtype", p->dtype, "element type")->capture_default_str();
   cmd->add_option("-r,--root", p->root, "root rank of broadcast and reduce")->capture_default_str();
-  cmd->add_option("--segment", p->segment, "network segment size (4096 for packet-level)")->capture_default_str();
+  cmd->add_option("--segment", p->segment, "segment size of the fast network model")->capture_default_str();
+  cmd->add_option("--fidelity", p->fidelity, "fast (large segments) or packet (RoCE packets, ECN, PFC, DCQCN)")
+      ->capture_default_str();
   cmd->add_flag("!--no-verify", p->verify, "skip the symbolic check of the schedule");
   addOutputOptions(cmd, p->output, "override a cluster key: --set hccs.bandwidth=24GB/s (repeatable)");
   addEnvOptions(cmd, p->env);

@@ -18,9 +18,10 @@ std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
   return points;
 }
 
-CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace) {
+CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace, std::uint64_t seed) {
   AlgorithmEntry algo = *findAlgorithm(s.op, point.algorithm);
-  RunRequest req{s.op, &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes};
+  RunRequest req{s.op,   &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes,
+                 s.simulation.fidelity, seed};
   return simulateCollective(s.cluster, req, trace);
 }
 
@@ -32,6 +33,7 @@ Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t 
   report.clusterName = s.cluster.name;
   report.clusterDescription = s.cluster.description;
   report.segment = s.simulation.segment;
+  report.fidelity = s.simulation.fidelity;
   report.seed = seed;
   return report;
 }
@@ -47,7 +49,7 @@ Report executeScenario(const Scenario& s, const std::string& command, const Exec
                         << points[i].algorithm << " " << formatBytes(points[i].size) << " (" << int(elapsed)
                         << " s elapsed)   " << std::flush;
     }
-    report.results.push_back(runPoint(s, points[i], options.trace));
+    report.results.push_back(runPoint(s, points[i], options.trace, options.seed));
   }
   if (options.progress) *options.progress << "\r" << std::string(60, ' ') << "\r" << std::flush;
   return report;

@@ -26,7 +26,8 @@ struct ScenarioPoint {
   bool verify; // check the schedule symbolically first (once per algorithm)
 };
 std::vector<ScenarioPoint> scenarioPoints(const Scenario& scenario);
-CollectiveRun runPoint(const Scenario& scenario, const ScenarioPoint& point, TraceRecorder* trace = nullptr);
+CollectiveRun runPoint(const Scenario& scenario, const ScenarioPoint& point, TraceRecorder* trace = nullptr,
+                       std::uint64_t seed = 1);
 // A report with the scenario's header and no results yet.
 Report emptyReport(const Scenario& scenario, const std::string& command, std::uint64_t seed);
 

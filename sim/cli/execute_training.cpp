@@ -51,6 +51,8 @@ TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const st
     StepOptions o;
     o.algorithm = jobs[i].algorithm;
     o.segment = s.simulation.segment;
+    o.fidelity = s.simulation.fidelity;
+    o.seed = options.seed;
     if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
     o.verify = s.simulation.verify;
     o.trace = options.trace;

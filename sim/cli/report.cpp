@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/network_report.h"
+
 namespace collsim {
 namespace {
 
@@ -42,7 +44,7 @@ std::string table(const Report& rep) {
   os << "# collsim " << rep.command << ": " << rep.name << "\n";
   if (!rep.description.empty()) os << "# " << rep.description << "\n";
   os << "# cluster: " << rep.clusterName << " (" << rep.clusterDescription << ")\n";
-  os << "# segment: " << formatBytes(rep.segment) << "; algbw = bytes / time, busbw = algbw x nccl-tests factor, GB = 1e9 B\n";
+  os << "# " << (rep.fidelity == Fidelity::Packet ? "packet level" : "segment: " + formatBytes(rep.segment)) << "; algbw = bytes / time, busbw = algbw x nccl-tests factor, GB = 1e9 B\n";
   os << "#";
   for (const Column& c : kColumns) os << ' ' << pad(c.header, c);
   os << "\n";
@@ -109,7 +111,8 @@ std::string comparisonTable(const Report& rep, bool md) {
     os << "# collsim " << rep.command << ": " << rep.name << " (" << op << ", time_us per algorithm; * = fastest)\n";
     if (!rep.description.empty()) os << "# " << rep.description << "\n";
     os << "# cluster: " << rep.clusterName << " (" << rep.clusterDescription << ")\n";
-    os << "# segment: " << formatBytes(rep.segment) << "\n#" << pad("size", {"", 11, false});
+    os << "# " << (rep.fidelity == Fidelity::Packet ? "packet level" : "segment: " + formatBytes(rep.segment)) << "\n#"
+       << pad("size", {"", 11, false});
     for (const auto& a : c.algorithms) os << ' ' << pad(a, {"", 13, false});
     os << "  fastest\n";
   }
@@ -169,12 +172,14 @@ std::string json(const Report& rep) {
                        {"messages", r.execution.messages},
                        {"bytes_sent", r.execution.bytesSent},
                        {"bytes_received", r.execution.bytesReceived},
-                       {"fastest", isFastest(rep, r)}});
+                       {"fastest", isFastest(rep, r)},
+                       {"network", networkJson(r.execution.network)}});
   }
   nlohmann::ordered_json doc = {{"tool", "collsim"},
                                 {"command", rep.command},
                                 {"name", rep.name},
                                 {"cluster", {{"name", rep.clusterName}, {"description", rep.clusterDescription}}},
+                                {"fidelity", fidelityName(rep.fidelity)},
                                 {"segment_bytes", rep.segment},
                                 {"seed", rep.seed},
                                 {"results", std::move(results)}};
@@ -192,15 +197,23 @@ bool parseOutputFormat(const std::string& name, OutputFormat& out) {
   return true;
 }
 
+// Packet-level runs add their network figures below a table.
+static std::string networkBlock(const Report& report, bool md) {
+  if (report.fidelity != Fidelity::Packet) return "";
+  std::vector<LabelledMetrics> rows;
+  for (const auto& r : report.results) rows.push_back({{r.algorithm, formatBytes(r.bytes)}, &r.execution.network});
+  return networkTable({"algo", "size"}, rows, md);
+}
+
 std::string formatReport(const Report& report, OutputFormat format) {
   bool several = compare(report).algorithms.size() > 1;
-  if (several && format == OutputFormat::Table) return comparisonTable(report, false);
-  if (several && format == OutputFormat::Markdown) return comparisonTable(report, true);
+  if (several && format == OutputFormat::Table) return comparisonTable(report, false) + networkBlock(report, false);
+  if (several && format == OutputFormat::Markdown) return comparisonTable(report, true) + networkBlock(report, true);
   switch (format) {
-  case OutputFormat::Table: return table(report);
+  case OutputFormat::Table: return table(report) + networkBlock(report, false);
   case OutputFormat::Json: return json(report);
   case OutputFormat::Csv: return csv(report);
-  case OutputFormat::Markdown: return markdown(report);
+  case OutputFormat::Markdown: return markdown(report) + networkBlock(report, true);
   }
   return table(report);
 }

@@ -18,6 +18,7 @@ struct Report {
   std::string clusterName;
   std::string clusterDescription;
   Bytes segment = 0;
+  Fidelity fidelity = Fidelity::Fast;
   std::uint64_t seed = 0;
   std::vector<CollectiveRun> results;
 };

@@ -15,16 +15,18 @@ void EventEngine::schedule(Time at, EventHandler* handler, std::uint64_t arg) {
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
-Time EventEngine::run() {
-  while (!heap_.empty()) {
+Time EventEngine::runUntil(Time until) {
+  Time last = now_;
+  while (!heap_.empty() && heap_.front().time <= until) {
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Event e = heap_.back();
     heap_.pop_back();
-    now_ = e.time;
+    now_ = last = e.time;
     ++processed_;
     e.handler->onEvent(e.arg);
   }
-  return now_;
+  if (until != std::numeric_limits<Time>::max() && until > now_) now_ = until;
+  return last;
 }
 
 } // namespace collsim

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "sim/core/units.h"
@@ -33,7 +34,10 @@ public:
   }
 
   // Runs until no events are left. Returns the time of the last event.
-  Time run();
+  Time run() { return runUntil(std::numeric_limits<Time>::max()); }
+  // Runs the events up to time `until`, then sets the clock to it (if it
+  // is finite and later). Returns the time of the last event run.
+  Time runUntil(Time until);
 
   std::uint64_t eventsProcessed() const { return processed_; }
 

@@ -13,7 +13,7 @@ constexpr std::uint64_t kStartStep = 0;
 constexpr std::uint64_t kOpDone = 1; // a reduction or a computation
 } // namespace
 
-ScheduleExecutor::ScheduleExecutor(EventEngine& engine, LinkNetwork& network, const Cluster& cluster,
+ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
                                    const Schedule& schedule, TraceSink* trace)
     : engine_(engine), network_(network), cluster_(cluster), trace_(trace),
       ranks_(schedule.ranks()) {
@@ -52,6 +52,7 @@ ExecutionResult ScheduleExecutor::run() {
   for (Time& t : result_.rankFinish) t = std::max<Time>(t - begin, 0);
   result_.finish = result_.rankFinish.empty() ? 0 : *std::max_element(result_.rankFinish.begin(), result_.rankFinish.end());
   result_.events = engine_.eventsProcessed() - events;
+  result_.network = network_.metrics(result_.finish);
   return result_;
 }
 

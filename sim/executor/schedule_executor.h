@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "algorithms/core/schedule.h"
-#include "sim/network/link_network.h"
+#include "sim/network/network.h"
 
 namespace collsim {
 
@@ -39,11 +39,12 @@ struct ExecutionResult {
   Bytes bytesSent = 0;             // sum over sends
   Bytes bytesReceived = 0;         // sum over receives
   std::vector<MessageRecord> log;  // every message, if recording was asked for
+  NetworkMetrics network;          // links, queues, congestion control, message latency
 };
 
 class ScheduleExecutor final : public EventHandler, public DeliveryListener {
 public:
-  ScheduleExecutor(EventEngine& engine, LinkNetwork& network, const Cluster& cluster,
+  ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
                    const Schedule& schedule, TraceSink* trace = nullptr);
 
   // Runs the schedule to completion. Throws std::runtime_error if some rank
@@ -92,7 +93,7 @@ private:
   void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
 
   EventEngine& engine_;
-  LinkNetwork& network_;
+  Network& network_;
   const Cluster& cluster_;
   TraceSink* trace_;
   bool record_ = false;

@@ -1,5 +1,6 @@
 #include "sim/network/link_network.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/trace/trace_sink.h"
@@ -19,12 +20,13 @@ std::uint32_t hopOf(std::uint64_t packed) { return std::uint32_t(packed & 0xff);
 } // namespace
 
 LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, Bytes segmentSize)
-    : engine_(engine), routing_(cluster), segment_(segmentSize) {
+    : engine_(engine), cluster_(cluster), routing_(cluster), mtu_(cluster.roce.mtu), segment_(segmentSize) {
   if (segment_ == 0) throw std::invalid_argument("segment size must be positive");
   channels_.reserve(2 * cluster.links.size());
   for (const auto& l : cluster.links) {
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, 0, false, 0, {}});
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, 0, false, 0, {}});
+    bool roce = l.type == "roce";
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, 0, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, 0, {}});
   }
   stats_.resize(channels_.size());
 }
@@ -53,6 +55,7 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   m.delivered = 0;
   m.bytes = bytes;
   m.cookie = cookie;
+  m.sentAt = engine_.now();
   m.queued.assign(route.hops, 0);
   m.sent.assign(route.hops, 0);
   if (route.hops == 0) { // same node: nothing crosses a link
@@ -101,7 +104,12 @@ void LinkNetwork::startNext(std::uint32_t c) {
   Message& m = messages_[messageOf(head)];
   std::uint32_t hop = hopOf(head);
   --m.queued[hop];
-  Bytes bytes = segmentBytes(m, m.sent[hop]++);
+  std::uint32_t index = m.sent[hop]++;
+  Bytes bytes = segmentBytes(m, index);
+  // On RoCE the segment goes as MTU packets, each with its framing.
+  Bytes wire = !ch.roce ? bytes
+                        : bytes + std::max<Bytes>(1, (bytes + mtu_ - 1) / mtu_) * kRocePacketOverhead +
+                              (index == 0 ? kRethBytes : 0);
   if (m.queued[hop] > 0) ch.waiting.push_back(head); // round robin: back of the line
 
   Time now = engine_.now();
@@ -109,9 +117,10 @@ void LinkNetwork::startNext(std::uint32_t c) {
     if (trace_ && ch.freeAt > ch.busySince) trace_->channelBusy(c, ch.busySince, ch.freeAt);
     ch.busySince = now;
   }
-  Time duration = serializationTime(bytes, ch.bandwidth);
+  Time duration = serializationTime(wire, ch.bandwidth);
   ch.freeAt = now + duration;
   stats_[c].bytes += bytes;
+  stats_[c].wire += wire;
   stats_[c].busy += duration;
   engine_.schedule(ch.freeAt + ch.latency, this, pack(messageOf(head), hop + 1) << 1 | kSegmentArrives);
   if (!ch.waiting.empty()) {
@@ -126,10 +135,25 @@ void LinkNetwork::flushTrace() {
     if (channels_[c].freeAt > channels_[c].busySince) trace_->channelBusy(c, channels_[c].busySince, channels_[c].freeAt);
 }
 
+NetworkMetrics LinkNetwork::metrics(Time runTime) const {
+  NetworkMetrics m;
+  m.fidelity = "fast";
+  LinkUsageTally tally(runTime);
+  for (std::size_t i = 0; i < channels_.size(); ++i)
+    tally.add(cluster_.links[i / 2].type, stats_[i].busy, channels_[i].bandwidth, stats_[i].bytes, stats_[i].wire);
+  m.links = tally.result();
+  m.latencyP50 = latency_.quantile(0.5);
+  m.latencyP99 = latency_.quantile(0.99);
+  m.latencyP999 = latency_.quantile(0.999);
+  m.messages = latency_.count();
+  return m;
+}
+
 void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
   Message& m = messages_[id];
   if (hop == m.route.hops) {
     if (++m.delivered == m.segments) {
+      latency_.add(engine_.now() - m.sentAt);
       std::uint64_t cookie = m.cookie;
       freeMessages_.push_back(id);
       if (listener_) listener_->onDelivered(cookie);

@@ -8,9 +8,11 @@
 // Messages waiting for the same channel take turns segment by segment, so
 // they share its bandwidth fairly.
 //
-// The segment size is the fidelity knob: the RoCE MTU for packet-level
-// runs, a larger size for fast runs. On one hop the result does not depend
-// on it; over h hops a message of n bytes takes
+// This is the fast model: no per-packet congestion control. On RoCE links a
+// segment still carries the framing of the MTU packets it stands for (82
+// bytes each, 16 more on a message's first), so that an uncongested run
+// agrees with the packet-level model. On one hop the result does not depend
+// on the segment size; over h hops a message of n bytes takes
 // h * latency + (n + (h-1) * segment) / bandwidth when nothing else is on
 // the way.
 #pragma once
@@ -19,41 +21,26 @@
 #include <deque>
 #include <vector>
 
-#include "sim/core/event_engine.h"
+#include "sim/network/network.h"
 #include "sim/network/routing.h"
+#include "sim/network/sample_set.h"
 
 namespace collsim {
 
-class TraceSink;
-
-class DeliveryListener {
-public:
-  virtual void onDelivered(std::uint64_t cookie) = 0;
-
-protected:
-  ~DeliveryListener() = default;
-};
-
 struct ChannelStats {
   Bytes bytes = 0;   // payload serialized
+  Bytes wire = 0;    // with RoCE framing
   Time busy = 0;     // time spent serializing
 };
 
-class LinkNetwork final : public EventHandler {
+class LinkNetwork final : public Network, public EventHandler {
 public:
   LinkNetwork(EventEngine& engine, const Cluster& cluster, Bytes segmentSize);
 
-  void setListener(DeliveryListener* listener) { listener_ = listener; }
-  void setTrace(TraceSink* trace) { trace_ = trace; }
-
-  // Starts sending `bytes` from node `src` to node `dst` now; the listener
-  // hears `cookie` once the last byte has arrived.
-  void send(int src, int dst, Bytes bytes, std::uint64_t cookie);
-
+  void send(int src, int dst, Bytes bytes, std::uint64_t cookie) override;
   void onEvent(std::uint64_t arg) override;
-
-  // Reports the busy periods still open to the trace (at the end of a run).
-  void flushTrace();
+  void flushTrace() override;
+  NetworkMetrics metrics(Time runTime) const override;
 
   const std::vector<ChannelStats>& channelStats() const { return stats_; }
   Bytes segmentSize() const { return segment_; }
@@ -62,6 +49,7 @@ private:
   struct Channel {
     Bandwidth bandwidth;
     Time latency;
+    bool roce;                         // frames its segments as RoCE packets
     Time freeAt = 0;                   // end of the current serialization
     bool wakeupPending = false;        // a kChannelFree event is scheduled
     Time busySince = 0;                // start of the current busy period (trace)
@@ -73,6 +61,7 @@ private:
     std::uint32_t delivered;
     Bytes bytes;
     std::uint64_t cookie;
+    Time sentAt;
     std::vector<std::uint32_t> queued; // per hop: segments waiting to go out
     std::vector<std::uint32_t> sent;   // per hop: segments already sent
   };
@@ -84,14 +73,15 @@ private:
   std::uint32_t allocateMessage();
 
   EventEngine& engine_;
+  const Cluster& cluster_;
   Routing routing_;
+  std::uint32_t mtu_;
   Bytes segment_;
   std::vector<Channel> channels_;
   std::vector<ChannelStats> stats_;
   std::vector<Message> messages_;
   std::vector<std::uint32_t> freeMessages_;
-  DeliveryListener* listener_ = nullptr;
-  TraceSink* trace_ = nullptr;
+  SampleSet<Time> latency_;
 };
 
 } // namespace collsim

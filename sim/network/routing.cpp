@@ -44,9 +44,13 @@ void Routing::distancesTo(int dst, int src, int within) {
   }
 }
 
-Routing::Route Routing::route(int src, int dst) {
-  std::uint64_t key = std::uint64_t(src) << 32 | std::uint32_t(dst);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
+  if (src >= 1 << 24 || dst >= 1 << 24 || flow >= 1 << 16) throw TopologyError("route: node or flow number too large");
+  std::uint64_t cacheKey = std::uint64_t(src) << 40 | std::uint64_t(dst) << 16 | flow;
+  if (auto it = cache_.find(cacheKey); it != cache_.end()) return it->second;
+  // Flow 0 hashes as (source, destination) alone; further flows (queue
+  // pairs) of the pair mix their number in.
+  std::uint64_t key = (std::uint64_t(src) << 32 | std::uint32_t(dst)) ^ (flow ? mix(flow) : 0);
 
   int within = !intraServerRoce_ && serverOf_[src] >= 0 && serverOf_[src] == serverOf_[dst] ? serverOf_[src] : -1;
   distancesTo(dst, src, within);
@@ -63,7 +67,7 @@ Routing::Route Routing::route(int src, int dst) {
     pathChannels_.push_back(pick->channel);
     u = pick->node;
   }
-  cache_.emplace(key, r);
+  cache_.emplace(cacheKey, r);
   return r;
 }
 

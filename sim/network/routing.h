@@ -5,7 +5,7 @@
 // Between two devices of one server, routes stay inside the server (HCCS,
 // PCIe) unless the cluster allows intra-server RoCE.
 // Where several next hops lie on shortest paths (several spines), one is
-// chosen by a hash of (source, destination, hop), as switches hash a flow's
+// chosen by a hash of (source, destination, flow, hop), as switches hash a flow's
 // header: every flow keeps one path, different flows spread over the paths,
 // and the choice is the same in every run.
 #pragma once
@@ -28,8 +28,10 @@ public:
     std::uint32_t begin;
     std::uint32_t hops;
   };
-  // The route from node `src` to node `dst`. Throws TopologyError if there is none.
-  Route route(int src, int dst);
+  // The route from node `src` to node `dst` for flow `flow` (a queue pair of
+  // the connection: each flow hashes onto its own ECMP path). Throws
+  // TopologyError if there is none.
+  Route route(int src, int dst, std::uint32_t flow = 0);
   // The channel taken at `hop` (0-based) of a route.
   std::uint32_t channel(const Route& r, std::uint32_t hop) const { return pathChannels_[r.begin + hop]; }
 

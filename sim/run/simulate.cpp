@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "algorithms/check/symbolic_checker.h"
-#include "sim/network/link_network.h"
+#include "sim/network/network.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -77,15 +77,15 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req,
 
   SchedulePtr schedule = buildSchedule(*req.algorithm, spec);
   EventEngine engine;
-  LinkNetwork network(engine, cluster, req.segment);
+  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed});
   TraceSink* sink = nullptr;
   if (trace) {
     sink = trace->beginRun(std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " +
                                formatBytes(spec.bytes()),
                            cluster);
-    network.setTrace(sink);
+    network->setTrace(sink);
   }
-  ScheduleExecutor executor(engine, network, cluster, *schedule, sink);
+  ScheduleExecutor executor(engine, *network, cluster, *schedule, sink);
   CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run()};
   return run;
 }

@@ -35,6 +35,8 @@ struct RunRequest {
   bool verify = true; // symbolic check before timing
   int root = 0;       // broadcast and reduce
   Bytes loopBytes = 0; // > 0: data larger than this runs in loops of it, one after another
+  Fidelity fidelity = Fidelity::Fast; // packet: the RoCE packet-level model
+  std::uint64_t seed = 1;             // jitter draws
 };
 
 // Throws std::runtime_error if the checker rejects the schedule.

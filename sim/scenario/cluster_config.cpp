@@ -1,5 +1,6 @@
 #include "sim/scenario/cluster_config.h"
 
+#include "sim/scenario/roce_config.h"
 #include "topologies/multi_server.h"
 
 namespace collsim {
@@ -52,7 +53,7 @@ ServerParams loadServer(const ConfigNode& node) {
   p.device = loadDevice(node.find("device"));
 
   ConfigNode hccs = node.at("hccs");
-  hccs.allowOnly({"shape", "bandwidth", "latency", "links"});
+  hccs.allowOnly({"shape", "bandwidth", "latency", "links", "jitter"});
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links"}), p.shape)) shape.fail("unknown shape");
   if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
@@ -80,7 +81,8 @@ ServerParams loadServer(const ConfigNode& node) {
 NicParams loadNic(const ConfigNode& node) {
   NicParams n;
   n.roce = loadLink(node.at("roce"));
-  node.at("roce").allowOnly({"bandwidth", "latency"});
+  node.at("roce").allowOnly({"bandwidth", "latency", "mtu", "queue_pairs", "buffer", "retransmit_timeout", "ack_every",
+                             "dcqcn", "ecn", "pfc", "jitter"});
   if (auto nic = node.find("nic")) {
     nic->allowOnly({"per", "count", "pcie"});
     if (nic->at("per").choice({"device", "server"}) == "server") {
@@ -118,6 +120,18 @@ FabricParams loadFabric(const std::optional<ConfigNode>& node) {
   return f;
 }
 
+Cluster buildMulti(const ConfigNode& node, const ServerParams& server, int servers) {
+  if (!node.has("roce")) node.fail("a cluster of several servers needs a 'roce' link {bandwidth, latency}");
+  ClusterParams c;
+  c.name = server.name;
+  c.servers = servers;
+  c.server = server;
+  c.nic = loadNic(node);
+  c.fabric = loadFabric(node.find("fabric"));
+  if (auto v = node.find("intra_server_roce")) c.intraServerRoce = v->boolean();
+  return buildCluster(c);
+}
+
 } // namespace
 
 Cluster loadCluster(const ConfigNode& node) {
@@ -126,17 +140,11 @@ Cluster loadCluster(const ConfigNode& node) {
   ServerParams server = loadServer(node);
   int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
   bool multi = servers > 1 || node.has("roce") || node.has("nic") || node.has("fabric");
+  RoceModel roce = loadRoceModel(node.find("roce"), node.find("hccs"));
   try {
-    if (!multi) return buildServer(server);
-    if (!node.has("roce")) node.fail("a cluster of several servers needs a 'roce' link {bandwidth, latency}");
-    ClusterParams c;
-    c.name = server.name;
-    c.servers = servers;
-    c.server = server;
-    c.nic = loadNic(node);
-    c.fabric = loadFabric(node.find("fabric"));
-    if (auto v = node.find("intra_server_roce")) c.intraServerRoce = v->boolean();
-    return buildCluster(c);
+    Cluster built = multi ? buildMulti(node, server, servers) : buildServer(server);
+    built.roce = roce;
+    return built;
   } catch (const TopologyError& e) {
     node.fail(e.what());
   }

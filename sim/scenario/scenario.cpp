@@ -119,7 +119,9 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
     d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joined(dataTypeNames()) + ")");
   if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
-    sim->allowOnly({"segment", "verify"});
+    sim->allowOnly({"fidelity", "segment", "verify"});
+    if (auto f = sim->find("fidelity"); f && !parseFidelity(f->choice({"fast", "packet"}), s.simulation.fidelity))
+      f->fail("unknown fidelity");
     if (auto seg = sim->find("segment")) {
       s.simulation.segment = seg->bytes();
       if (s.simulation.segment == 0) seg->fail("segment size must be positive");

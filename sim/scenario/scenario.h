@@ -8,7 +8,7 @@
 //   sizes: [64KiB, 1MiB]        # or {min: 1KiB, max: 1GiB, factor: 2}
 //   dtype: float32
 //   root: 0                     # broadcast and reduce
-//   simulation: {segment: 1MiB, verify: true}
+//   simulation: {fidelity: fast, segment: 1MiB, verify: true}   # fidelity: fast | packet
 //
 // A training study has a `training:` section (sim/workload/training.h)
 // instead of `op` and `sizes`; its `algo` runs every gradient bucket
@@ -27,13 +27,15 @@
 
 #include "algorithms/core/dtype.h"
 #include "algorithms/core/schedule.h"
+#include "sim/network/network.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
 
 namespace collsim {
 
 struct SimulationOptions {
-  Bytes segment = Bytes(1) << 20; // fast mode by default; 4096 for packet-level fidelity
+  Fidelity fidelity = Fidelity::Fast; // packet: MTU packets, ECN, PFC, DCQCN (sim/network/packet_network.h)
+  Bytes segment = Bytes(1) << 20;     // the fast model's segment
   bool verify = true;             // run the symbolic checker first
   Bytes loopBytes = 0;            // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
 };

@@ -8,7 +8,7 @@
 #include "algorithms/core/compose.h"
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
-#include "sim/network/link_network.h"
+#include "sim/network/network.h"
 #include "sim/run/simulate.h"
 #include "sim/selector/selector.h"
 #include "sim/trace/trace_recorder.h"
@@ -185,14 +185,14 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
 
   TrainingStepSchedule schedule(plan);
   EventEngine engine;
-  LinkNetwork network(engine, cluster, options.segment);
+  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {options.fidelity, options.segment, options.seed});
   TraceSink* traceSink = nullptr;
   if (options.trace) {
     traceSink = options.trace->beginRun("training step: " + model.name + " on " + cluster.name, cluster);
-    network.setTrace(traceSink);
+    network->setTrace(traceSink);
   }
   StepTimeline timeline(schedule, result.buckets, traceSink);
-  ScheduleExecutor executor(engine, network, cluster, schedule, &timeline);
+  ScheduleExecutor executor(engine, *network, cluster, schedule, &timeline);
   ExecutionResult run = executor.run();
   timeline.writeSpans(training.pipeline);
 
@@ -213,6 +213,7 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   result.memory = memoryPerDevice(model, training.accumulation, training.bucket, inFlight, options.hcclBufferSize);
   result.deviceMemory = device.memory;
   result.events = run.events;
+  result.network = run.network;
   result.bytesSent = run.bytesSent;
   return result;
 }

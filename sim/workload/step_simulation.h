@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/network/network.h"
 #include "sim/workload/memory_model.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
@@ -35,6 +36,7 @@ struct StepResult {
   MemoryBreakdown memory;
   Bytes deviceMemory = 0; // what the device has
   std::uint64_t events = 0;
+  NetworkMetrics network;
   Bytes bytesSent = 0; // by all ranks, over the whole step
 
   Time meanAllReduce() const;
@@ -48,6 +50,8 @@ struct StepResult {
 struct StepOptions {
   std::string algorithm = "ring"; // every bucket's AllReduce; "auto": the selector's pick per bucket
   Bytes segment = Bytes(1) << 20;
+  Fidelity fidelity = Fidelity::Fast;
+  std::uint64_t seed = 1;
   Bytes hcclBufferSize = kHcclDefaultBufferSize;
   bool verify = true;            // check each algorithm with the symbolic checker first
   TraceRecorder* trace = nullptr;

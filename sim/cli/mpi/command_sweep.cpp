@@ -3,7 +3,10 @@
 // `collsim run` prints, byte for byte.
 #include <CLI/CLI.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/cli/execute.h"
+#include "sim/cli/network_report.h"
 #include "sim/cli/mpi/mpi_command.h"
 #include "sim/scenario/scenario.h"
 
@@ -18,6 +21,23 @@ struct SweepOptions {
 // What a rank sends back per point: enough to rebuild the report's row.
 constexpr int kFields = 6; // index, finish, events, messages, bytes sent, bytes received
 
+// Every rank's network figures, on rank 0, in the order of the gathered
+// points (rank by rank, each rank's points in order).
+std::vector<NetworkMetrics> gatherNetworks(const std::string& mine, MpiRunner& runner) {
+  int length = int(mine.size());
+  std::vector<int> lengths(std::size_t(runner.size())), offsets(std::size_t(runner.size()));
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 1; r < runner.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(runner.rank() == 0 ? std::size_t(offsets.back() + lengths.back()) : 0, '\0');
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::vector<NetworkMetrics> out;
+  if (runner.rank() != 0) return out;
+  for (int r = 0; r < runner.size(); ++r)
+    for (const auto& j : nlohmann::json::parse(all.substr(std::size_t(offsets[r]), std::size_t(lengths[r]))))
+      out.push_back(networkFromJson(j));
+  return out;
+}
+
 int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
   OutputFormat format;
   if (!parseOutputFormat(o.format, format)) throw MpiUsageError("--format: table, json, csv or md");
@@ -25,11 +45,14 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
   std::vector<ScenarioPoint> points = scenarioPoints(s);
 
   std::vector<std::uint64_t> mine;
+  nlohmann::ordered_json myNetworks = nlohmann::ordered_json::array(); // per point of mine, in order
   for (std::size_t i = std::size_t(runner.rank()); i < points.size(); i += std::size_t(runner.size())) {
     CollectiveRun r = runPoint(s, points[i]);
     const ExecutionResult& x = r.execution;
     mine.insert(mine.end(), {i, std::uint64_t(x.finish), x.events, x.messages, x.bytesSent, x.bytesReceived});
+    myNetworks.push_back(networkJson(x.network));
   }
+  std::vector<NetworkMetrics> networks = gatherNetworks(myNetworks.dump(), runner);
   int count = int(mine.size());
   std::vector<int> counts(std::size_t(runner.size())), offsets(std::size_t(runner.size()));
   MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -56,6 +79,7 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
     r.execution.messages = all[k + 3];
     r.execution.bytesSent = all[k + 4];
     r.execution.bytesReceived = all[k + 5];
+    r.execution.network = networks[k / kFields];
   }
   out << formatReport(report, format);
   return 0;

@@ -1,0 +1,111 @@
+#include "sim/cli/network_report.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "sim/cli/text_table.h"
+
+namespace collsim {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+std::string us(Time t) { return fixed(toMicroseconds(t), 2); }
+std::string kb(Bytes b) { return fixed(double(b) / 1e3, 1); }
+
+const LinkTypeMetrics* linkType(const NetworkMetrics& m, const char* type) {
+  for (const auto& l : m.links)
+    if (l.type == type) return &l;
+  return nullptr;
+}
+
+} // namespace
+
+nlohmann::ordered_json networkJson(const NetworkMetrics& m) {
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const auto& l : m.links)
+    links.push_back({{"type", l.type},
+                     {"channels", l.channels},
+                     {"mean_utilization", l.meanUtilization},
+                     {"max_utilization", l.maxUtilization},
+                     {"goodput_of_line_rate", l.goodputOfLineRate},
+                     {"payload_bytes", l.payload},
+                     {"wire_bytes", l.wire}});
+  return {{"fidelity", m.fidelity},
+          {"links", links},
+          {"packets", m.packets},
+          {"packet_hops", m.packetHops},
+          {"queue_bytes", {{"p50", m.queueP50}, {"p99", m.queueP99}, {"max", m.queueMax}}},
+          {"ecn_marks", m.ecnMarks},
+          {"cnps", m.cnps},
+          {"pfc_pause_frames", m.pauseFrames},
+          {"pfc_pause_us", toMicroseconds(m.pauseTime)},
+          {"drops", m.drops},
+          {"retransmitted_packets", m.retransmittedPackets},
+          {"timeouts", m.timeouts},
+          {"messages", m.messages},
+          {"message_latency_us",
+           {{"p50", toMicroseconds(m.latencyP50)},
+            {"p99", toMicroseconds(m.latencyP99)},
+            {"p999", toMicroseconds(m.latencyP999)}}}};
+}
+
+NetworkMetrics networkFromJson(const nlohmann::json& j) {
+  NetworkMetrics m;
+  auto time = [](const nlohmann::json& us) { return Time(std::llround(us.get<double>() * double(kPsPerUs))); };
+  m.fidelity = j.at("fidelity").get<std::string>();
+  for (const auto& l : j.at("links"))
+    m.links.push_back({l.at("type").get<std::string>(), l.at("channels").get<int>(), l.at("mean_utilization").get<double>(),
+                       l.at("max_utilization").get<double>(), l.at("goodput_of_line_rate").get<double>(),
+                       l.at("payload_bytes").get<Bytes>(), l.at("wire_bytes").get<Bytes>()});
+  m.packets = j.at("packets");
+  m.packetHops = j.at("packet_hops");
+  m.queueP50 = j.at("queue_bytes").at("p50");
+  m.queueP99 = j.at("queue_bytes").at("p99");
+  m.queueMax = j.at("queue_bytes").at("max");
+  m.ecnMarks = j.at("ecn_marks");
+  m.cnps = j.at("cnps");
+  m.pauseFrames = j.at("pfc_pause_frames");
+  m.pauseTime = time(j.at("pfc_pause_us"));
+  m.drops = j.at("drops");
+  m.retransmittedPackets = j.at("retransmitted_packets");
+  m.timeouts = j.at("timeouts");
+  m.messages = j.at("messages");
+  m.latencyP50 = time(j.at("message_latency_us").at("p50"));
+  m.latencyP99 = time(j.at("message_latency_us").at("p99"));
+  m.latencyP999 = time(j.at("message_latency_us").at("p999"));
+  return m;
+}
+
+std::string networkTable(const std::vector<std::string>& labelHeaders, const std::vector<LabelledMetrics>& rows,
+                         bool markdown) {
+  std::vector<std::string> h = labelHeaders;
+  for (const char* c : {"roce_util", "roce_max", "roce_goodput", "hccs_util", "queue_p50_KB", "queue_p99_KB",
+                        "queue_max_KB", "ecn", "cnp", "pause_us", "drops", "resent", "timeouts", "lat_p50_us",
+                        "lat_p99_us", "lat_p999_us"})
+    h.push_back(c);
+  TextTable t(h);
+  auto percent = [](double v) { return fixed(100 * v, 1) + "%"; };
+  for (const auto& r : rows) {
+    const NetworkMetrics& m = *r.metrics;
+    const LinkTypeMetrics* roce = linkType(m, "roce");
+    const LinkTypeMetrics* hccs = linkType(m, "hccs");
+    std::vector<std::string> row = r.labels;
+    for (std::string c :
+         {roce ? percent(roce->meanUtilization) : "-", roce ? percent(roce->maxUtilization) : "-",
+          roce ? percent(roce->goodputOfLineRate) : "-", hccs ? percent(hccs->meanUtilization) : "-", kb(m.queueP50),
+          kb(m.queueP99), kb(m.queueMax), std::to_string(m.ecnMarks), std::to_string(m.cnps), us(m.pauseTime),
+          std::to_string(m.drops), std::to_string(m.retransmittedPackets), std::to_string(m.timeouts),
+          us(m.latencyP50), us(m.latencyP99), us(m.latencyP999)})
+      row.push_back(std::move(c));
+    t.add(std::move(row));
+  }
+  std::string title = "network (utilization = busy / run time over the link directions used; goodput = payload / "
+                      "line-rate bytes while busy; queues: switch egress, at each packet; latency per message)";
+  return markdown ? "\n" + title + "\n\n" + t.markdown() : "\n# " + title + "\n" + t.text();
+}
+
+} // namespace collsim

@@ -1,0 +1,94 @@
+// The network models behind one interface: the fast link model
+// (link_network.h: large segments, fair sharing, no per-packet congestion
+// control) and the packet-level RoCE v2 model (packet_network.h: MTU
+// packets, switch queues, ECN, PFC, DCQCN, queue pairs, go-back-N, jitter).
+// The executor sends messages and hears when their last byte has arrived.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/event_engine.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+class TraceSink;
+
+class DeliveryListener {
+public:
+  virtual void onDelivered(std::uint64_t cookie) = 0;
+
+protected:
+  ~DeliveryListener() = default;
+};
+
+enum class Fidelity { Fast, Packet };
+const char* fidelityName(Fidelity f);
+bool parseFidelity(const std::string& name, Fidelity& out);
+
+struct NetworkOptions {
+  Fidelity fidelity = Fidelity::Fast;
+  Bytes segment = Bytes(1) << 20; // fast mode; packet mode uses the cluster's MTU
+  std::uint64_t seed = 1;         // jitter draws
+};
+
+// Per link type ("roce", "hccs", "pcie"), over the link directions that
+// carried data.
+struct LinkTypeMetrics {
+  std::string type;
+  int channels = 0;
+  double meanUtilization = 0, maxUtilization = 0; // busy time / run time
+  double goodputOfLineRate = 0; // payload / (busy time x bandwidth): what headers and resent packets leave
+  Bytes payload = 0, wire = 0;
+};
+
+struct NetworkMetrics {
+  std::string fidelity;
+  std::vector<LinkTypeMetrics> links;
+  std::uint64_t packets = 0, packetHops = 0;
+  // Switch egress queues, sampled at every packet that joins one.
+  Bytes queueP50 = 0, queueP99 = 0, queueMax = 0;
+  std::uint64_t ecnMarks = 0, cnps = 0, drops = 0, retransmittedPackets = 0, timeouts = 0, pauseFrames = 0;
+  Time pauseTime = 0; // summed over link directions
+  // Per message: from send to last byte delivered.
+  Time latencyP50 = 0, latencyP99 = 0, latencyP999 = 0;
+  std::uint64_t messages = 0;
+};
+
+// Sums link directions up per link type for NetworkMetrics::links.
+class LinkUsageTally {
+public:
+  explicit LinkUsageTally(Time runTime) : runTime_(runTime) {}
+  void add(const std::string& type, Time busy, Bandwidth bandwidth, Bytes payload, Bytes wire);
+  std::vector<LinkTypeMetrics> result() const;
+
+private:
+  Time runTime_;
+  std::vector<LinkTypeMetrics> links_;
+  std::vector<double> lineBytes_; // what the busy time could have carried
+};
+
+class Network {
+public:
+  virtual ~Network() = default;
+  void setListener(DeliveryListener* listener) { listener_ = listener; }
+  void setTrace(TraceSink* trace) { trace_ = trace; }
+  // Starts sending `bytes` from node `src` to node `dst` now; the listener
+  // hears `cookie` once the last byte has arrived.
+  virtual void send(int src, int dst, Bytes bytes, std::uint64_t cookie) = 0;
+  // Reports the busy periods still open to the trace (at the end of a run).
+  virtual void flushTrace() = 0;
+  // Figures of the run so far; `runTime` is what utilization is relative to.
+  virtual NetworkMetrics metrics(Time runTime) const = 0;
+
+protected:
+  DeliveryListener* listener_ = nullptr;
+  TraceSink* trace_ = nullptr;
+};
+
+std::unique_ptr<Network> makeNetwork(EventEngine& engine, const Cluster& cluster, const NetworkOptions& options);
+
+} // namespace collsim

@@ -1,0 +1,238 @@
+// The packet-level RoCE model against hand-derived figures and the
+// behaviours DCQCN, PFC and go-back-N are known for: line rate minus
+// framing, fair shares in an incast, drops without PFC, pause spreading
+// to a victim flow, and determinism per seed.
+#include <doctest/doctest.h>
+
+#include "relative_error.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "sim/network/dcqcn.h"
+#include "sim/network/jitter.h"
+#include "sim/network/packet_network.h"
+#include "sim/scenario/cluster_config.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+
+namespace {
+
+Cluster clusterFrom(const std::string& yaml) {
+  return loadCluster(ConfigNode(parseYaml(yaml, "test"), std::make_shared<ConfigOrigins>("test")));
+}
+
+// `servers` servers of one device each, every NIC on one switch.
+Cluster star(int servers, const std::string& roceExtra = "") {
+  return clusterFrom("{name: star, servers: " + std::to_string(servers) +
+                     ", devices: 1, hccs: {shape: ring, bandwidth: 12GB/s, latency: 1us},"
+                     " roce: {bandwidth: 100Gbps, latency: 1us" +
+                     roceExtra + "}}");
+}
+
+struct Counter final : DeliveryListener {
+  std::vector<Time> at;
+  EventEngine* engine;
+  void onDelivered(std::uint64_t cookie) override {
+    if (at.size() <= cookie) at.resize(cookie + 1, -1);
+    at[cookie] = engine->now();
+  }
+};
+
+double jain(const std::vector<double>& x) {
+  double sum = std::accumulate(x.begin(), x.end(), 0.0), squares = 0;
+  for (double v : x) squares += v * v;
+  return sum * sum / (double(x.size()) * squares);
+}
+
+struct Incast {
+  NetworkMetrics metrics;
+  double fairness;   // Jain index of the senders' goodput over the middle of the run
+  Time finish;
+};
+
+// N senders (devices 1..N) each send `bytes` to device 0 at once.
+Incast incast(int n, Bytes bytes, const std::string& roceExtra) {
+  Cluster c = star(n + 1, roceExtra);
+  EventEngine engine;
+  PacketNetwork net(engine, c, 1);
+  Counter done;
+  done.engine = &engine;
+  net.setListener(&done);
+  for (int s = 1; s <= n; ++s) net.send(c.rankNode[s], c.rankNode[0], bytes, std::uint64_t(s));
+  // Ideal finish: all bytes through the receiver's port at line rate.
+  double ideal = double(n) * double(bytes) / 12.5e9;
+  auto delivered = [&] {
+    std::vector<double> d;
+    for (const auto& q : net.queuePairs()) d.push_back(double(q.delivered));
+    return d;
+  };
+  engine.runUntil(Time(ideal * 0.3 * 1e12));
+  std::vector<double> a = delivered();
+  engine.runUntil(Time(ideal * 0.8 * 1e12));
+  std::vector<double> b = delivered();
+  Time finish = engine.run();
+  std::vector<double> rate;
+  for (std::size_t i = 0; i < a.size(); ++i) rate.push_back(b[i] - a[i]);
+  return {net.metrics(finish), jain(rate), finish};
+}
+
+} // namespace
+
+TEST_CASE("one flow on an idle 100 Gbps path: line rate minus the RoCE framing") {
+  Cluster c = star(2);
+  EventEngine engine;
+  PacketNetwork net(engine, c, 1);
+  Counter done;
+  done.engine = &engine;
+  net.setListener(&done);
+  const Bytes bytes = 64_MiB;
+  net.send(c.rankNode[0], c.rankNode[1], bytes, 0);
+  engine.run();
+  // 4096-byte packets with 82 bytes of framing each (16 more on the first),
+  // then the second hop's latency and last packet: goodput 4096 / 4178 of 12.5 GB/s.
+  double packets = double(bytes) / 4096;
+  double expected = (packets * 4178 + 16) / 12.5e9 + 2e-6 + 4178 / 12.5e9;
+  CHECK_WITHIN(toSeconds(done.at[0]), expected, 1e-4);
+  NetworkMetrics m = net.metrics(done.at[0]);
+  CHECK(m.drops == 0);
+  CHECK(m.ecnMarks == 0);
+  REQUIRE(m.links.size() == 1);
+  CHECK_WITHIN(m.links[0].goodputOfLineRate, 4096.0 / 4178, 1e-3);
+}
+
+TEST_CASE("the MTU sets the framing share") {
+  for (std::uint32_t mtu : {1024u, 2048u, 4096u}) {
+    CAPTURE(mtu);
+    Cluster c = star(2, ", mtu: " + std::to_string(mtu));
+    EventEngine engine;
+    PacketNetwork net(engine, c, 1);
+    Counter done;
+    done.engine = &engine;
+    net.setListener(&done);
+    net.send(c.rankNode[0], c.rankNode[1], 16_MiB, 0);
+    engine.run();
+    double expected = double(16_MiB) / mtu * (mtu + 82) / 12.5e9;
+    CHECK_WITHIN(toSeconds(done.at[0]), expected, 0.002);
+  }
+}
+
+TEST_CASE("DCQCN: a CNP cuts the rate by alpha / 2, timers bring it back") {
+  RoceModel m = defaultRoceModel();
+  DcqcnRate r(&m.dcqcn, 12'500'000'000ULL);
+  CHECK_FALSE(r.limited());
+  r.onCnp(); // alpha starts at 1: half rate
+  CHECK(r.rate() == doctest::Approx(6.25e9));
+  CHECK(r.alpha() == doctest::Approx(1 - 1.0 / 256 + 1.0 / 256));
+  r.onAlphaTimer(); // a CNP came in this period: alpha stays
+  CHECK(r.alpha() == doctest::Approx(1.0));
+  r.onAlphaTimer(); // none since: decay
+  CHECK(r.alpha() == doctest::Approx(1 - 1.0 / 256));
+  // Fast recovery halves the distance to the target (the rate before the cut).
+  r.onIncreaseTimer();
+  CHECK(r.rate() == doctest::Approx((12.5e9 + 6.25e9) / 2));
+  for (int i = 0; i < 200; ++i) r.onIncreaseTimer();
+  CHECK_FALSE(r.limited());
+}
+
+TEST_CASE("incast: DCQCN flows converge to fair shares without drops under PFC") {
+  // The DCQCN paper's parameters (Kmin 5 KB, Kmax 200 KB, Pmax 1 %).
+  for (int n : {2, 8, 32}) {
+    CAPTURE(n);
+    Incast r = incast(n, Bytes(64'000'000) / Bytes(n) * 2, ", pfc: on, dcqcn: paper");
+    CAPTURE(r.fairness);
+    CAPTURE(r.metrics.queueP50);
+    CHECK(r.metrics.drops == 0);
+    CHECK(r.metrics.cnps > 0);
+    CHECK(r.fairness >= 0.95);
+    // Once the rates have settled the queue sits in the marking band, far
+    // below what PFC lets the first burst build.
+    CHECK(r.metrics.queueP50 <= 2 * 200'000);
+  }
+}
+
+TEST_CASE("incast without PFC and a small buffer: drops, go-back-N, slower completion") {
+  Incast lossless = incast(8, 4'000'000, ", pfc: on, buffer: 200KB, dcqcn: paper");
+  Incast lossy = incast(8, 4'000'000, ", pfc: off, buffer: 200KB, dcqcn: paper");
+  CHECK(lossless.metrics.drops == 0);
+  CHECK(lossless.metrics.pauseFrames > 0);
+  CHECK(lossy.metrics.drops > 0);
+  CHECK(lossy.metrics.retransmittedPackets >= lossy.metrics.drops);
+  CHECK(lossy.finish > lossless.finish);
+}
+
+TEST_CASE("PFC pauses from a congested port slow a victim flow that shares an upstream link") {
+  // Leaf 0: servers 0, 1, 2; leaf 1: servers 3, 4. Servers 0 and 1 send to
+  // server 3 (two into one port); server 2 sends to server 4, whose port is
+  // idle, over the same spine links, which have room for all three (2x
+  // the leaves' downlinks). No DCQCN: the pauses act alone.
+  auto run = [](bool incastOn, bool pfc) {
+    Cluster c = clusterFrom(std::string("{name: victim, servers: 5, devices: 1, hccs: {shape: ring, bandwidth: 12GB/s,"
+                                        " latency: 1us}, roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: off, ") +
+                            (pfc ? "pfc: on" : "pfc: off, buffer: 16MB") +
+                            "}, fabric: {type: leaf-spine, servers_per_leaf: 3, spines: 1, oversubscription: 0.5}}");
+    EventEngine engine;
+    PacketNetwork net(engine, c, 1);
+    Counter done;
+    done.engine = &engine;
+    net.setListener(&done);
+    const Bytes bytes = 32'000'000;
+    net.send(c.rankNode[2], c.rankNode[4], bytes, 0); // the victim
+    if (incastOn) {
+      net.send(c.rankNode[0], c.rankNode[3], 2 * bytes, 1);
+      net.send(c.rankNode[1], c.rankNode[3], 2 * bytes, 2);
+    }
+    Time end = engine.run();
+    return std::make_pair(done.at[0], net.metrics(end));
+  };
+  auto [alone, quiet] = run(false, true);
+  auto [victim, spread] = run(true, true);
+  auto [unpaused, lossy] = run(true, false);
+  CHECK(quiet.pauseFrames == 0);
+  CHECK(spread.pauseFrames > 0);
+  CHECK(spread.pauseTime > 0);
+  // Paused upstream links carry the victim's packets too: it finishes much later.
+  CHECK(double(victim) > 1.5 * double(alone));
+  // Without PFC (and a deep buffer) the victim's path is free: it finishes about on time.
+  CHECK(double(unpaused) < 1.05 * double(alone));
+  CHECK(lossy.drops > 0);   // the incast itself loses packets instead
+  CHECK(spread.drops == 0); // PFC is lossless
+}
+
+TEST_CASE("jitter draws follow their distribution, per seed") {
+  JitterModel u{JitterModel::Kind::Uniform, 100, 200};
+  JitterSource a(u, 7), b(u, 7), c(u, 8);
+  bool differs = false;
+  for (int i = 0; i < 1000; ++i) {
+    Time x = a.draw();
+    CHECK(x >= 100);
+    CHECK(x <= 200);
+    CHECK(x == b.draw());
+    differs |= x != c.draw();
+  }
+  CHECK(differs);
+  JitterModel lp{JitterModel::Kind::LognormalPareto, 0, 0, 1000, 0.5, 0.01, 100'000, 2};
+  JitterSource d(lp, 1);
+  std::vector<Time> draws;
+  for (int i = 0; i < 100000; ++i) draws.push_back(d.draw());
+  std::sort(draws.begin(), draws.end());
+  CHECK_WITHIN(double(draws[50000]), 1000.0, 0.05); // the median is the lognormal's
+  CHECK(draws[99950] >= 100'000);                     // the top 1 % come from the Pareto tail
+}
+
+TEST_CASE("packet runs are deterministic per seed; without jitter the seed changes nothing") {
+  auto run = [](std::uint64_t seed, const std::string& jitter) {
+    Cluster c = star(5, ", pfc: on" + jitter);
+    EventEngine engine;
+    PacketNetwork net(engine, c, seed);
+    for (int s = 1; s <= 4; ++s) net.send(c.rankNode[s], c.rankNode[0], 2'000'000, std::uint64_t(s));
+    Time t = engine.run();
+    NetworkMetrics m = net.metrics(t);
+    return std::make_tuple(t, m.ecnMarks, m.cnps, m.latencyP99);
+  };
+  std::string tail = ", jitter: {median: 1us, sigma: 0.5, tail_fraction: 0.01, tail_scale: 5us}";
+  CHECK(run(1, "") == run(2, ""));
+  CHECK(run(1, tail) == run(1, tail));
+  CHECK(run(1, tail) != run(2, tail));
+}

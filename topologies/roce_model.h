@@ -1,0 +1,73 @@
+// What the packet-level network model needs to know about a cluster's RoCE v2
+// NICs and switches, and about per-packet delay jitter (plain data; the
+// cluster YAML's `roce:` section, sim/scenario/cluster_config.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+// RoCE v2 framing on the wire per packet: Ethernet header 14 + FCS 4, IPv4
+// 20, UDP 8, InfiniBand BTH 12, ICRC 4, preamble 8, inter-frame gap 12; the
+// first packet of an RDMA write also carries a 16-byte RETH.
+inline constexpr std::uint32_t kRocePacketOverhead = 14 + 4 + 20 + 8 + 12 + 4 + 8 + 12;
+inline constexpr std::uint32_t kRethBytes = 16;
+
+// Extra delay per packet per hop: none, uniform in [low, high], or a
+// lognormal body (median, sigma) with a Pareto tail (a fraction of packets
+// draw scale * U^(-1/shape) instead).
+struct JitterModel {
+  enum class Kind { None, Uniform, LognormalPareto } kind = Kind::None;
+  Time low = 0, high = 0;          // uniform
+  Time median = 0;                 // lognormal
+  double sigma = 0;
+  double tailFraction = 0;         // Pareto tail
+  Time tailScale = 0;
+  double tailShape = 2;
+};
+
+struct EcnModel {
+  bool enabled = true;
+  Bytes kmin = 0, kmax = 0; // egress queue depth
+  double pmax = 0;
+};
+
+struct PfcModel {
+  bool enabled = false;
+  Bytes xoff = 0, xon = 0; // per ingress port (one priority)
+};
+
+struct DcqcnModel {
+  bool enabled = true;
+  double g = 1.0 / 256;
+  Time cnpInterval = 0, alphaPeriod = 0, increasePeriod = 0;
+  Bytes byteCounter = 0;
+  int fastRecoverySteps = 5;
+  Bandwidth additiveIncrease = 0, hyperIncrease = 0;
+  Bandwidth minRate = 0;
+};
+
+struct RoceModel {
+  std::uint32_t mtu = 4096;               // payload bytes per packet
+  int queuePairs = 1;                     // per connection; a message is striped over them
+  Bytes switchBuffer = Bytes(1) << 20;    // per egress port; packets beyond it are dropped (without PFC)
+  Time retransmitTimeout = 0;             // go-back-N after this long without progress
+  int ackEvery = 64;                      // the receiver acknowledges every n packets (and each message)
+  std::string dcqcnPreset;                // "paper", "production" or "custom"
+  EcnModel ecn;
+  PfcModel pfc;
+  DcqcnModel dcqcn;
+  JitterModel jitter;                     // on RoCE links
+  JitterModel hccsJitter;                 // on HCCS and PCIe links
+};
+
+// The defaults: the production-like 100 G preset (../shared/reference/roce-facts.md).
+RoceModel defaultRoceModel();
+// DCQCN and ECN parameters of a preset, "paper" (Zhu et al., 40 G) or
+// "production" (100 G NIC defaults); false for an unknown name.
+bool applyDcqcnPreset(const std::string& name, RoceModel& model);
+
+} // namespace collsim
