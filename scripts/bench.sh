@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices,
 # then hierarchical AllReduce on multi-server clusters up to 512 x 8, then
-# training-step studies (the seed table, a capacity plan, a 7 B model on
+# packet-level RoCE runs on 2 x 8 and 16 x 8, then training-step studies (the seed table, a capacity plan, a 7 B model on
 # 512 devices) and a 2,000-point selector check.
 # For each case: median wall time and peak memory over several runs, and
 # engine events per second (events from the run's own CSV / median wall).
@@ -90,6 +90,26 @@ for spec in "atlas-16x8-leafspine hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring
   awk -v c="$cluster" -v a="$algo" -v size="$size" -v wall="$wall" -v ev="$events" -v peak="$peak" -v sim="$simtime" \
     'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
              printf "%-22s %-18s %-6s %10.2f %12d %12s %10.1f %14.1f\n", c, a, size, wall, ev, rate, peak / 1024, sim }'
+done
+echo
+echo "Packet level (RoCE packets, ECN, DCQCN, PFC off): engine events, and packet hops per second"
+printf "%-22s %-18s %-6s %10s %12s %12s %12s %10s %14s\n" cluster algorithm size wall_s events packet_hops Mhops/s peak_MiB sim_time_us
+for spec in "atlas-2x8 ring 1GiB" "atlas-2x8 hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring 1GiB" \
+            "atlas-16x8-leafspine hier:ring+rhd 1GiB"; do
+  read -r cluster algo size <<< "$spec"
+  walls=(); peaks=()
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --op allreduce --no-verify --fidelity packet --format json \
+      --cluster "configs/clusters/$cluster.yaml" --algo "$algo" -b "$size" -e "$size" > "$tmp/out.json"
+    read -r w p < "$tmp/time"
+    walls+=("$w"); peaks+=("$p")
+  done
+  wall=$(printf "%s\n" "${walls[@]}" | median)
+  peak=$(printf "%s\n" "${peaks[@]}" | median)
+  read -r events hops simtime < <(/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; \
+print(r['events'], r['network']['packet_hops'], r['time_us'])" "$tmp/out.json")
+  awk -v c="$cluster" -v a="$algo" -v size="$size" -v wall="$wall" -v ev="$events" -v hops="$hops" -v peak="$peak" -v sim="$simtime" \
+    'BEGIN { printf "%-22s %-18s %-6s %10.2f %12d %12d %12.1f %10.1f %14.1f\n", c, a, size, wall, ev, hops, hops / wall / 1e6, peak / 1024, sim }'
 done
 echo
 echo "Training steps (collsim run on studies; events summed over the study's points)"

@@ -42,14 +42,16 @@ TEST_CASE("the article's topology script picks by WORLD_SIZE, as its if-blocks s
   CHECK(mentions(big, "not a real HCCL setting; HCCL's is HCCL_ALGO"));
 }
 
-TEST_CASE("the article's link script: a notice for every variable, MTU as the segment") {
+TEST_CASE("the article's link script: a notice for every variable, MTU and QPs for the RoCE model") {
   Cluster c = atlas(2);
   auto env = readEnvFile(source("tests/data/env/seed-links.sh"), c.ranks());
   CHECK(env.size() == 7);
   HcclSettings h = interpretHcclSettings(env, c);
   CHECK(h.notices.size() == 7);
-  REQUIRE(h.segment);
-  CHECK(*h.segment == 4096);
+  REQUIRE(h.mtu);
+  CHECK(*h.mtu == 4096);
+  REQUIRE(h.queuePairs);
+  CHECK(*h.queuePairs == 1); // the article uses a single QP
   CHECK(mentions(h, "HCCL_RDMA_QPS_PER_CONNECTION")); // the real name for HCCL_ROCE_QP_NUM
   // Its HCCL_INTER_NODE_DEVS=8 contradicts a 4-device server: an error naming it.
   Cluster four = loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"devices=4"});

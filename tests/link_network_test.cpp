@@ -52,14 +52,16 @@ TEST_CASE("one link: latency + bytes / bandwidth, whatever the segment size") {
   CHECK(deliver(c, 0, 1, 0, 4_KiB) == 1'000'000);
 }
 
-TEST_CASE("three hops: store and forward pipelines the segments") {
+TEST_CASE("three hops: forwarding packet by packet, whatever the segment size") {
   Cluster c = chain(4, {{0, 1}, {1, 2}, {2, 3}});
-  // 1 MiB in 4 segments of 256 KiB, s = ceil(21845333.3) = 21845334 ps.
-  // The first segment reaches node 3 after 3 (s + 1 us); the other three
-  // follow one s apart on the last hop: 3 us + (4 + 2) s.
-  CHECK(deliver(c, 0, 3, 1_MiB, 256_KiB) == 3'000'000 + 6 * 21'845'334);
-  // With one segment there is no pipelining: 3 (s1 + 1 us).
-  CHECK(deliver(c, 0, 3, 1_MiB, 1_MiB) == 3 * (87'381'334 + 1'000'000));
+  // A 4096-byte packet takes p = ceil(341333.3) = 341334 ps. Each forwarding
+  // hop adds one packet and one latency: n / B + 2 p + 3 us.
+  // 1 MiB in 4 segments of 256 KiB, s = ceil(21845333.3) = 21845334 ps:
+  CHECK(deliver(c, 0, 3, 1_MiB, 256_KiB) == 3'000'000 + 4 * 21'845'334 + 2 * 341'334);
+  // One 1 MiB segment, s1 = 87381334 ps:
+  CHECK(deliver(c, 0, 3, 1_MiB, 1_MiB) == 3'000'000 + 87'381'334 + 2 * 341'334);
+  // Packet-sized segments: store and forward of the packets themselves.
+  CHECK(deliver(c, 0, 3, 1_MiB, 4_KiB) == 3'000'000 + 256 * 341'334 + 2 * 341'334);
 }
 
 TEST_CASE("messages sharing a channel take turns segment by segment") {
@@ -73,10 +75,11 @@ TEST_CASE("messages sharing a channel take turns segment by segment") {
   net.send(c.rankNode[0], c.rankNode[3], 1_MiB, 1);
   net.send(c.rankNode[1], c.rankNode[3], 1_MiB, 2);
   engine.run();
-  const Time seg = 5'461'334;
-  // The shared channel carries 32 segments back to back after the first
-  // arrives at node 2 (seg + 1 us); the last arrives 1 us after it leaves.
-  Time last = seg + 1'000'000 + 32 * seg + 1'000'000;
+  const Time seg = 5'461'334, packet = 341'334;
+  // The shared channel starts once the first packet is at node 2 (packet +
+  // 1 us) and carries 32 segments back to back; the last arrives 1 us after
+  // it leaves.
+  Time last = packet + 1'000'000 + 32 * seg + 1'000'000;
   CHECK(std::max(d.at[1], d.at[2]) == last);
   // Fair share: the first message finishes only one segment before the other.
   CHECK(std::max(d.at[1], d.at[2]) - std::min(d.at[1], d.at[2]) == seg);

@@ -5,9 +5,12 @@
 #include <doctest/doctest.h>
 
 #include "relative_error.h"
+#include "test_support.h"
 
 #include <cmath>
 #include <numeric>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/network/dcqcn.h"
 #include "sim/network/jitter.h"
@@ -235,4 +238,66 @@ TEST_CASE("packet runs are deterministic per seed; without jitter the seed chang
   CHECK(run(1, "") == run(2, ""));
   CHECK(run(1, tail) == run(1, tail));
   CHECK(run(1, tail) != run(2, tail));
+}
+
+namespace {
+
+nlohmann::json runJson(std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--format", "json"});
+  auto r = collsim::testing::cli(args);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+} // namespace
+
+TEST_CASE("fast and packet level agree within 5 % where nothing is congested") {
+  // Flat ring and hierarchical AllReduce on 2 x 8 (one switch), flat ring on
+  // 16 x 8 (leaf-spine, four hops between leaves), Ring on one HCCS server:
+  // the fast model with its default 1 MiB segments against packets.
+  using collsim::testing::source;
+  struct Case {
+    const char* cluster;
+    const char* algorithms;
+  };
+  for (Case c : {Case{"configs/clusters/atlas-2x8.yaml", "[ring, hier:ring+rhd]"},
+                 Case{"configs/clusters/atlas-16x8-leafspine.yaml", "[ring]"},
+                 Case{"configs/clusters/hccs-ring-8.yaml", "[ring]"}}) {
+    CAPTURE(c.cluster);
+    std::vector<std::string> packet = {source("scenarios/roce-hierarchical-vs-flat.yaml"), "--set",
+                                       std::string("cluster=") + source(c.cluster), "--set", "sizes=[64MiB]",
+                                       "--set", std::string("algo=") + c.algorithms};
+    auto fast = packet;
+    fast.insert(fast.end(), {"--set", "simulation.fidelity=fast"});
+    nlohmann::json f = runJson(fast), p = runJson(packet);
+    REQUIRE(f["results"].size() == p["results"].size());
+    for (std::size_t i = 0; i < f["results"].size(); ++i) {
+      CAPTURE(f["results"][i]["algorithm"].get<std::string>());
+      CHECK(p["results"][i]["network"]["ecn_marks"] == 0);
+      CHECK_WITHIN(f["results"][i]["time_us"].get<double>(), p["results"][i]["time_us"].get<double>(), 0.05);
+    }
+  }
+}
+
+TEST_CASE("packet-level JSON: byte-identical per seed; without jitter the seed changes nothing else") {
+  using collsim::testing::source;
+  std::vector<std::string> base = {source("scenarios/roce-hierarchical-vs-flat.yaml"), "--set", "sizes=[4MiB]"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  std::string jitter = "cluster.roce.jitter={median: 1us, sigma: 0.5, tail_fraction: 0.01, tail_scale: 10us}";
+  auto a = runJson(with({"--set", jitter, "--seed", "1"}));
+  auto b = runJson(with({"--set", jitter, "--seed", "1"}));
+  auto c = runJson(with({"--set", jitter, "--seed", "2"}));
+  CHECK(a.dump() == b.dump());
+  CHECK(a["results"] != c["results"]); // jitter draws differ
+  auto quiet = [&](const char* seed) {
+    auto j = runJson(with({"--set", "cluster.roce.jitter=none", "--set", "cluster.hccs.jitter=none", "--seed", seed}));
+    j.erase("seed");
+    return j.dump();
+  };
+  CHECK(quiet("1") == quiet("2"));
 }

@@ -62,7 +62,8 @@ void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices)
     for (const auto& n : h.notices) io.err << "collsim: note: " << n << '\n';
   if (auto it = h.algorithm.find(s.op); it != h.algorithm.end()) s.algorithms = {it->second};
   if (h.bufferSize) s.simulation.loopBytes = *h.bufferSize;
-  if (h.segment) s.simulation.segment = *h.segment;
+  if (h.mtu) s.cluster.roce.mtu = *h.mtu;
+  if (h.queuePairs) s.cluster.roce.queuePairs = *h.queuePairs;
   if (h.intraServerRoce) s.cluster.intraServerRoce = *h.intraServerRoce;
   if (s.training) {
     if (h.bucket) s.training->bucket = *h.bucket;

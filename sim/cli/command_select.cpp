@@ -33,6 +33,8 @@ int select(const SelectOptions& o, CliStreams io) {
     for (auto& e : readProcessEnv()) settings.push_back(std::move(e));
   HcclSettings hccl = interpretHcclSettings(settings, cluster);
   if (hccl.intraServerRoce) cluster.intraServerRoce = *hccl.intraServerRoce;
+  if (hccl.mtu) cluster.roce.mtu = *hccl.mtu;
+  if (hccl.queuePairs) cluster.roce.queuePairs = *hccl.queuePairs;
   if (auto it = hccl.algorithm.find(op); it != hccl.algorithm.end())
     choice = {it->second, "HCCL settings", "automatic selection is off"};
   std::vector<CandidateTime> times;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/network_report.h"
 #include "sim/cli/text_table.h"
 #include "sim/workload/reference_figures.h"
 
@@ -184,6 +185,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
         {"optimizer_state", m.optimizerState}, {"accumulation_buffer", m.accumulationBuffer},
         {"activations", m.activations}, {"bucket_buffers", m.bucketBuffers},
         {"hccl_buffers", m.communicatorBuffers}, {"total", m.total()}, {"device", s.deviceMemory}}},
+      {"network", networkJson(s.network)},
       {"buckets", buckets}};
   if (!p.reference.empty()) {
     nlohmann::json ref = nlohmann::json::object();

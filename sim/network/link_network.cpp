@@ -58,6 +58,7 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   m.sentAt = engine_.now();
   m.queued.assign(route.hops, 0);
   m.sent.assign(route.hops, 0);
+  m.tailArrives.resize(route.hops);
   if (route.hops == 0) { // same node: nothing crosses a link
     m.delivered = m.segments - 1;
     engine_.scheduleAfter(0, this, pack(id, 0) << 1 | kSegmentArrives);
@@ -107,9 +108,7 @@ void LinkNetwork::startNext(std::uint32_t c) {
   std::uint32_t index = m.sent[hop]++;
   Bytes bytes = segmentBytes(m, index);
   // On RoCE the segment goes as MTU packets, each with its framing.
-  Bytes wire = !ch.roce ? bytes
-                        : bytes + std::max<Bytes>(1, (bytes + mtu_ - 1) / mtu_) * kRocePacketOverhead +
-                              (index == 0 ? kRethBytes : 0);
+  Bytes wire = wireBytes(ch, bytes, index == 0);
   if (m.queued[hop] > 0) ch.waiting.push_back(head); // round robin: back of the line
 
   Time now = engine_.now();
@@ -117,16 +116,33 @@ void LinkNetwork::startNext(std::uint32_t c) {
     if (trace_ && ch.freeAt > ch.busySince) trace_->channelBusy(c, ch.busySince, ch.freeAt);
     ch.busySince = now;
   }
-  Time duration = serializationTime(wire, ch.bandwidth);
-  ch.freeAt = now + duration;
+  // Forwarding is packet by packet: the segment started here when its first
+  // packet had arrived, and cannot end before its last packet has arrived
+  // and gone out again.
+  Time packet = serializationTime(wireBytes(ch, std::min<Bytes>(bytes, mtu_), index == 0), ch.bandwidth);
+  Time end = now + serializationTime(wire, ch.bandwidth);
+  if (hop > 0) {
+    end = std::max(end, m.tailArrives[hop].front() + packet);
+    m.tailArrives[hop].pop_front();
+  }
+  Time duration = end - now;
+  ch.freeAt = end;
   stats_[c].bytes += bytes;
   stats_[c].wire += wire;
   stats_[c].busy += duration;
-  engine_.schedule(ch.freeAt + ch.latency, this, pack(messageOf(head), hop + 1) << 1 | kSegmentArrives);
+  bool last = hop + 1 == m.route.hops;
+  if (!last) m.tailArrives[hop + 1].push_back(end + ch.latency);
+  Time next = last ? end + ch.latency : now + packet + ch.latency;
+  engine_.schedule(next, this, pack(messageOf(head), hop + 1) << 1 | kSegmentArrives);
   if (!ch.waiting.empty()) {
     ch.wakeupPending = true;
     engine_.schedule(ch.freeAt, this, std::uint64_t(c) << 1 | kChannelFree);
   }
+}
+
+Bytes LinkNetwork::wireBytes(const Channel& ch, Bytes bytes, bool first) const {
+  if (!ch.roce) return bytes;
+  return bytes + std::max<Bytes>(1, (bytes + mtu_ - 1) / mtu_) * kRocePacketOverhead + (first ? kRethBytes : 0);
 }
 
 void LinkNetwork::flushTrace() {

@@ -4,17 +4,17 @@
 // propagation latency and an egress queue. A message follows its route and
 // is cut into segments. Each channel serializes one segment at a time
 // (bytes / bandwidth), then the segment propagates (latency) to the next
-// hop, which forwards it only once it has fully arrived (store and forward).
-// Messages waiting for the same channel take turns segment by segment, so
-// they share its bandwidth fairly.
+// hop. Switches forward packet by packet (MTU packets), so the next hop may
+// start a segment once its first packet is there, and cannot finish it
+// before its last packet is. Messages waiting for the same channel take
+// turns segment by segment, so they share its bandwidth fairly.
 //
 // This is the fast model: no per-packet congestion control. On RoCE links a
 // segment still carries the framing of the MTU packets it stands for (82
 // bytes each, 16 more on a message's first), so that an uncongested run
-// agrees with the packet-level model. On one hop the result does not depend
-// on the segment size; over h hops a message of n bytes takes
-// h * latency + (n + (h-1) * segment) / bandwidth when nothing else is on
-// the way.
+// agrees with the packet-level model. Without contention the result does
+// not depend on the segment size: over h equal hops a message of n bytes
+// takes h * latency + (n + (h-1) * packet) / bandwidth.
 #pragma once
 
 #include <cstdint>
@@ -64,9 +64,13 @@ private:
     Time sentAt;
     std::vector<std::uint32_t> queued; // per hop: segments waiting to go out
     std::vector<std::uint32_t> sent;   // per hop: segments already sent
+    // Per hop after the first: when the last byte of each segment bound for
+    // it reaches its node, in order (a message's segments start in order).
+    std::vector<std::deque<Time>> tailArrives;
   };
 
   Bytes segmentBytes(const Message& m, std::uint32_t index) const;
+  Bytes wireBytes(const Channel& ch, Bytes bytes, bool first) const;
   void arrive(std::uint32_t msg, std::uint32_t hop);
   void kick(std::uint32_t channel);
   void startNext(std::uint32_t channel);

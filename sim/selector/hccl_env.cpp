@@ -190,9 +190,11 @@ HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, cons
       h.bufferSize = Bytes(number(s, 1, 1 << 20)) << 20;
       note(s, "data larger than " + formatBytes(*h.bufferSize) + " runs in loops of that size");
     } else if (n == "HCCL_RDMA_QPS_PER_CONNECTION" || n == "HCCL_ROCE_QP_NUM") {
-      number(s, 1, 1024);
-      if (n == "HCCL_ROCE_QP_NUM") notReal(s, "QPs per connection: no effect until the RoCE model has queue pairs", "HCCL_RDMA_QPS_PER_CONNECTION");
-      else note(s, "QPs per connection: no effect until the RoCE model has queue pairs");
+      h.queuePairs = int(number(s, 1, 256));
+      std::string what = "a RoCE connection stripes its messages over " + std::to_string(*h.queuePairs) +
+                         " queue pairs, each on its own ECMP path (roce.queue_pairs; packet level)";
+      if (n == "HCCL_ROCE_QP_NUM") notReal(s, what, "HCCL_RDMA_QPS_PER_CONNECTION");
+      else note(s, what);
     } else if (n == "HCCL_INTRA_ROCE_ENABLE") {
       h.intraServerRoce = number(s, 0, 1) == 1;
       note(s, std::string("traffic inside a server ") + (*h.intraServerRoce ? "may use the RoCE NICs" : "stays on HCCS"));
@@ -213,9 +215,11 @@ HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, cons
                              : "no pipelining (training.pipeline: 1)",
               "HCCL_ALGO level1:pipeline");
     } else if (n == "HCCL_ROCE_MTU") {
-      long long mtu = number(s, 256, 9000);
-      h.segment = Bytes(mtu);
-      notReal(s, "the simulation segment becomes " + std::to_string(mtu) + " bytes (packet-sized)", "the NIC's MTU");
+      // RoCE payload MTUs are 256..4096; an Ethernet MTU above that still carries 4096.
+      long long value = number(s, 256, 9216), mtu = 256;
+      while (mtu * 2 <= std::min(value, 4096LL)) mtu *= 2;
+      h.mtu = std::uint32_t(mtu);
+      notReal(s, "RoCE packets carry " + std::to_string(mtu) + " bytes of payload (roce.mtu)", "the NIC's MTU");
     } else if (n == "HCCL_ALLREDUCE_BUCKET_SIZE") {
       h.bucket = Bytes(number(s, 1, 1LL << 40));
       notReal(s, "training studies use a " + formatBytes(*h.bucket) +

@@ -35,7 +35,8 @@ std::vector<EnvSetting> readProcessEnv();
 struct HcclSettings {
   std::map<Collective, std::string> algorithm; // forced, as collsim algorithm names
   std::optional<Bytes> bufferSize;             // HCCL_BUFFSIZE: larger data runs in loops
-  std::optional<Bytes> segment;                // HCCL_ROCE_MTU: packet-sized segments
+  std::optional<std::uint32_t> mtu;            // HCCL_ROCE_MTU: roce.mtu
+  std::optional<int> queuePairs;               // HCCL_RDMA_QPS_PER_CONNECTION: roce.queue_pairs
   std::optional<bool> intraServerRoce;         // HCCL_INTRA_ROCE_ENABLE
   // Training studies (the article's names; not HCCL settings):
   std::optional<Bytes> bucket;        // HCCL_ALLREDUCE_BUCKET_SIZE: training.bucket
