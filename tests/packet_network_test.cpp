@@ -315,3 +315,15 @@ TEST_CASE("packet-level JSON: byte-identical per seed; without jitter the seed c
   };
   CHECK(quiet("1") == quiet("2"));
 }
+
+TEST_CASE("ECN and buffers can differ per switch; an unknown switch name is an error") {
+  Incast marked = incast(4, 4'000'000, ", pfc: on, dcqcn: paper");
+  Incast unmarked = incast(4, 4'000'000, ", pfc: on, dcqcn: paper, switches: {switch: {ecn: off}}");
+  CHECK(marked.metrics.ecnMarks > 0);
+  CHECK(unmarked.metrics.ecnMarks == 0);
+  CHECK(unmarked.metrics.cnps == 0);
+  Incast shallow = incast(4, 4'000'000, ", pfc: off, dcqcn: off, switches: {switch: {buffer: 100KB}}");
+  CHECK(shallow.metrics.drops > 0);
+  CHECK_THROWS_WITH_AS(star(2, ", switches: {spine: {ecn: off}}"), doctest::Contains("no switch named spine"),
+                       ConfigError);
+}

@@ -1,6 +1,15 @@
 #include "topologies/roce_model.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace collsim {
+
+bool SwitchSettings::matches(const std::string& name) const {
+  if (name.rfind(match, 0) != 0) return false;
+  return std::all_of(name.begin() + std::ptrdiff_t(match.size()), name.end(),
+                     [](unsigned char c) { return std::isdigit(c); });
+}
 
 bool applyDcqcnPreset(const std::string& name, RoceModel& m) {
   DcqcnModel& d = m.dcqcn;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/core/units.h"
 
@@ -50,6 +52,15 @@ struct DcqcnModel {
   Bandwidth minRate = 0;
 };
 
+// ECN or buffer settings for some switches: those named `match`, or
+// `match` followed by a number ("spine" is spine0, spine1, ...).
+struct SwitchSettings {
+  std::string match;
+  std::optional<EcnModel> ecn;
+  std::optional<Bytes> buffer;
+  bool matches(const std::string& name) const;
+};
+
 struct RoceModel {
   std::uint32_t mtu = 4096;               // payload bytes per packet
   int queuePairs = 1;                     // per connection; a message is striped over them
@@ -62,6 +73,7 @@ struct RoceModel {
   DcqcnModel dcqcn;
   JitterModel jitter;                     // on RoCE links
   JitterModel hccsJitter;                 // on HCCS and PCIe links
+  std::vector<SwitchSettings> switches;   // per-switch ECN and buffer; later entries win
 };
 
 // The defaults: the production-like 100 G preset (../shared/reference/roce-facts.md).

@@ -17,7 +17,7 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
   cmd->add_option("--format", o.format, "table, json, csv or md")->capture_default_str();
   cmd->add_option("--out", o.out, "write the results to FILE instead of standard output");
   cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");
-  cmd->add_option("--seed", o.seed, "random seed (runs are deterministic per seed)")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)");
   cmd->add_option("--set", o.sets, setHelp);
 }
 
@@ -93,7 +93,8 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
                                  "sizes and algorithms (use --set for other keys)");
   OutputFormat format = outputFormat(o);
   TraceRecorder recorder;
-  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr, o.seed};
+  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
+                         o.seed.value_or(study.front().simulation.seed)};
   TrainingReport report = executeTrainingStudy(study, command, options);
   std::string text = formatTrainingReport(report, format);
   writeTrace(recorder, o, io);
@@ -104,7 +105,8 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
   OutputFormat format = outputFormat(o);
   TraceRecorder recorder;
-  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr, o.seed};
+  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
+                         o.seed.value_or(scenario.simulation.seed)};
   Report report = executeScenario(scenario, command, options);
   std::string text = formatReport(report, format);
   writeTrace(recorder, o, io);

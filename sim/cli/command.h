@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,7 +43,7 @@ struct OutputOptions {
   std::string format = "table";
   std::string out;
   std::string trace;
-  std::uint64_t seed = 1;
+  std::optional<std::uint64_t> seed; // else the scenario's simulation.seed
   std::vector<std::string> sets;
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);

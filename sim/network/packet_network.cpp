@@ -36,6 +36,13 @@ PacketNetwork::PacketNetwork(EventEngine& engine, const Cluster& cluster, std::u
       c.toNode = to;
       c.toSwitch = cluster.nodes[to].kind == NodeKind::Switch;
       c.fromSwitch = cluster.nodes[from].kind == NodeKind::Switch;
+      c.ecn = &model_.ecn;
+      c.buffer = model_.switchBuffer;
+      for (const auto& sw : model_.switches) {
+        if (!c.fromSwitch || !sw.matches(cluster.nodes[from].name)) continue;
+        if (sw.ecn) c.ecn = &*sw.ecn;
+        if (sw.buffer) c.buffer = *sw.buffer;
+      }
       channels_.push_back(std::move(c));
     }
   }
@@ -271,12 +278,12 @@ void PacketNetwork::enqueue(std::uint32_t c, std::uint32_t p, std::uint32_t ingr
   Bytes wire = wireBytes(out, pk);
   pk.wire = std::uint32_t(wire);
   if (out.fromSwitch) {
-    if (!model_.pfc.enabled && out.queuedBytes + wire > model_.switchBuffer) {
+    if (!model_.pfc.enabled && out.queuedBytes + wire > out.buffer) {
       ++drops_;
       freePacket(p);
       return;
     }
-    const EcnModel& e = model_.ecn;
+    const EcnModel& e = *out.ecn;
     if (e.enabled && out.kind == LinkKind::Roce && out.queuedBytes > e.kmin) {
       double chance = out.queuedBytes >= e.kmax
                           ? 1.0

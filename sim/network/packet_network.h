@@ -70,6 +70,8 @@ private:
     LinkKind kind;
     int toNode;
     bool toSwitch, fromSwitch;
+    const EcnModel* ecn = nullptr; // from a switch: its marking, and its buffer per port
+    Bytes buffer = 0;
     Time freeAt = 0;
     Time wakeAt = kNever; // the pending wake-up; earlier ones supersede it
     Time busySince = 0;

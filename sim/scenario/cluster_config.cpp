@@ -1,5 +1,7 @@
 #include "sim/scenario/cluster_config.h"
 
+#include <algorithm>
+
 #include "sim/scenario/roce_config.h"
 #include "topologies/multi_server.h"
 
@@ -82,7 +84,7 @@ NicParams loadNic(const ConfigNode& node) {
   NicParams n;
   n.roce = loadLink(node.at("roce"));
   node.at("roce").allowOnly({"bandwidth", "latency", "mtu", "queue_pairs", "buffer", "retransmit_timeout", "ack_every",
-                             "dcqcn", "ecn", "pfc", "jitter"});
+                             "dcqcn", "ecn", "pfc", "jitter", "switches"});
   if (auto nic = node.find("nic")) {
     nic->allowOnly({"per", "count", "pcie"});
     if (nic->at("per").choice({"device", "server"}) == "server") {
@@ -143,6 +145,12 @@ Cluster loadCluster(const ConfigNode& node) {
   RoceModel roce = loadRoceModel(node.find("roce"), node.find("hccs"));
   try {
     Cluster built = multi ? buildMulti(node, server, servers) : buildServer(server);
+    for (const auto& sw : roce.switches)
+      if (std::none_of(built.nodes.begin(), built.nodes.end(), [&](const ClusterNode& n) {
+            return n.kind == NodeKind::Switch && sw.matches(n.name);
+          }))
+        node.at("roce").at("switches").at(sw.match).fail("no switch named " + sw.match + " (or " + sw.match +
+                                                          "0, " + sw.match + "1, ...) in this cluster");
     built.roce = roce;
     return built;
   } catch (const TopologyError& e) {

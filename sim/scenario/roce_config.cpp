@@ -112,6 +112,22 @@ RoceModel loadRoceModel(const std::optional<ConfigNode>& roce, const std::option
   if (auto v = roce->find("ecn")) loadEcn(*v, m.ecn);
   if (auto v = roce->find("pfc")) loadPfc(*v, m.pfc);
   if (auto v = roce->find("jitter")) m.jitter = loadJitter(*v);
+  if (auto v = roce->find("switches")) {
+    if (!v->isMap()) v->fail("expected switch names (or name prefixes: spine, leaf) mapped to {ecn, buffer}");
+    for (const auto& kv : v->yaml()) {
+      std::string name = kv.first.as<std::string>();
+      ConfigNode n = v->at(name);
+      n.allowOnly({"ecn", "buffer"});
+      SwitchSettings sw;
+      sw.match = name;
+      if (auto e = n.find("ecn")) {
+        sw.ecn = m.ecn;
+        loadEcn(*e, *sw.ecn);
+      }
+      if (auto b = n.find("buffer")) sw.buffer = b->bytes();
+      m.switches.push_back(std::move(sw));
+    }
+  }
   if (m.switchBuffer < m.mtu + kRocePacketOverhead + kRethBytes)
     roce->at("buffer").fail("a switch port must hold at least one packet");
   return m;

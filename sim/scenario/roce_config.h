@@ -12,6 +12,7 @@
 //     ecn: {kmin: 400KB, kmax: 1.6MB, pmax: 0.2}   # or off
 //     pfc: {xoff: 512KB, xon: 384KB}               # on | off | thresholds
 //     jitter: {median: 0.5us, sigma: 0.5, tail_fraction: 0.001, tail_scale: 5us, tail_shape: 2}
+//     switches: {spine: {ecn: {kmin: 800KB, kmax: 3.2MB}, buffer: 16MB}, leaf3: {ecn: off}}
 //   hccs: {..., jitter: {uniform: [0ns, 20ns]}}
 #pragma once
 

@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario.h"
 
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -119,7 +120,8 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
     d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joined(dataTypeNames()) + ")");
   if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
-    sim->allowOnly({"fidelity", "segment", "verify"});
+    sim->allowOnly({"fidelity", "segment", "verify", "seed"});
+    if (auto v = sim->find("seed")) s.simulation.seed = std::uint64_t(v->integer(0, std::numeric_limits<long long>::max()));
     if (auto f = sim->find("fidelity"); f && !parseFidelity(f->choice({"fast", "packet"}), s.simulation.fidelity))
       f->fail("unknown fidelity");
     if (auto seg = sim->find("segment")) {

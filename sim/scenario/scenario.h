@@ -8,7 +8,7 @@
 //   sizes: [64KiB, 1MiB]        # or {min: 1KiB, max: 1GiB, factor: 2}
 //   dtype: float32
 //   root: 0                     # broadcast and reduce
-//   simulation: {fidelity: fast, segment: 1MiB, verify: true}   # fidelity: fast | packet
+//   simulation: {fidelity: fast, segment: 1MiB, verify: true, seed: 1}   # fidelity: fast | packet
 //
 // A training study has a `training:` section (sim/workload/training.h)
 // instead of `op` and `sizes`; its `algo` runs every gradient bucket
@@ -36,8 +36,9 @@ namespace collsim {
 struct SimulationOptions {
   Fidelity fidelity = Fidelity::Fast; // packet: MTU packets, ECN, PFC, DCQCN (sim/network/packet_network.h)
   Bytes segment = Bytes(1) << 20;     // the fast model's segment
-  bool verify = true;             // run the symbolic checker first
-  Bytes loopBytes = 0;            // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
+  bool verify = true;                 // run the symbolic checker first
+  Bytes loopBytes = 0;                // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
+  std::uint64_t seed = 1;             // jitter draws (--seed overrides it)
 };
 
 // Where published figures come from and how close counts as agreeing.

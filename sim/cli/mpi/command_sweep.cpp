@@ -47,7 +47,7 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
   std::vector<std::uint64_t> mine;
   nlohmann::ordered_json myNetworks = nlohmann::ordered_json::array(); // per point of mine, in order
   for (std::size_t i = std::size_t(runner.rank()); i < points.size(); i += std::size_t(runner.size())) {
-    CollectiveRun r = runPoint(s, points[i]);
+    CollectiveRun r = runPoint(s, points[i], nullptr, s.simulation.seed);
     const ExecutionResult& x = r.execution;
     mine.insert(mine.end(), {i, std::uint64_t(x.finish), x.events, x.messages, x.bytesSent, x.bytesReceived});
     myNetworks.push_back(networkJson(x.network));
@@ -62,7 +62,7 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
               MPI_COMM_WORLD);
   if (runner.rank() != 0) return 0;
 
-  Report report = emptyReport(s, "run", 1);
+  Report report = emptyReport(s, "run", s.simulation.seed);
   report.results.resize(points.size());
   std::uint32_t elem = dataTypeInfo(s.dtype).bytes;
   for (std::size_t k = 0; k < all.size(); k += kFields) {
