@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "relative_error.h"
+#include "test_support.h"
 
 #include <cmath>
 
@@ -21,13 +22,7 @@ using namespace collsim::literals;
 
 namespace {
 
-Cluster ring(int p) {
-  ServerParams s;
-  s.devices = p;
-  s.shape = HccsShape::Ring;
-  s.hccs = {12_GBps, 1_us};
-  return buildServer(s);
-}
+Cluster ring(int p) { return collsim::testing::hccsRing(p); }
 
 CollectiveRun simulate(const Cluster& c, Collective op, Bytes bytes, DataType dtype) {
   AlgorithmEntry ring = *findAlgorithm(op, "ring");

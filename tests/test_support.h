@@ -8,10 +8,21 @@
 
 #include "sim/cli/cli.h"
 #include "sim/scenario/cluster_config.h"
+#include "topologies/server_shapes.h"
 
 namespace collsim::testing {
 
 inline std::string source(const std::string& relative) { return std::string(COLLSIM_SOURCE_DIR) + "/" + relative; }
+
+// One server of p devices in an HCCS ring, 12 GB/s and 1 us per link, no
+// overheads (the closed forms' cluster).
+inline Cluster hccsRing(int p) {
+  ServerParams s;
+  s.devices = p;
+  s.shape = HccsShape::Ring;
+  s.hccs = {12'000'000'000ULL, 1'000'000};
+  return buildServer(s);
+}
 
 // configs/clusters/atlas-2x8.yaml with `servers` servers.
 inline Cluster atlasCluster(int servers) {

@@ -27,13 +27,10 @@ using collsim::testing::source;
 namespace {
 
 Cluster ring(int p) {
-  ServerParams s;
-  s.devices = p;
-  s.shape = HccsShape::Ring;
-  s.hccs = {12_GBps, 1_us};
-  s.device.memoryBandwidth = 1'200'000'000'000ULL;
-  s.device.memory = 32_GiB;
-  return buildServer(s);
+  Cluster c = collsim::testing::hccsRing(p);
+  c.device.memoryBandwidth = 1'200'000'000'000ULL;
+  c.device.memory = 32_GiB;
+  return c;
 }
 
 ModelSpec toyModel() {

@@ -8,11 +8,6 @@
 namespace collsim {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 std::string us(Time t) { return fixed(toMicroseconds(t), 2); }
 std::string kb(Bytes b) { return fixed(double(b) / 1e3, 1); }
 

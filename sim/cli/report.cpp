@@ -6,16 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/text_table.h"
+
 #include "sim/cli/network_report.h"
 
 namespace collsim {
 namespace {
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 struct Column {
   const char* header;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace collsim {
 namespace {
@@ -13,6 +14,12 @@ bool numeric(const std::string& s) {
 }
 
 } // namespace
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
 
 std::string TextTable::text() const {
   std::vector<std::size_t> width(headers_.size());

@@ -7,6 +7,9 @@
 
 namespace collsim {
 
+// "%.*f": a number with a fixed number of decimals.
+std::string fixed(double v, int decimals);
+
 class TextTable {
 public:
   explicit TextTable(std::vector<std::string> headers) : headers_(std::move(headers)) {}

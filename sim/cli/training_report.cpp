@@ -13,11 +13,6 @@
 namespace collsim {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 std::string ms(Time t) { return fixed(toMicroseconds(t) / 1e3, 3); }
 std::string gib(Bytes b) { return fixed(double(b) / double(1ULL << 30), 2); }
 std::string percent(double share) { return fixed(100 * share, 1) + "%"; }

@@ -78,15 +78,7 @@ std::uint32_t PacketNetwork::connection(int src, int dst) {
 }
 
 void PacketNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
-  std::uint32_t m;
-  if (freeMessages_.empty()) {
-    m = std::uint32_t(messages_.size());
-    messages_.emplace_back();
-  } else {
-    m = freeMessages_.back();
-    freeMessages_.pop_back();
-  }
-  messages_[m] = {cookie, 0, engine_.now()};
+  std::uint32_t m = messages_.add({cookie, 0, engine_.now()});
   if (src == dst) { // nothing crosses a link
     messages_[m].partsLeft = 1;
     engine_.scheduleAfter(0, this, event(m, kLocal));
@@ -133,20 +125,11 @@ std::uint32_t PacketNetwork::makePacket(std::uint32_t id) {
   Bytes payload = index + 1 < part->endSeq - part->firstSeq ? Bytes(model_.mtu) : part->bytes - Bytes(index) * model_.mtu;
   if (seq < q.sentHigh) ++resent_;
   else q.sentHigh = seq + 1;
-  std::uint32_t p;
-  if (freePackets_.empty()) {
-    p = std::uint32_t(packets_.size());
-    packets_.emplace_back();
-  } else {
-    p = freePackets_.back();
-    freePackets_.pop_back();
-  }
-  packets_[p] = {id, seq, std::uint32_t(payload), 0, 0, kNone, index == 0, false};
   ++packetsSent_;
-  return p;
+  return packets_.add({id, seq, std::uint32_t(payload), 0, 0, kNone, index == 0, false});
 }
 
-void PacketNetwork::freePacket(std::uint32_t p) { freePackets_.push_back(p); }
+void PacketNetwork::freePacket(std::uint32_t p) { packets_.release(p); }
 
 void PacketNetwork::wakeAt(std::uint32_t c, Time at) {
   channels_[c].wakeAt = at;
@@ -358,20 +341,12 @@ void PacketNetwork::receive(std::uint32_t p) {
   if (--messages_[m].partsLeft > 0) return;
   latency_.add(now - messages_[m].sentAt);
   std::uint64_t cookie = messages_[m].cookie;
-  freeMessages_.push_back(m);
+  messages_.release(m);
   if (listener_) listener_->onDelivered(cookie); // may send: no references held past here
 }
 
 void PacketNetwork::sendControl(std::uint32_t qp, Control kind, std::uint32_t seq) {
-  std::uint32_t id;
-  if (freeControls_.empty()) {
-    id = std::uint32_t(controls_.size());
-    controls_.emplace_back();
-  } else {
-    id = freeControls_.back();
-    freeControls_.pop_back();
-  }
-  controls_[id] = {qp, kind, seq};
+  std::uint32_t id = controls_.add({qp, kind, seq});
   engine_.scheduleAfter(qps_[qp].controlDelay, this, event(id, kControl));
 }
 
@@ -454,8 +429,8 @@ void PacketNetwork::onEvent(std::uint64_t arg) {
     break;
   case kArrive: arrive(std::uint32_t(who)); break;
   case kControl: {
-    ControlPacket c = controls_[who];
-    freeControls_.push_back(std::uint32_t(who));
+    ControlPacket c = controls_[std::uint32_t(who)];
+    controls_.release(std::uint32_t(who));
     onControl(c.qp, c.kind, c.seq);
     break;
   }
@@ -481,7 +456,7 @@ void PacketNetwork::onEvent(std::uint64_t arg) {
     std::uint32_t m = std::uint32_t(who);
     latency_.add(0);
     std::uint64_t cookie = messages_[m].cookie;
-    freeMessages_.push_back(m);
+    messages_.release(m);
     if (listener_) listener_->onDelivered(cookie);
     break;
   }

@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/core/index_pool.h"
 #include "sim/network/dcqcn.h"
 #include "sim/network/jitter.h"
 #include "sim/network/network.h"
@@ -160,17 +161,14 @@ private:
   std::vector<Channel> channels_;
   std::vector<QueuePair> qps_;
   std::unordered_map<std::uint64_t, std::uint32_t> connections_; // (src, dst) -> its first QP
-  std::vector<Packet> packets_;
-  std::vector<std::uint32_t> freePackets_;
-  std::vector<Message> messages_;
-  std::vector<std::uint32_t> freeMessages_;
+  IndexPool<Packet> packets_;
+  IndexPool<Message> messages_;
   struct ControlPacket {
     std::uint32_t qp;
     Control kind;
     std::uint32_t seq;
   };
-  std::vector<ControlPacket> controls_;
-  std::vector<std::uint32_t> freeControls_;
+  IndexPool<ControlPacket> controls_;
   JitterSource roceJitter_, hccsJitter_;
   std::mt19937_64 ecnRng_; // fixed seed: marking does not depend on the scenario's seed
   // Metrics.

@@ -13,7 +13,7 @@ namespace collsim {
 template <typename T>
 class SampleSet {
 public:
-  explicit SampleSet(std::size_t capacity = std::size_t(1) << 22) : capacity_(capacity) {}
+  explicit SampleSet(std::size_t capacity = std::size_t(1) << 18) : capacity_(capacity) {}
 
   void add(T v) {
     max_ = std::max(max_, v);
