@@ -12,6 +12,7 @@ namespace {
 constexpr std::uint64_t kChannelFree = 0;
 constexpr std::uint64_t kSegmentArrives = 1;
 constexpr std::uint32_t kMaxHops = 255;
+constexpr std::uint32_t kNoTail = ~std::uint32_t(0);
 
 std::uint64_t pack(std::uint32_t msg, std::uint32_t hop) { return std::uint64_t(msg) << 8 | hop; }
 std::uint32_t messageOf(std::uint64_t packed) { return std::uint32_t(packed >> 8); }
@@ -58,7 +59,8 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   m.sentAt = engine_.now();
   m.queued.assign(route.hops, 0);
   m.sent.assign(route.hops, 0);
-  m.tailArrives.resize(route.hops);
+  m.tailFirst.assign(route.hops, kNoTail);
+  m.tailLast.assign(route.hops, kNoTail);
   if (route.hops == 0) { // same node: nothing crosses a link
     m.delivered = m.segments - 1;
     engine_.scheduleAfter(0, this, pack(id, 0) << 1 | kSegmentArrives);
@@ -122,8 +124,7 @@ void LinkNetwork::startNext(std::uint32_t c) {
   Time packet = serializationTime(wireBytes(ch, std::min<Bytes>(bytes, mtu_), index == 0), ch.bandwidth);
   Time end = now + serializationTime(wire, ch.bandwidth);
   if (hop > 0) {
-    end = std::max(end, m.tailArrives[hop].front() + packet);
-    m.tailArrives[hop].pop_front();
+    end = std::max(end, popTail(m, hop) + packet);
   }
   Time duration = end - now;
   ch.freeAt = end;
@@ -131,7 +132,7 @@ void LinkNetwork::startNext(std::uint32_t c) {
   stats_[c].wire += wire;
   stats_[c].busy += duration;
   bool last = hop + 1 == m.route.hops;
-  if (!last) m.tailArrives[hop + 1].push_back(end + ch.latency);
+  if (!last) pushTail(m, hop + 1, end + ch.latency);
   Time next = last ? end + ch.latency : now + packet + ch.latency;
   engine_.schedule(next, this, pack(messageOf(head), hop + 1) << 1 | kSegmentArrives);
   if (!ch.waiting.empty()) {
@@ -143,6 +144,22 @@ void LinkNetwork::startNext(std::uint32_t c) {
 Bytes LinkNetwork::wireBytes(const Channel& ch, Bytes bytes, bool first) const {
   if (!ch.roce) return bytes;
   return bytes + std::max<Bytes>(1, (bytes + mtu_ - 1) / mtu_) * kRocePacketOverhead + (first ? kRethBytes : 0);
+}
+
+void LinkNetwork::pushTail(Message& m, std::uint32_t hop, Time at) {
+  std::uint32_t id = tailPool_.add({at, kNoTail});
+  if (m.tailLast[hop] == kNoTail) m.tailFirst[hop] = id;
+  else tailPool_[m.tailLast[hop]].next = id;
+  m.tailLast[hop] = id;
+}
+
+Time LinkNetwork::popTail(Message& m, std::uint32_t hop) {
+  std::uint32_t id = m.tailFirst[hop];
+  TailArrival t = tailPool_[id];
+  tailPool_.release(id);
+  m.tailFirst[hop] = t.next;
+  if (t.next == kNoTail) m.tailLast[hop] = kNoTail;
+  return t.at;
 }
 
 void LinkNetwork::flushTrace() {

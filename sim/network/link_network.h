@@ -21,6 +21,7 @@
 #include <deque>
 #include <vector>
 
+#include "sim/core/index_pool.h"
 #include "sim/network/network.h"
 #include "sim/network/routing.h"
 #include "sim/network/sample_set.h"
@@ -64,9 +65,10 @@ private:
     Time sentAt;
     std::vector<std::uint32_t> queued; // per hop: segments waiting to go out
     std::vector<std::uint32_t> sent;   // per hop: segments already sent
-    // Per hop after the first: when the last byte of each segment bound for
-    // it reaches its node, in order (a message's segments start in order).
-    std::vector<std::deque<Time>> tailArrives;
+    // Per hop after the first: a FIFO (in tailPool_) of when the last byte
+    // of each segment bound for it reaches its node; a message's segments
+    // start at every hop in order.
+    std::vector<std::uint32_t> tailFirst, tailLast;
   };
 
   Bytes segmentBytes(const Message& m, std::uint32_t index) const;
@@ -84,6 +86,13 @@ private:
   std::vector<Channel> channels_;
   std::vector<ChannelStats> stats_;
   std::vector<Message> messages_;
+  struct TailArrival {
+    Time at;
+    std::uint32_t next;
+  };
+  IndexPool<TailArrival> tailPool_;
+  void pushTail(Message& m, std::uint32_t hop, Time at);
+  Time popTail(Message& m, std::uint32_t hop);
   std::vector<std::uint32_t> freeMessages_;
   SampleSet<Time> latency_;
 };
