@@ -1,7 +1,6 @@
 #include "sim/cli/execute.h"
 
-#include <chrono>
-
+#include "sim/cli/progress.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -41,17 +40,12 @@ Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t 
 Report executeScenario(const Scenario& s, const std::string& command, const ExecuteOptions& options) {
   Report report = emptyReport(s, command, options.seed);
   std::vector<ScenarioPoint> points = scenarioPoints(s);
-  auto started = std::chrono::steady_clock::now();
+  ProgressLine progress(options.progress, points.size(), "points simulated");
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (options.progress) {
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      *options.progress << "\r[" << i + 1 << "/" << points.size() << "] " << collectiveName(s.op) << " "
-                        << points[i].algorithm << " " << formatBytes(points[i].size) << " (" << int(elapsed)
-                        << " s elapsed)   " << std::flush;
-    }
+    progress.show(i, std::string(collectiveName(s.op)) + " " + points[i].algorithm + " " + formatBytes(points[i].size));
     report.results.push_back(runPoint(s, points[i], options.trace, options.seed));
   }
-  if (options.progress) *options.progress << "\r" << std::string(60, ' ') << "\r" << std::flush;
+  progress.clear();
   return report;
 }
 

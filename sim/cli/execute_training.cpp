@@ -1,8 +1,8 @@
 #include "sim/cli/execute_training.h"
 
 #include <algorithm>
-#include <chrono>
 
+#include "sim/cli/progress.h"
 #include "sim/core/parallel.h"
 
 namespace collsim {
@@ -37,14 +37,8 @@ TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const st
     for (const auto& a : s.algorithms) jobs.push_back({&s, a});
   report.points.resize(jobs.size());
 
-  auto started = std::chrono::steady_clock::now();
-  auto progress = [&](std::size_t done) {
-    if (!options.progress) return;
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    double left = elapsed / double(done) * double(jobs.size() - done);
-    *options.progress << "\r[" << done << "/" << jobs.size() << "] training steps simulated (" << int(elapsed)
-                      << " s elapsed, about " << int(left + 0.5) << " s left)   " << std::flush;
-  };
+  ProgressLine progress(options.progress, jobs.size(), "training steps simulated");
+  progress.show(0);
   auto run = [&](std::size_t i) {
     const Scenario& s = *jobs[i].scenario;
     const TrainingSpec& t = *s.training;
@@ -76,8 +70,9 @@ TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const st
     if (p.algorithm == "auto") p.algorithm += ": " + chosenAlgorithms(p.step);
   };
   // A trace recorder takes one run at a time.
-  runParallel(jobs.size(), options.trace ? 1 : hardwareThreads(), run, progress);
-  if (options.progress) *options.progress << "\r" << std::string(72, ' ') << "\r" << std::flush;
+  runParallel(jobs.size(), options.trace ? 1 : hardwareThreads(), run,
+              [&](std::size_t done) { progress.show(done); });
+  progress.clear();
   return report;
 }
 

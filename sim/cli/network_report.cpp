@@ -29,8 +29,12 @@ nlohmann::ordered_json networkJson(const NetworkMetrics& m) {
                      {"goodput_of_line_rate", l.goodputOfLineRate},
                      {"payload_bytes", l.payload},
                      {"wire_bytes", l.wire}});
+  nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
+  for (const auto& b : m.busiest)
+    busiest.push_back({{"link", b.name}, {"utilization", b.utilization}, {"payload_bytes", b.payload}});
   return {{"fidelity", m.fidelity},
           {"links", links},
+          {"busiest_links", busiest},
           {"packets", m.packets},
           {"packet_hops", m.packetHops},
           {"queue_bytes", {{"p50", m.queueP50}, {"p99", m.queueP99}, {"max", m.queueMax}}},
@@ -56,6 +60,9 @@ NetworkMetrics networkFromJson(const nlohmann::json& j) {
     m.links.push_back({l.at("type").get<std::string>(), l.at("channels").get<int>(), l.at("mean_utilization").get<double>(),
                        l.at("max_utilization").get<double>(), l.at("goodput_of_line_rate").get<double>(),
                        l.at("payload_bytes").get<Bytes>(), l.at("wire_bytes").get<Bytes>()});
+  for (const auto& b : j.at("busiest_links"))
+    m.busiest.push_back({b.at("link").get<std::string>(), b.at("utilization").get<double>(),
+                         b.at("payload_bytes").get<Bytes>()});
   m.packets = j.at("packets");
   m.packetHops = j.at("packet_hops");
   m.queueP50 = j.at("queue_bytes").at("p50");

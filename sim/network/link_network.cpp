@@ -171,10 +171,10 @@ void LinkNetwork::flushTrace() {
 NetworkMetrics LinkNetwork::metrics(Time runTime) const {
   NetworkMetrics m;
   m.fidelity = "fast";
-  LinkUsageTally tally(runTime);
+  LinkUsageTally tally(cluster_, runTime);
   for (std::size_t i = 0; i < channels_.size(); ++i)
-    tally.add(cluster_.links[i / 2].type, stats_[i].busy, channels_[i].bandwidth, stats_[i].bytes, stats_[i].wire);
-  m.links = tally.result();
+    tally.add(i, stats_[i].busy, channels_[i].bandwidth, stats_[i].bytes, stats_[i].wire);
+  tally.fill(m);
   m.latencyP50 = latency_.quantile(0.5);
   m.latencyP99 = latency_.quantile(0.99);
   m.latencyP999 = latency_.quantile(0.999);

@@ -45,9 +45,17 @@ struct LinkTypeMetrics {
   Bytes payload = 0, wire = 0;
 };
 
+// One link direction among the busiest of a run.
+struct BusyLink {
+  std::string name; // "dev3 -> leaf0 (roce)"
+  double utilization = 0;
+  Bytes payload = 0;
+};
+
 struct NetworkMetrics {
   std::string fidelity;
   std::vector<LinkTypeMetrics> links;
+  std::vector<BusyLink> busiest; // per link direction, the busiest first (at most 10)
   std::uint64_t packets = 0, packetHops = 0;
   // Switch egress queues, sampled at every packet that joins one.
   Bytes queueP50 = 0, queueP99 = 0, queueMax = 0;
@@ -58,17 +66,22 @@ struct NetworkMetrics {
   std::uint64_t messages = 0;
 };
 
-// Sums link directions up per link type for NetworkMetrics::links.
+// Sums link directions up per link type for NetworkMetrics::links, and
+// keeps the busiest directions for NetworkMetrics::busiest.
 class LinkUsageTally {
 public:
-  explicit LinkUsageTally(Time runTime) : runTime_(runTime) {}
-  void add(const std::string& type, Time busy, Bandwidth bandwidth, Bytes payload, Bytes wire);
-  std::vector<LinkTypeMetrics> result() const;
+  LinkUsageTally(const Cluster& cluster, Time runTime) : cluster_(cluster), runTime_(runTime) {}
+  // Channel `channel` (2i: link i from a to b, 2i+1 back).
+  void add(std::size_t channel, Time busy, Bandwidth bandwidth, Bytes payload, Bytes wire);
+  void fill(NetworkMetrics& m) const;
 
 private:
+  const Cluster& cluster_;
   Time runTime_;
   std::vector<LinkTypeMetrics> links_;
   std::vector<double> lineBytes_; // what the busy time could have carried
+  std::vector<std::pair<double, std::size_t>> utilization_; // per channel used
+  std::vector<Bytes> payload_;
 };
 
 class Network {

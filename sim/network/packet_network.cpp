@@ -478,13 +478,13 @@ std::vector<PacketNetwork::QpView> PacketNetwork::queuePairs() const {
 NetworkMetrics PacketNetwork::metrics(Time runTime) const {
   NetworkMetrics m;
   m.fidelity = "packet";
-  LinkUsageTally tally(runTime);
+  LinkUsageTally tally(cluster_, runTime);
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     const Channel& c = channels_[i];
-    tally.add(cluster_.links[i / 2].type, c.busy, c.bandwidth, c.payload, c.wire);
+    tally.add(i, c.busy, c.bandwidth, c.payload, c.wire);
     m.pauseTime += c.pausedTotal + (c.paused ? engine_.now() - c.pausedSince : 0);
   }
-  m.links = tally.result();
+  tally.fill(m);
   m.packets = packetsSent_;
   m.packetHops = packetHops_;
   m.queueP50 = queueDepth_.quantile(0.5);
