@@ -72,10 +72,9 @@ void ScheduleExecutor::runSteps(std::uint32_t l) {
       s.ops.clear();
       s.schedule->appendOps(s.rank, s.step, s.ops);
       s.loaded = true;
-      bool communicates = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
-        return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
-      });
-      if (communicates && cluster_.device.stepOverhead > 0)
+      if (cluster_.device.stepOverhead > 0 && std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
+            return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
+          }))
         return engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(l) << 1 | kStartStep);
     }
     postStep(l);

@@ -11,7 +11,6 @@ void DcqcnRate::onCnp() {
   cnpThisPeriod_ = true;
   timerRounds_ = byteRounds_ = 0;
   bytesSinceRound_ = 0;
-  ++cuts_;
 }
 
 void DcqcnRate::onAlphaTimer() {

@@ -35,7 +35,6 @@ public:
   // `bytes` more were sent; true when the byte counter completed a round.
   void onSent(Bytes bytes);
 
-  std::uint64_t cuts() const { return cuts_; }
 
 private:
   void increase();
@@ -46,7 +45,6 @@ private:
   bool cnpThisPeriod_ = false;
   int timerRounds_ = 0, byteRounds_ = 0;
   Bytes bytesSinceRound_ = 0;
-  std::uint64_t cuts_ = 0;
 };
 
 } // namespace collsim

@@ -121,17 +121,16 @@ void LinkNetwork::startNext(std::uint32_t c) {
   // Forwarding is packet by packet: the segment started here when its first
   // packet had arrived, and cannot end before its last packet has arrived
   // and gone out again.
-  Time packet = serializationTime(wireBytes(ch, std::min<Bytes>(bytes, mtu_), index == 0), ch.bandwidth);
+  bool last = hop + 1 == m.route.hops;
+  Time packet = last && hop == 0 ? 0 // a one-hop message needs no packet timing
+                                 : serializationTime(wireBytes(ch, std::min<Bytes>(bytes, mtu_), index == 0), ch.bandwidth);
   Time end = now + serializationTime(wire, ch.bandwidth);
-  if (hop > 0) {
-    end = std::max(end, popTail(m, hop) + packet);
-  }
+  if (hop > 0) end = std::max(end, popTail(m, hop) + packet);
   Time duration = end - now;
   ch.freeAt = end;
   stats_[c].bytes += bytes;
   stats_[c].wire += wire;
   stats_[c].busy += duration;
-  bool last = hop + 1 == m.route.hops;
   if (!last) pushTail(m, hop + 1, end + ch.latency);
   Time next = last ? end + ch.latency : now + packet + ch.latency;
   engine_.schedule(next, this, pack(messageOf(head), hop + 1) << 1 | kSegmentArrives);

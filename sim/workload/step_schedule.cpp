@@ -58,7 +58,7 @@ TrainingStepSchedule::TrainingStepSchedule(const StepPlan& plan) : ranks_(plan.r
   steps.push_back(compute(plan.forward));
   computeNames_.push_back(plan.accumulation > 1 ? "forward (micro-batch " + std::to_string(plan.accumulation) + ")"
                                                 : "forward");
-  stepsBeforeBackward_ = int(steps.size());
+  const int stepsBeforeBackward = int(steps.size()); // compute steps before the last backward
   for (const auto& piece : plan.backward.pieces) {
     steps.push_back(compute(piece.duration));
     computeNames_.push_back("backward " + piece.layer);
@@ -72,11 +72,11 @@ TrainingStepSchedule::TrainingStepSchedule(const StepPlan& plan) : ranks_(plan.r
   computeNames_.push_back("optimizer");
   streams_[0] = std::make_unique<FramedStream>(ranks_, std::move(steps), nullptr, 0, std::vector<StepFn>{});
 
-  const int backwardDone = stepsBeforeBackward_ + int(plan.backward.pieces.size());
+  const int backwardDone = stepsBeforeBackward + int(plan.backward.pieces.size());
   for (std::size_t b = 0; b < buckets; ++b) {
     const Schedule& c = *plan.collectives[b];
     const int first = bucketStream_[b];
-    const int ready = plan.overlap ? stepsBeforeBackward_ + plan.backward.buckets[b].readyAfterPiece + 1 : backwardDone;
+    const int ready = plan.overlap ? stepsBeforeBackward + plan.backward.buckets[b].readyAfterPiece + 1 : backwardDone;
     const int previous = b >= std::size_t(plan.pipeline) ? bucketStream_[b - std::size_t(plan.pipeline)] : -1;
     StepFn gate = [ready, previous, stepsOf](int rank, std::vector<Op>& out) {
       out.push_back(waitFor(kComputeStream, ready));

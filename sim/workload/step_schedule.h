@@ -46,7 +46,6 @@ public:
   int ranks() const override { return ranks_; }
   int stepCount(int rank) const override;
   void appendOps(int rank, int step, std::vector<Op>& out) const override;
-  int stepsBefore() const { return int(before_.size()); }
 
 private:
   int ranks_;
@@ -67,13 +66,10 @@ public:
 
   static constexpr int kComputeStream = 0;
   int bucketStream(int bucket) const { return bucketStream_[bucket]; }
-  // The compute stream's steps before the last micro-batch's backward.
-  int stepsBeforeBackward() const { return stepsBeforeBackward_; }
   const std::string& computeStepName(int step) const { return computeNames_[step]; }
 
 private:
   int ranks_;
-  int stepsBeforeBackward_ = 0;
   std::vector<std::unique_ptr<FramedStream>> streams_;
   std::vector<int> bucketStream_;
   std::vector<std::string> computeNames_;
