@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/input_error.h"
 #include "sim/core/units.h"
 #include "topologies/roce_model.h"
 
@@ -70,8 +71,8 @@ struct Cluster {
 };
 
 // A topology that cannot exist (bad shape, zero bandwidth, disconnected).
-struct TopologyError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct TopologyError : InputError {
+  using InputError::InputError;
 };
 
 } // namespace collsim

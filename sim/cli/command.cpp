@@ -1,12 +1,11 @@
 #include "sim/cli/command.h"
 
-#include <filesystem>
-#include <fstream>
 
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/execute.h"
 #include "sim/cli/execute_training.h"
+#include "sim/cli/output_file.h"
 #include "sim/scenario/config_node.h"
 #include "sim/selector/hccl_env.h"
 #include "sim/trace/trace_recorder.h"
@@ -21,22 +20,31 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
   cmd->add_option("--set", o.sets, setHelp);
 }
 
-void writeFileAtomically(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!(f << content) || !f.flush()) {
-      std::filesystem::remove(tmp);
-      throw UsageError("cannot write '" + path + "'");
-    }
-  }
-  std::filesystem::rename(tmp, path);
+void writeOutputFile(const std::string& option, const std::string& path, const std::string& content) {
+  writeOutputFiles({{OutputFile::check(option, path), content}});
 }
 
 void emit(const std::string& text, const std::string& outPath, CliStreams io) {
   if (outPath.empty()) io.out << text;
-  else writeFileAtomically(outPath, text);
+  else writeOutputFile("--out", outPath, text);
 }
+
+// --out and --trace, checked before the simulation and written together after it.
+struct PlannedOutputs {
+  std::optional<OutputFile> out, trace;
+  explicit PlannedOutputs(const OutputOptions& o) {
+    if (!o.out.empty()) out = OutputFile::check("--out", o.out);
+    if (!o.trace.empty()) trace = OutputFile::check("--trace", o.trace);
+  }
+  void write(const std::string& text, const TraceRecorder& recorder, CliStreams io) const {
+    std::vector<std::pair<OutputFile, std::string>> files;
+    if (trace) files.emplace_back(*trace, recorder.json());
+    if (out) files.emplace_back(*out, text);
+    writeOutputFiles(files);
+    if (trace && recorder.truncated()) io.err << "collsim: note: the trace was cut at its event limit\n";
+    if (!out) io.out << text;
+  }
+};
 
 Bytes optionBytes(const std::string& option, const std::string& value) {
   try {
@@ -78,12 +86,6 @@ static OutputFormat outputFormat(const OutputOptions& o) {
   return format;
 }
 
-static void writeTrace(const TraceRecorder& recorder, const OutputOptions& o, CliStreams io) {
-  if (o.trace.empty()) return;
-  writeFileAtomically(o.trace, recorder.json());
-  if (recorder.truncated()) io.err << "collsim: note: the trace was cut at its event limit\n";
-}
-
 int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
                            CliStreams io) {
   if (study.size() == 1 && !study.front().training) return simulateAndReport(study.front(), command, o, io);
@@ -92,25 +94,23 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
       throw ConfigError(s.name + ": variants and sweeps are for training studies; a collective scenario sweeps its "
                                  "sizes and algorithms (use --set for other keys)");
   OutputFormat format = outputFormat(o);
+  PlannedOutputs outputs(o);
   TraceRecorder recorder;
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
   TrainingReport report = executeTrainingStudy(study, command, options);
-  std::string text = formatTrainingReport(report, format);
-  writeTrace(recorder, o, io);
-  emit(text, o.out, io);
+  outputs.write(formatTrainingReport(report, format), recorder, io);
   return 0;
 }
 
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
   OutputFormat format = outputFormat(o);
+  PlannedOutputs outputs(o);
   TraceRecorder recorder;
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(scenario.simulation.seed)};
   Report report = executeScenario(scenario, command, options);
-  std::string text = formatReport(report, format);
-  writeTrace(recorder, o, io);
-  emit(text, o.out, io);
+  outputs.write(formatReport(report, format), recorder, io);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cli/cli.h"
+#include "sim/core/input_error.h"
 #include "sim/core/units.h"
 
 namespace CLI {
@@ -21,8 +22,8 @@ namespace collsim {
 struct Scenario;
 
 // Bad input from the command line itself (exit status 2).
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct UsageError : InputError {
+  using InputError::InputError;
 };
 
 // A registered subcommand: its CLI11 node and what runs it once parsed.
@@ -66,8 +67,8 @@ int simulateAndReport(const Scenario& scenario, const std::string& command, cons
 int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
                            CliStreams io);
 
-// Writes via a temporary file and a rename, so a failed run leaves nothing.
-void writeFileAtomically(const std::string& path, const std::string& content);
+// Writes one result file safely (output_file.h); `option` names it in errors.
+void writeOutputFile(const std::string& option, const std::string& path, const std::string& content);
 // Writes `text` to --out or standard output.
 void emit(const std::string& text, const std::string& outPath, CliStreams io);
 Bytes optionBytes(const std::string& option, const std::string& value);

@@ -3,6 +3,7 @@
 
 #include "algorithms/core/registry.h"
 #include "sim/cli/command.h"
+#include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/scenario.h"
@@ -26,12 +27,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.name = p.op + " " + p.algo;
   if (!parseCollective(p.op, s.op)) throw UsageError("--op: unknown collective '" + p.op + "'");
   s.algorithms = p.algo == "all" ? algorithmNames(s.op) : std::vector<std::string>{p.algo};
-  for (const auto& a : s.algorithms) {
-    auto entry = findAlgorithm(s.op, a);
-    if (!entry) throw UsageError("--algo: no algorithm '" + a + "' for " + p.op);
-    if (std::string why = entry->unsupported(layoutOf(s.cluster, s.op)); !why.empty())
-      throw UsageError("--algo: " + a + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
-  }
+  for (const auto& a : s.algorithms) requireAlgorithm(s.op, a, s.cluster, "--algo");
   if (!parseDataType(p.dtype, s.dtype)) throw UsageError("--dtype: unknown type '" + p.dtype + "'");
   if (p.root < 0 || p.root >= s.cluster.ranks()) throw UsageError("--root: no rank " + std::to_string(p.root));
   s.root = p.root;

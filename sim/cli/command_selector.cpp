@@ -103,7 +103,7 @@ int check(const CheckOptions& o, CliStreams io) {
   } else {
     throw UsageError("--format: table, json or csv");
   }
-  if (o.updateBaseline) writeFileAtomically(o.baseline, baselineJson(rules.name, scores));
+  if (o.updateBaseline) writeOutputFile("--baseline", o.baseline, baselineJson(rules.name, scores));
   emit(os.str(), o.out, io);
   return regressions.empty() ? 0 : 1;
 }
@@ -119,7 +119,7 @@ int derive(const DeriveOptions& o, CliStreams io) {
   if (o.out.empty()) throw UsageError("--out: where to write the rules");
   Grid grid = loadGridFile(o.grid);
   std::vector<DerivedRule> rules = deriveRules(grid, o.only, io.progress ? &io.err : nullptr);
-  writeFileAtomically(o.out, rulesYaml(o.name, o.grid, rules));
+  writeOutputFile("--out", o.out, rulesYaml(o.name, o.grid, rules));
   for (const auto& d : rules) {
     const Rule& r = d.rule;
     io.out << d.label << " " << collectiveName(r.ops.front()) << ": " << r.algorithm << " from "

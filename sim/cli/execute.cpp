@@ -1,6 +1,7 @@
 #include "sim/cli/execute.h"
 
 #include "sim/cli/progress.h"
+#include "sim/run/resolve_algorithm.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -18,7 +19,7 @@ std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
 }
 
 CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace, std::uint64_t seed) {
-  AlgorithmEntry algo = *findAlgorithm(s.op, point.algorithm);
+  AlgorithmEntry algo = requireAlgorithm(s.op, point.algorithm, s.cluster, s.name);
   RunRequest req{s.op,   &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes,
                  s.simulation.fidelity, seed};
   return simulateCollective(s.cluster, req, trace);

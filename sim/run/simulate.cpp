@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "algorithms/check/symbolic_checker.h"
+#include "sim/core/input_error.h"
 #include "sim/network/network.h"
 #include "sim/trace/trace_recorder.h"
 
@@ -71,7 +72,7 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req,
   CollectiveSpec spec{req.op, cluster.ranks(), bytes / elemSize, elemSize, req.root};
   spec.devicesPerServer = layoutOf(cluster, req.op).devicesPerServer;
   if (std::string why = req.algorithm->unsupported(spec); !why.empty())
-    throw std::runtime_error(std::string(req.algorithm->name) + " cannot run on " + std::to_string(spec.ranks) +
+    throw InputError(std::string(req.algorithm->name) + " cannot run on " + std::to_string(spec.ranks) +
                              " ranks: " + why);
   if (req.verify) verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize, spec.devicesPerServer);
 

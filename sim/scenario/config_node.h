@@ -16,13 +16,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/core/input_error.h"
 #include "sim/core/units.h"
 
 namespace collsim {
 
-// Bad input: the message is complete and ready to print.
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// Bad configuration: the message is complete, located and ready to print.
+struct ConfigError : InputError {
+  using InputError::InputError;
 };
 
 // Which file (or override) each part of a configuration tree came from.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "algorithms/core/registry.h"
+#include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/config_node.h"
@@ -48,19 +49,17 @@ void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
     if (name == "auto" && s.training) {
+      if (!s.training->selector) a.fail("algo: auto needs selector rules (training.selector: FILE)");
       s.algorithms.push_back(name);
       continue;
     }
-    if (!findAlgorithm(s.op, name))
-      a.fail("no algorithm '" + name + "' for " + collectiveName(s.op) + " (available: " +
-             joined(algorithmNames(s.op)) + (s.training ? ", auto" : "") + ")");
+    if (ResolvedAlgorithm r = resolveAlgorithm(s.op, name, s.cluster); !r)
+      a.fail(r.problem + (name == "auto" ? " ('auto' is for training studies)" : ""));
     s.algorithms.push_back(name);
   }
+  for (const auto& name : s.algorithms) // `all` may hold some that cannot run here
+    if (ResolvedAlgorithm r = resolveAlgorithm(s.op, name, s.cluster); name != "auto" && !r) algo.fail(r.problem);
   if (s.algorithms.empty()) algo.fail("no algorithm given");
-  for (const auto& name : s.algorithms)
-    if (name != "auto")
-      if (std::string why = findAlgorithm(s.op, name)->unsupported(layoutOf(s.cluster, s.op)); !why.empty())
-        algo.fail(name + " cannot run on " + std::to_string(s.cluster.ranks()) + " ranks: " + why);
 }
 
 void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/run/resolve_algorithm.h"
 #include "sim/scenario/config_node.h"
 
 extern char** environ;
@@ -172,20 +173,27 @@ HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, cons
         std::size_t slash = rest.find('/', start);
         std::string part = rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
         if (perOp) {
+          // Named for one operation: it must be able to run it.
           auto eq = part.find('=');
           Collective op;
           if (eq == std::string::npos || !parseCollective(part.substr(0, eq), op)) bad(s, "'" + part + "' is not op=level0:NA;level1:ALGO");
-          h.algorithm[op] = fromHcclAlgo(s, part.substr(eq + 1), cluster);
+          std::string name = fromHcclAlgo(s, part.substr(eq + 1), cluster);
+          if (ResolvedAlgorithm r = resolveAlgorithm(op, name, cluster); !r) bad(s, r.problem);
+          h.algorithm[op] = name;
         } else {
-          for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast})
-            h.algorithm[op] = fromHcclAlgo(s, part, cluster);
+          // Global: it applies to the operations that have it; the others keep their default.
+          for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast}) {
+            std::string name = fromHcclAlgo(s, part, cluster);
+            if (ResolvedAlgorithm r = resolveAlgorithm(op, name, cluster)) h.algorithm[op] = name;
+            else note(s, std::string("does not apply to ") + collectiveName(op) + ", which keeps its default (" + r.problem + ")");
+          }
         }
         if (slash == std::string::npos) break;
         start = slash + 1;
       }
       std::string forced;
       for (const auto& [op, a] : h.algorithm) forced += std::string(forced.empty() ? "" : ", ") + collectiveName(op) + " " + a;
-      note(s, "forces " + forced + " (automatic selection off)");
+      if (!forced.empty()) note(s, "forces " + forced + " (automatic selection off)");
     } else if (n == "HCCL_BUFFSIZE") {
       h.bufferSize = Bytes(number(s, 1, 1 << 20)) << 20;
       note(s, "data larger than " + formatBytes(*h.bufferSize) + " runs in loops of that size");
@@ -251,6 +259,8 @@ HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, cons
     std::string a = *alias.select == 1 ? "ring" : *alias.select == 2 ? "rhd" : "hier:" + inner + "+" + outer;
     if (*alias.select == 3 && cluster.servers <= 1) a = inner; // one server: no second level
     if (alias.pipeline && a.rfind("hier:", 0) == 0) a = "hierpipe:" + a.substr(5);
+    if (ResolvedAlgorithm r = resolveAlgorithm(Collective::AllReduce, a, cluster); !r)
+      throw ConfigError("HCCL_COMM_ALGO_SELECT and friends: " + r.problem);
     h.algorithm[Collective::AllReduce] = a;
     h.notices.push_back("HCCL_COMM_ALGO_SELECT and friends: allreduce uses " + a);
   }

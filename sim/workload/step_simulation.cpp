@@ -9,6 +9,7 @@
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
 #include "sim/network/network.h"
+#include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/selector/selector.h"
 #include "sim/trace/trace_recorder.h"
@@ -111,7 +112,7 @@ public:
     std::vector<SchedulePtr> loops;
     for (Bytes done = 0; done < bytes; done += loop) loops.push_back(build(algo, std::min(loop, bytes - done)));
     if (loops.size() > 1 && loops.front()->streamCount() > 1)
-      throw std::runtime_error(name + " runs on several streams and cannot loop over HCCL's buffer; raise it above " +
+      throw InputError(name + " runs on several streams and cannot loop over HCCL's buffer; raise it above " +
                                formatBytes(bytes));
     SchedulePtr s = loops.size() == 1 ? std::move(loops.front()) : std::make_unique<SequenceSchedule>(std::move(loops));
     return (built_[key] = std::move(s)).get();
@@ -120,14 +121,11 @@ public:
 private:
   const AlgorithmEntry& entry(const std::string& name) {
     if (auto it = entries_.find(name); it != entries_.end()) return it->second;
-    auto found = findAlgorithm(Collective::AllReduce, name);
-    if (!found) throw std::runtime_error("no AllReduce algorithm '" + name + "'");
+    auto found = requireAlgorithm(Collective::AllReduce, name, cluster_, "gradient buckets");
     CollectiveSpec layout = layoutOf(cluster_, Collective::AllReduce);
-    if (std::string why = found->unsupported(layout); !why.empty())
-      throw std::runtime_error(name + " cannot run on " + std::to_string(layout.ranks) + " ranks: " + why);
     if (options_.verify)
-      verifyAlgorithm(*found, Collective::AllReduce, layout.ranks, elemSize_, layout.devicesPerServer);
-    return entries_.emplace(name, *found).first->second;
+      verifyAlgorithm(found, Collective::AllReduce, layout.ranks, elemSize_, layout.devicesPerServer);
+    return entries_.emplace(name, found).first->second;
   }
   SchedulePtr build(const AlgorithmEntry& algo, Bytes bytes) {
     CollectiveSpec spec = layoutOf(cluster_, Collective::AllReduce);

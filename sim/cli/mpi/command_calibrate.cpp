@@ -110,7 +110,7 @@ int calibrate(const std::string& outPath, MpiRunner& runner, std::ostream& out) 
     yaml += "nic: {per: device}\nroce: {bandwidth: " + bandwidth(inter.bandwidth) + ", latency: " +
             latency(inter.latency / 2) + "}\nfabric: {type: switch}\n";
   if (outPath.empty()) out << yaml;
-  else writeFileAtomically(outPath, yaml);
+  else writeOutputFile("--out", outPath, yaml);
   out << "# intra-host: " << latency(intra.latency) << " one way, " << bandwidth(intra.bandwidth);
   if (servers >= 2) out << "; inter-host: " << latency(inter.latency) << ", " << bandwidth(inter.bandwidth);
   out << "; reduce " << bandwidth(reduce) << "\n";

@@ -1,0 +1,36 @@
+#include "sim/run/resolve_algorithm.h"
+
+#include "sim/core/input_error.h"
+#include "sim/run/simulate.h"
+
+namespace collsim {
+
+ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const Cluster& cluster) {
+  ResolvedAlgorithm r;
+  auto entry = findAlgorithm(op, name);
+  if (!entry) {
+    std::string list;
+    for (const auto& n : algorithmNames(op)) list += (list.empty() ? "" : ", ") + n;
+    if (op == Collective::AllReduce || op == Collective::ReduceScatter || op == Collective::AllGather ||
+        op == Collective::Broadcast)
+      list += ", hier:A+B, hierpipe:A+B";
+    r.problem = "no algorithm '" + name + "' for " + collectiveName(op) + " (available: " + list + ")";
+    return r;
+  }
+  if (std::string why = entry->unsupported(layoutOf(cluster, op)); !why.empty()) {
+    r.problem = name + " cannot run " + collectiveName(op) + " on " + std::to_string(cluster.ranks()) + " ranks (" +
+                std::to_string(cluster.servers) + " x " + std::to_string(cluster.devicesPerServer) + "): " + why;
+    return r;
+  }
+  r.entry = std::move(entry);
+  return r;
+}
+
+AlgorithmEntry requireAlgorithm(Collective op, const std::string& name, const Cluster& cluster,
+                                const std::string& where) {
+  ResolvedAlgorithm r = resolveAlgorithm(op, name, cluster);
+  if (!r) throw InputError(where + ": " + r.problem);
+  return *r.entry;
+}
+
+} // namespace collsim
