@@ -34,7 +34,7 @@ Cluster ring(int p) {
 }
 
 ModelSpec toyModel() {
-  YAML::Node yaml = loadYamlFile(source("tests/data/training/toy-model.yaml"));
+  YAML::Node yaml = loadYamlFile(source("tests/data/training/toy-model.yaml"), "a model");
   return loadModel(ConfigNode(yaml, std::make_shared<ConfigOrigins>("toy-model.yaml")));
 }
 

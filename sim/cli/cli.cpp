@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command.h"
+#include "sim/core/printable.h"
 #include "sim/scenario/config_node.h"
 
 namespace collsim {
@@ -27,14 +28,15 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
     for (const Command& c : commands)
       if (c.app->parsed()) return c.run(io);
     return 2;
-  } catch (const ConfigError& e) {
-    io.err << "collsim: error: " << e.what() << "\n";
+  } catch (const InputError& e) {
+    io.err << "collsim: error: " << printable(e.what()) << "\n";
     return 2;
-  } catch (const UsageError& e) {
-    io.err << "collsim: error: " << e.what() << "\n";
+  } catch (const YAML::Exception& e) {
+    // Input read by yaml-cpp outside the located readers: still bad input.
+    io.err << "collsim: error: YAML: " << printable(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    io.err << "collsim: internal error: " << e.what() << "\n";
+    io.err << "collsim: internal error: " << printable(e.what()) << "\n";
     return 1;
   }
 }

@@ -1,6 +1,9 @@
 #include "sim/cli/command.h"
 
 
+#include <algorithm>
+#include <cmath>
+
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/execute.h"
@@ -12,11 +15,33 @@
 
 namespace collsim {
 
+CLI::Validator digitsOnly() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        bool ok = !v.empty() && v.size() <= 19 && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
+        return ok ? "" : "'" + v + "' is not a whole number from 0 to 9999999999999999999";
+      },
+      "UINT");
+}
+
+CLI::Validator finiteAtLeast(double min) {
+  return CLI::Validator(
+      [min](std::string& v) -> std::string {
+        char* end = nullptr;
+        double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !std::isfinite(d) || d < min)
+          return "'" + v + "' is not a finite number of at least " + CLI::detail::to_string(min);
+        return "";
+      },
+      "NUMBER");
+}
+
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
   cmd->add_option("--format", o.format, "table, json, csv or md")->capture_default_str();
   cmd->add_option("--out", o.out, "write the results to FILE instead of standard output");
   cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");
-  cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)");
+  cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)")
+      ->check(digitsOnly());
   cmd->add_option("--set", o.sets, setHelp);
 }
 

@@ -15,7 +15,8 @@
 
 namespace CLI {
 class App;
-}
+class Validator;
+} // namespace CLI
 
 namespace collsim {
 
@@ -38,6 +39,11 @@ Command addVerifyCommand(CLI::App& app);
 Command addAlgorithmsCommand(CLI::App& app);
 Command addSelectCommand(CLI::App& app);
 Command addSelectorCommand(CLI::App& app);
+
+// Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
+// -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.
+CLI::Validator digitsOnly();
+CLI::Validator finiteAtLeast(double min);
 
 // --format/--out/--trace/--seed/--set, shared by run and perf.
 struct OutputOptions {

@@ -147,8 +147,9 @@ Command addSelectorCommand(CLI::App& app) {
   cmd->add_option("--baseline", o->baseline, "baseline JSON to compare with (or to write)");
   cmd->add_flag("--update-baseline", o->updateBaseline, "write the baseline instead of comparing");
   cmd->add_option("--tolerance", o->tolerance, "allowed regret growth before a point counts as a regression")
-      ->capture_default_str();
-  cmd->add_option("-j,--jobs", o->jobs, "simulation threads (default: all cores)");
+      ->capture_default_str()
+      ->check(finiteAtLeast(0));
+  cmd->add_option("-j,--jobs", o->jobs, "simulation threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   cmd->add_option("--out", o->out, "write the report to FILE");
   return {selector, [o, d, deriveCmd](CliStreams io) { return deriveCmd->parsed() ? derive(*d, io) : check(*o, io); }};

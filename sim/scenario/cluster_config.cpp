@@ -160,7 +160,7 @@ Cluster loadCluster(const ConfigNode& node) {
 
 Cluster loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
   auto origins = std::make_shared<ConfigOrigins>(file);
-  YAML::Node root = loadYamlFile(file);
+  YAML::Node root = loadYamlFile(file, "a cluster file");
   for (const auto& o : overrides) applyOverride(root, o, *origins);
   return loadCluster(ConfigNode(root, origins));
 }

@@ -1,7 +1,10 @@
 #include "sim/scenario/config_node.h"
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <set>
+
+#include "sim/core/printable.h"
+#include "sim/scenario/input_file.h"
 
 namespace collsim {
 
@@ -27,8 +30,19 @@ ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const ConfigOrigins> ori
 
 void ConfigNode::fail(const std::string& problem) const {
   std::string where = origins_->locate(path_, node_.Mark());
-  throw ConfigError(where + ": " + (path_.empty() ? "" : path_ + ": ") + problem);
+  throw ConfigError(printable(where + ": " + (path_.empty() ? "" : path_ + ": ") + problem));
 }
+
+// A key is quoted in messages only when it looks like one: the content of a
+// file that is not a collsim file (--set cluster=/etc/shadow) is never echoed.
+static bool looksLikeKey(const std::string& key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (unsigned char c : key)
+    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.')) return false;
+  return true;
+}
+
+static std::string keyName(const std::string& key) { return looksLikeKey(key) ? key : "?"; }
 
 bool ConfigNode::has(const std::string& key) const { return node_.IsMap() && node_[key]; }
 
@@ -54,20 +68,38 @@ std::vector<ConfigNode> ConfigNode::items() const {
 void ConfigNode::allowOnly(std::initializer_list<const char*> allowed) const {
   if (!node_.IsMap()) fail("expected a mapping");
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    std::string key = it->first.as<std::string>();
+    std::string key = it->first.Scalar(); // parseYaml allows scalar keys only
     bool ok = false;
     for (const char* a : allowed) ok = ok || key == a;
     if (!ok) {
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-      ConfigNode(it->first, origins_, childPath(key)).fail("unknown key '" + key + "' (expected one of: " + list + ")");
+      std::string shown = looksLikeKey(key) ? "unknown key '" + key + "'" : "a line that is not a collsim key";
+      ConfigNode(it->first, origins_, childPath(keyName(key))).fail(shown + " (expected one of: " + list + ")");
     }
   }
 }
 
 std::string ConfigNode::text() const {
   if (!node_.IsScalar()) fail("expected a single value");
-  return node_.Scalar();
+  const std::string& v = node_.Scalar();
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t n = utf8SequenceLength(v, i);
+    if (n == 0 || isControlCodePoint(decodeUtf8(v, i, n)))
+      fail("the value holds a control character or a byte that is not UTF-8: " + printable(v, false));
+    i += n;
+  }
+  return v;
+}
+
+std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
+  if (!node_.IsMap()) fail("expected a mapping");
+  std::vector<std::pair<std::string, ConfigNode>> out;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    std::string key = it->first.Scalar();
+    out.emplace_back(key, ConfigNode(it->second, origins_, childPath(keyName(key))));
+  }
+  return out;
 }
 
 std::string ConfigNode::choice(std::initializer_list<const char*> options) const {
@@ -104,6 +136,7 @@ double ConfigNode::number() const {
     used = 0;
   }
   if (used != v.size() || v.empty()) fail("'" + v + "' is not a number");
+  if (!std::isfinite(d)) fail("'" + v + "' is not a finite number");
   return d;
 }
 
@@ -160,21 +193,56 @@ void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value,
   origins.setOverride(path, assignment);
 }
 
-YAML::Node parseYaml(const std::string& text, const std::string& file) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": YAML syntax error: " + e.msg);
+static std::string located(const std::string& file, const YAML::Mark& m) {
+  if (m.is_null()) return printable(file);
+  return printable(file) + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+// What YAML allows and collsim does not: keys that are not single values
+// ([a]: 1), the same key twice (yaml-cpp keeps one silently), and nesting
+// deeper than any collsim file. Iterative, so depth cannot overflow the stack.
+static void checkTree(const YAML::Node& root, const std::string& file) {
+  constexpr int kMaxDepth = 64;
+  std::vector<std::pair<YAML::Node, int>> todo{{root, 0}};
+  while (!todo.empty()) {
+    auto [node, depth] = todo.back();
+    todo.pop_back();
+    if (depth > kMaxDepth) throw ConfigError(located(file, node.Mark()) + ": nested more than 64 levels deep");
+    if (node.IsSequence()) {
+      for (const auto& item : node) todo.emplace_back(item, depth + 1);
+    } else if (node.IsMap()) {
+      std::set<std::string> seen;
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        if (!it->first.IsScalar())
+          throw ConfigError(located(file, it->first.Mark()) + ": a mapping key must be a single value, not a list or mapping");
+        if (!seen.insert(it->first.Scalar()).second)
+          throw ConfigError(located(file, it->first.Mark()) + ": duplicate key '" + keyName(it->first.Scalar()) + "'");
+        todo.emplace_back(it->second, depth + 1);
+      }
+    }
   }
 }
 
-YAML::Node loadYamlFile(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file + ": cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parseYaml(buffer.str(), file);
+YAML::Node parseYaml(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(located(file, e.mark) + ": YAML syntax error: " + printable(e.msg));
+  }
+  checkTree(root, file);
+  return root;
+}
+
+YAML::Node parseYamlMapping(const std::string& text, const std::string& file, const std::string& what) {
+  YAML::Node root = parseYaml(text, file);
+  if (root.IsNull()) throw ConfigError(printable(file) + ":1:1: the file is empty; " + what + " is a YAML mapping");
+  if (!root.IsMap()) throw ConfigError(located(file, root.Mark()) + ": " + what + " is a YAML mapping (key: value lines)");
+  return root;
+}
+
+YAML::Node loadYamlFile(const std::string& file, const std::string& what) {
+  return parseYamlMapping(readInputFile(file, what), file, what);
 }
 
 } // namespace collsim

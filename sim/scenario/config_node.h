@@ -31,7 +31,11 @@ class ConfigOrigins {
 public:
   explicit ConfigOrigins(std::string defaultFile) : defaultFile_(std::move(defaultFile)) {}
   // Everything under `path` (dotted) comes from `file`.
-  void setFile(const std::string& path, const std::string& file) { files_[path] = file; }
+  // A file named by an override (--set cluster=FILE) then locates its own lines.
+  void setFile(const std::string& path, const std::string& file) {
+    files_[path] = file;
+    overrides_.erase(path);
+  }
   // `path` was set on the command line by `text` ("--set a.b=c").
   void setOverride(const std::string& path, const std::string& text) { overrides_[path] = text; }
   // "file:line:col" or "--set a.b=c" for a node at `path`.
@@ -57,6 +61,8 @@ public:
   ConfigNode at(const std::string& key) const; // throws if missing
   std::optional<ConfigNode> find(const std::string& key) const;
   std::vector<ConfigNode> items() const;       // a sequence's elements
+  // A mapping's (key, value) pairs in file order (keys are scalars: parseYaml checks).
+  std::vector<std::pair<std::string, ConfigNode>> entries() const;
   // Throws at the first key not in `allowed` (and if this is not a map).
   void allowOnly(std::initializer_list<const char*> allowed) const;
 
@@ -81,9 +87,14 @@ private:
   std::string path_;
 };
 
-// Parses YAML text; syntax errors become ConfigError with file:line:column.
+// Parses YAML text; syntax errors become ConfigError with file:line:column,
+// and so do keys that are not single values, duplicate keys and absurd nesting.
 YAML::Node parseYaml(const std::string& text, const std::string& file);
-YAML::Node loadYamlFile(const std::string& file);
+// The same for a whole file that must be a mapping; `what` names it ("a
+// scenario"): an empty file or a list is a located error.
+YAML::Node parseYamlMapping(const std::string& text, const std::string& file, const std::string& what);
+// readInputFile + parseYamlMapping.
+YAML::Node loadYamlFile(const std::string& file, const std::string& what);
 
 // Applies a --set assignment "a.b.c=value" to `root`, creating mappings on
 // the way, and records it in `origins` so errors point at the option.

@@ -114,9 +114,7 @@ RoceModel loadRoceModel(const std::optional<ConfigNode>& roce, const std::option
   if (auto v = roce->find("jitter")) m.jitter = loadJitter(*v);
   if (auto v = roce->find("switches")) {
     if (!v->isMap()) v->fail("expected switch names (or name prefixes: spine, leaf) mapped to {ecn, buffer}");
-    for (const auto& kv : v->yaml()) {
-      std::string name = kv.first.as<std::string>();
-      ConfigNode n = v->at(name);
+    for (const auto& [name, n] : v->entries()) {
       n.allowOnly({"ecn", "buffer"});
       SwitchSettings sw;
       sw.match = name;

@@ -10,6 +10,7 @@
 #include "sim/run/simulate.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/scenario/config_node.h"
+#include "sim/scenario/input_file.h"
 #include "sim/scenario/study.h"
 #include "sim/workload/reference_figures.h"
 
@@ -54,7 +55,8 @@ void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
       continue;
     }
     if (ResolvedAlgorithm r = resolveAlgorithm(s.op, name, s.cluster); !r)
-      a.fail(r.problem + (name == "auto" ? " ('auto' is for training studies)" : ""));
+      a.fail(r.problem + (s.training ? "; or auto: the selector's pick per bucket"
+                          : name == "auto" ? " ('auto' is for training studies)" : ""));
     s.algorithms.push_back(name);
   }
   for (const auto& name : s.algorithms) // `all` may hold some that cannot run here
@@ -71,20 +73,20 @@ void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s)
       if (s.referenceInfo.tolerance <= 0) v->fail("the tolerance is a positive fraction, e.g. 0.2");
     }
     if (auto notes = info->find("notes"))
-      for (const auto& kv : notes->yaml()) {
-        std::string key = kv.first.as<std::string>();
-        if (!findReferenceFigure(key)) notes->at(key).fail("no figure '" + key + "' to compare");
-        s.referenceInfo.notes[key] = kv.second.as<std::string>();
+      for (const auto& [key, note] : notes->entries()) {
+        if (!findReferenceFigure(key)) note.fail("no figure '" + key + "' to compare");
+        s.referenceInfo.notes[key] = note.text();
       }
   }
   if (!point.reference) return;
-  for (const auto& kv : point.reference) {
-    std::string key = kv.first.as<std::string>();
+  const ConfigNode& values = *point.reference;
+  if (!values.isMap()) values.fail("expected figures mapped to published values");
+  for (const auto& [key, value] : values.entries()) {
     std::vector<std::string> keys;
     for (const auto& f : referenceFigures()) keys.push_back(f.key);
     if (!findReferenceFigure(key))
-      root.fail("variant " + point.variant + ": no figure '" + key + "' to compare (figures: " + joined(keys) + ")");
-    s.reference[key] = kv.second.as<double>();
+      value.fail("no figure '" + key + "' to compare (figures: " + joined(keys) + ")");
+    s.reference[key] = value.number();
   }
 }
 
@@ -140,9 +142,11 @@ void inlineFile(YAML::Node& parent, const std::string& key, const std::string& p
   if (!parent[key] || !parent[key].IsScalar()) return;
   std::filesystem::path p = parent[key].Scalar();
   if (p.is_relative()) p = base / p;
-  if (!std::filesystem::exists(p))
-    ConfigNode(parent[key], shared, path).fail(path + " file '" + p.string() + "' does not exist");
-  parent[key] = loadYamlFile(p.string());
+  std::error_code error;
+  if (!std::filesystem::exists(p, error))
+    ConfigNode(parent[key], shared, path)
+        .fail(path + " file '" + p.string() + "': " + (error ? error.message() : "no such file"));
+  parent[key] = loadYamlFile(p.string(), "the " + path + " file");
   origins.setFile(path, p.string());
 }
 
@@ -171,8 +175,7 @@ static bool isFileKey(const std::string& o, const std::string& key) { return o.r
 static YAML::Node readStudyRoot(const std::string& yaml, const std::string& label, const std::string& baseDir,
                                 const std::vector<std::string>& overrides,
                                 const std::shared_ptr<ConfigOrigins>& origins) {
-  YAML::Node root = parseYaml(yaml, label);
-  if (!root.IsMap()) ConfigNode(root, origins).fail("a scenario is a YAML mapping");
+  YAML::Node root = parseYamlMapping(yaml, label, "a scenario");
   // Keys that name files (a cluster, a model) are inlined. A --set KEY=FILE
   // comes first and is relative to the current folder; a path in the file
   // is relative to the file.
@@ -213,12 +216,8 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
 }
 
 std::vector<Scenario> loadStudyFile(const std::string& file, const std::vector<std::string>& overrides) {
-  std::filesystem::path p(file);
-  if (!std::filesystem::exists(p)) throw ConfigError(file + ": no such scenario file");
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return loadStudyText(text.str(), file, p.parent_path().string(), overrides);
+  std::string text = readInputFile(file, "scenario file");
+  return loadStudyText(text, file, std::filesystem::path(file).parent_path().string(), overrides);
 }
 
 static Scenario single(std::vector<Scenario> study, const std::string& label) {

@@ -62,17 +62,16 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
         if (other.variant == p.variant) v.at("name").fail("two variants are named '" + p.variant + "'");
       if (auto set = v.find("set")) {
         if (!set->isMap()) set->fail("expected a mapping of dotted keys to values");
-        for (const auto& kv : set->yaml()) p.assignments.emplace_back(kv.first.as<std::string>(), kv.second);
+        for (const auto& [key, value] : set->entries()) p.assignments.emplace_back(key, value.yaml());
       }
-      if (auto ref = v.find("reference")) p.reference = ref->yaml();
+      if (auto ref = v.find("reference")) p.reference = *ref;
       points.push_back(std::move(p));
     }
   }
   if (auto sweep = root.find("sweep")) {
     if (!sweep->isMap() || sweep->yaml().size() == 0) sweep->fail("expected a mapping of dotted keys to values");
-    for (const auto& kv : sweep->yaml()) {
-      std::string key = kv.first.as<std::string>();
-      std::vector<YAML::Node> values = sweepValues(sweep->at(key));
+    for (const auto& [key, axis] : sweep->entries()) {
+      std::vector<YAML::Node> values = sweepValues(axis);
       if (points.size() * values.size() > maxPoints)
         sweep->fail("the sweep has more than " + std::to_string(maxPoints) + " points");
       std::vector<StudyPoint> grown;

@@ -11,6 +11,7 @@
 //     algo: [ring, rhd]
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +28,7 @@ struct StudyPoint {
   // variant's keys, then the sweep's in the file's order.
   std::vector<std::pair<std::string, YAML::Node>> assignments;
   std::vector<std::pair<std::string, std::string>> sweepValues; // the sweep's part, for tables
-  YAML::Node reference; // the variant's reference values, if any
+  std::optional<ConfigNode> reference; // the variant's reference values, if any
 };
 
 // Reads `variants` and `sweep` of a study root (which it does not change).

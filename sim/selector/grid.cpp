@@ -9,7 +9,7 @@ namespace collsim {
 
 Grid loadGridFile(const std::string& file) {
   auto origins = std::make_shared<ConfigOrigins>(file);
-  ConfigNode root(loadYamlFile(file), origins);
+  ConfigNode root(loadYamlFile(file, "a selector grid"), origins);
   root.allowOnly({"name", "description", "ops", "sizes", "clusters"});
   Grid g;
   g.name = root.has("name") ? root.at("name").text() : "grid";

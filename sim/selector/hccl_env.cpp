@@ -1,11 +1,12 @@
 #include "sim/selector/hccl_env.h"
 
 #include <algorithm>
-#include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "sim/run/resolve_algorithm.h"
 #include "sim/scenario/config_node.h"
+#include "sim/scenario/input_file.h"
 
 extern char** environ;
 
@@ -104,7 +105,8 @@ bool parseIf(std::string line, std::string& op, long long& n) {
     return false;
   if (t[4].empty() || !std::all_of(t[4].begin(), t[4].end(), [](unsigned char c) { return std::isdigit(c); })) return false;
   op = t[3];
-  n = std::stoll(t[4]);
+  // Any count of devices fits in 18 digits; a longer number is beyond every world size.
+  n = t[4].size() > 18 ? std::numeric_limits<long long>::max() : std::stoll(t[4]);
   return true;
 }
 
@@ -116,8 +118,7 @@ struct AliasState {
 } // namespace
 
 std::vector<EnvSetting> readEnvFile(const std::string& file, int worldSize) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file + ": cannot open file");
+  std::istringstream in(readInputFile(file, "--env-file"));
   std::vector<EnvSetting> out;
   std::vector<bool> active; // nested if blocks
   std::string line;

@@ -93,7 +93,7 @@ SelectorRules loadSelectorRules(const ConfigNode& node) {
 
 SelectorRules loadSelectorRulesFile(const std::string& file) {
   auto origins = std::make_shared<ConfigOrigins>(file);
-  return loadSelectorRules(ConfigNode(loadYamlFile(file), origins));
+  return loadSelectorRules(ConfigNode(loadYamlFile(file, "a selector rules file"), origins));
 }
 
 } // namespace collsim
