@@ -9,6 +9,7 @@
 #include "sim/cli/execute.h"
 #include "sim/cli/execute_training.h"
 #include "sim/cli/output_file.h"
+#include "sim/core/parallel.h"
 #include "sim/scenario/config_node.h"
 #include "sim/selector/hccl_env.h"
 #include "sim/trace/trace_recorder.h"
@@ -43,6 +44,11 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
   cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)")
       ->check(digitsOnly());
   cmd->add_option("--set", o.sets, setHelp);
+  cmd->add_option("--max-events", o.maxEvents, "refuse work estimated above this many events")
+      ->capture_default_str()
+      ->check(finiteAtLeast(1));
+  cmd->add_option("--max-memory", o.maxMemory, "refuse work estimated to need more memory")->capture_default_str();
+  cmd->add_flag("--estimate", o.estimateOnly, "print the estimated events, memory and time, and simulate nothing");
 }
 
 void writeOutputFile(const std::string& option, const std::string& path, const std::string& content) {
@@ -111,6 +117,23 @@ static OutputFormat outputFormat(const OutputOptions& o) {
   return format;
 }
 
+// Refuses what passes the limits; with --estimate prints the estimate instead.
+// Returns true when the caller should go on and simulate.
+static bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, const std::string& what,
+                      CliStreams io) {
+  WorkLimits limits;
+  limits.maxEvents = o.maxEvents;
+  limits.maxMemoryBytes = double(optionBytes("--max-memory", o.maxMemory));
+  limits.parallelRuns = parallelRuns;
+  if (o.estimateOnly) {
+    io.out << what << ": " << describeEstimate(e) << "; simulated time at least " << e.simulatedSeconds << " s\n";
+    return false;
+  }
+  enforceLimits(e, limits, what);
+  if (io.progress && e.events > 1e8) io.err << "collsim: " << what << ": " << describeEstimate(e) << "\n";
+  return true;
+}
+
 int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
                            CliStreams io) {
   if (study.size() == 1 && !study.front().training) return simulateAndReport(study.front(), command, o, io);
@@ -120,6 +143,8 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
                                  "sizes and algorithms (use --set for other keys)");
   OutputFormat format = outputFormat(o);
   PlannedOutputs outputs(o);
+  if (!checkWork(estimateTrainingStudy(study), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+    return 0;
   TraceRecorder recorder;
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
@@ -131,6 +156,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
   OutputFormat format = outputFormat(o);
   PlannedOutputs outputs(o);
+  if (!checkWork(estimateScenario(scenario), o, 1, scenario.name, io)) return 0;
   TraceRecorder recorder;
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(scenario.simulation.seed)};

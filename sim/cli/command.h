@@ -12,6 +12,7 @@
 #include "sim/cli/cli.h"
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
+#include "sim/run/work_estimate.h"
 
 namespace CLI {
 class App;
@@ -52,6 +53,9 @@ struct OutputOptions {
   std::string trace;
   std::optional<std::uint64_t> seed; // else the scenario's simulation.seed
   std::vector<std::string> sets;
+  double maxEvents = WorkLimits{}.maxEvents;
+  std::string maxMemory = "8GiB";
+  bool estimateOnly = false; // --estimate: print the estimate, simulate nothing
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
 

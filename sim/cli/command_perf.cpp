@@ -1,4 +1,6 @@
 // collsim perf: an nccl-tests style size sweep on one cluster.
+#include <cmath>
+
 #include <CLI/CLI.hpp>
 
 #include "algorithms/core/registry.h"
@@ -33,7 +35,10 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.root = p.root;
   Bytes b = optionBytes("-b", p.begin), e = optionBytes("-e", p.end);
   if (b > e) throw UsageError("-b " + p.begin + " is larger than -e " + p.end);
-  if (!(p.factor > 1)) throw UsageError("-f must be greater than 1");
+  if (!(p.factor > 1) || !std::isfinite(p.factor)) throw UsageError("-f must be a finite number greater than 1");
+  if (double count = geometricCount(double(b), double(e), p.factor); count > kMaxSizes)
+    throw UsageError("-b/-e/-f make about " + std::to_string(static_cast<long long>(count)) + " sizes; at most " +
+                     std::to_string(int(kMaxSizes)));
   s.sizes = geometricSizes(b, e, p.factor);
   s.simulation.segment = optionBytes("--segment", p.segment);
   if (s.simulation.segment == 0) throw UsageError("--segment must be positive");

@@ -25,6 +25,19 @@ CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecor
   return simulateCollective(s.cluster, req, trace);
 }
 
+WorkEstimate estimateScenario(const Scenario& s) {
+  WorkEstimate total;
+  for (const auto& name : s.algorithms) {
+    AlgorithmEntry algo = requireAlgorithm(s.op, name, s.cluster, s.name);
+    for (Bytes size : s.sizes) {
+      CollectiveWork w{s.op, &algo, size, dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
+                       s.simulation.fidelity, s.simulation.loopBytes};
+      total.addSequential(estimateCollective(s.cluster, w));
+    }
+  }
+  return total;
+}
+
 Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t seed) {
   Report report;
   report.command = command;

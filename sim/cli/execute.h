@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "sim/cli/report.h"
+#include "sim/run/work_estimate.h"
 #include "sim/scenario/scenario.h"
 
 namespace collsim {
@@ -17,6 +18,8 @@ struct ExecuteOptions {
 };
 
 Report executeScenario(const Scenario& scenario, const std::string& command, const ExecuteOptions& options);
+// The work of every point, one after another (sim/run/work_estimate.h).
+WorkEstimate estimateScenario(const Scenario& scenario);
 
 // The same, point by point, for callers that spread the points (collsim-mpi
 // sweep): one point is one algorithm at one size, in report order.

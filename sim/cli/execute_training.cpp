@@ -19,6 +19,27 @@ static std::string chosenAlgorithms(const StepResult& step) {
   return out;
 }
 
+static StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::uint64_t seed,
+                                 TraceRecorder* trace) {
+  StepOptions o;
+  o.algorithm = algorithm;
+  o.segment = s.simulation.segment;
+  o.fidelity = s.simulation.fidelity;
+  o.seed = seed;
+  if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
+  o.verify = s.simulation.verify;
+  o.trace = trace;
+  return o;
+}
+
+WorkEstimate estimateTrainingStudy(const std::vector<Scenario>& study) {
+  WorkEstimate total;
+  for (const Scenario& s : study)
+    for (const auto& a : s.algorithms)
+      total.addSequential(estimateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, a, 1, nullptr)));
+  return total;
+}
+
 TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const std::string& command,
                                     const ExecuteOptions& options) {
   TrainingReport report;
@@ -42,14 +63,7 @@ TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const st
   auto run = [&](std::size_t i) {
     const Scenario& s = *jobs[i].scenario;
     const TrainingSpec& t = *s.training;
-    StepOptions o;
-    o.algorithm = jobs[i].algorithm;
-    o.segment = s.simulation.segment;
-    o.fidelity = s.simulation.fidelity;
-    o.seed = options.seed;
-    if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
-    o.verify = s.simulation.verify;
-    o.trace = options.trace;
+    StepOptions o = stepOptionsOf(s, jobs[i].algorithm, options.seed, options.trace);
     TrainingPoint& p = report.points[i];
     p.variant = s.variant;
     p.sweepValues = s.sweepValues;

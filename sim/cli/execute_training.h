@@ -12,5 +12,7 @@ namespace collsim {
 
 TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const std::string& command,
                                     const ExecuteOptions& options);
+// The work of every point's step, added up (points run two at a time).
+WorkEstimate estimateTrainingStudy(const std::vector<Scenario>& study);
 
 } // namespace collsim

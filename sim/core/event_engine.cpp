@@ -15,6 +15,11 @@ void EventEngine::schedule(Time at, EventHandler* handler, std::uint64_t arg) {
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
+void EventEngine::throwClockOverflow() {
+  throw ClockOverflow("simulated time passed 106 days, the end of collsim's 64-bit picosecond clock; check the link "
+                      "bandwidths, latencies and compute rates");
+}
+
 Time EventEngine::runUntil(Time until) {
   Time last = now_;
   while (!heap_.empty() && heap_.front().time <= until) {

@@ -11,9 +11,15 @@
 #include <limits>
 #include <vector>
 
+#include "sim/core/input_error.h"
 #include "sim/core/units.h"
 
 namespace collsim {
+
+// Simulated time ran past what a 64-bit picosecond count holds: bad input.
+struct ClockOverflow : InputError {
+  using InputError::InputError;
+};
 
 class EventHandler {
 public:
@@ -29,8 +35,12 @@ public:
 
   // Schedules `handler->onEvent(arg)` at absolute time `at` (>= now()).
   void schedule(Time at, EventHandler* handler, std::uint64_t arg);
+  // Throws ClockOverflow if now() + delay passes the 64-bit clock (about
+  // 106 days): work_estimate.h refuses such runs up front, this is the backstop.
   void scheduleAfter(Time delay, EventHandler* handler, std::uint64_t arg) {
-    schedule(now_ + delay, handler, arg);
+    Time at;
+    if (__builtin_add_overflow(now_, delay, &at)) throwClockOverflow();
+    schedule(at, handler, arg);
   }
 
   // Runs until no events are left. Returns the time of the last event.
@@ -42,6 +52,7 @@ public:
   std::uint64_t eventsProcessed() const { return processed_; }
 
 private:
+  [[noreturn]] static void throwClockOverflow();
   struct Event {
     Time time;
     std::uint64_t seq;

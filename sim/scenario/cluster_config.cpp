@@ -20,6 +20,9 @@ constexpr Bandwidth kDefaultReduceBandwidth = 400'000'000'000ULL;
 constexpr double kDefaultFlops = 256e12;
 constexpr Bandwidth kDefaultMemoryBandwidth = 1'200'000'000'000ULL;
 constexpr Bytes kDefaultMemory = Bytes(32) << 30;
+// Bounds on what is built at all (work_estimate.h bounds what is simulated).
+constexpr long long kMaxDevices = 1 << 18;
+constexpr long long kMaxMeshLinks = 1 << 22;
 
 LinkParams loadLink(const ConfigNode& n) {
   LinkParams l;
@@ -134,6 +137,23 @@ Cluster buildMulti(const ConfigNode& node, const ServerParams& server, int serve
   return buildCluster(c);
 }
 
+// Refused before anything is built: the graph of a 2^40-device cluster or
+// of a full mesh of 4096 devices (8.4 M links) would exhaust memory first.
+void checkClusterSize(const ConfigNode& node, const ServerParams& server, int servers) {
+  double devices = double(server.devices) * servers;
+  if (devices > double(kMaxDevices))
+    node.fail(std::to_string(servers) + " servers x " + std::to_string(server.devices) + " devices is " +
+              std::to_string(static_cast<long long>(devices)) + " devices; collsim builds clusters of at most " +
+              std::to_string(kMaxDevices));
+  if (server.shape == HccsShape::Mesh) {
+    double links = double(server.devices) * (server.devices - 1) / 2 * servers;
+    if (links > double(kMaxMeshLinks))
+      node.at("hccs").fail("a full mesh of " + std::to_string(server.devices) + " devices per server has " +
+                           std::to_string(static_cast<long long>(links)) + " HCCS links in all; collsim builds at most " +
+                           std::to_string(kMaxMeshLinks) + " (use shape: ring, or fewer devices per server)");
+  }
+}
+
 } // namespace
 
 Cluster loadCluster(const ConfigNode& node) {
@@ -141,6 +161,7 @@ Cluster loadCluster(const ConfigNode& node) {
                   "intra_server_roce"});
   ServerParams server = loadServer(node);
   int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
+  checkClusterSize(node, server, servers);
   bool multi = servers > 1 || node.has("roce") || node.has("nic") || node.has("fabric");
   RoceModel roce = loadRoceModel(node.find("roce"), node.find("hccs"));
   try {

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario.h"
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <fstream>
@@ -19,6 +20,8 @@ namespace {
 
 std::vector<Bytes> loadSizes(const ConfigNode& n) {
   if (n.isSequence()) {
+    if (double(n.yaml().size()) > kMaxSizes)
+      n.fail("the list has " + std::to_string(n.yaml().size()) + " sizes; at most " + std::to_string(int(kMaxSizes)));
     std::vector<Bytes> sizes;
     for (const ConfigNode& item : n.items()) sizes.push_back(item.bytes());
     if (sizes.empty()) n.fail("the size list is empty");
@@ -30,6 +33,9 @@ std::vector<Bytes> loadSizes(const ConfigNode& n) {
     double factor = n.has("factor") ? n.at("factor").number() : 2.0;
     if (min > max) n.fail("min is larger than max");
     if (factor <= 1.0) n.at("factor").fail("factor must be greater than 1");
+    if (double count = geometricCount(double(min), double(max), factor); count > kMaxSizes)
+      n.fail("the range makes about " + std::to_string(static_cast<long long>(count)) + " sizes; at most " +
+             std::to_string(int(kMaxSizes)) + " (a larger factor?)");
     return geometricSizes(min, max, factor);
   }
   return {n.bytes()};
@@ -151,6 +157,11 @@ void inlineFile(YAML::Node& parent, const std::string& key, const std::string& p
 }
 
 } // namespace
+
+double geometricCount(double min, double max, double factor) {
+  if (min <= 0) return max >= 0 ? 1 : 0;
+  return std::floor(std::log(max / min) / std::log(factor) + 1e-9) + 1;
+}
 
 std::vector<Bytes> geometricSizes(Bytes min, Bytes max, double factor) {
   std::vector<Bytes> sizes;

@@ -79,5 +79,9 @@ Scenario loadScenarioText(const std::string& yaml, const std::string& label, con
 
 // Sizes min, min*factor, ... up to max (nccl-tests -b/-e/-f).
 std::vector<Bytes> geometricSizes(Bytes min, Bytes max, double factor);
+// How many that is, computed without building the list (a factor of
+// 1.0000001 would make 10^8 of them): checked against kMaxSizes first.
+double geometricCount(double min, double max, double factor);
+inline constexpr double kMaxSizes = 10000;
 
 } // namespace collsim

@@ -14,9 +14,15 @@ bool isPlainNumber(const std::string& text) {
 }
 
 // The values one sweep key takes.
-std::vector<YAML::Node> sweepValues(const ConfigNode& n) {
+std::vector<YAML::Node> sweepValues(const ConfigNode& n, std::size_t maxPoints) {
+  auto tooMany = [&](double count) {
+    if (count > double(maxPoints))
+      n.fail("the range has about " + std::to_string(static_cast<long long>(count)) + " values; a study has at most " +
+             std::to_string(maxPoints) + " points");
+  };
   std::vector<YAML::Node> values;
   if (n.isSequence()) {
+    tooMany(double(n.yaml().size()));
     for (const ConfigNode& item : n.items()) {
       if (!item.isScalar()) item.fail("a swept value must be a single value");
       values.push_back(item.yaml());
@@ -26,6 +32,7 @@ std::vector<YAML::Node> sweepValues(const ConfigNode& n) {
     long long from = n.at("from").integer(-(1LL << 40), 1LL << 40), to = n.at("to").integer(-(1LL << 40), 1LL << 40);
     long long step = n.has("step") ? n.at("step").integer(1, 1LL << 40) : 1;
     if (from > to) n.fail("from is larger than to");
+    tooMany(double(to - from) / double(step) + 1);
     for (long long v = from; v <= to; v += step) values.emplace_back(std::to_string(v));
   } else if (n.isMap()) {
     n.allowOnly({"min", "max", "factor"});
@@ -34,10 +41,12 @@ std::vector<YAML::Node> sweepValues(const ConfigNode& n) {
     if (isPlainNumber(n.at("min").text()) && isPlainNumber(n.at("max").text())) {
       double min = n.at("min").number(), max = n.at("max").number();
       if (min <= 0 || min > max) n.fail("expected 0 < min <= max");
+      tooMany(geometricCount(min, max, factor));
       for (double v = min; v <= max * (1 + 1e-12); v *= factor) values.emplace_back(std::to_string(std::llround(v)));
     } else {
       Bytes min = n.at("min").bytes(), max = n.at("max").bytes();
       if (min == 0 || min > max) n.fail("expected 0 < min <= max");
+      tooMany(geometricCount(double(min), double(max), factor));
       for (Bytes b : geometricSizes(min, max, factor)) values.emplace_back(formatBytes(b));
     }
   } else {
@@ -71,7 +80,7 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
   if (auto sweep = root.find("sweep")) {
     if (!sweep->isMap() || sweep->yaml().size() == 0) sweep->fail("expected a mapping of dotted keys to values");
     for (const auto& [key, axis] : sweep->entries()) {
-      std::vector<YAML::Node> values = sweepValues(axis);
+      std::vector<YAML::Node> values = sweepValues(axis, maxPoints);
       if (points.size() * values.size() > maxPoints)
         sweep->fail("the sweep has more than " + std::to_string(maxPoints) + " points");
       std::vector<StudyPoint> grown;

@@ -11,8 +11,9 @@ BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketByt
   const Bytes bucket = std::max(elem, bucketBytes / elem * elem);
   const Bytes total = model.gradientBytes();
   if ((total + bucket - 1) / bucket > maxBuckets)
-    throw std::invalid_argument("a bucket of " + formatBytes(bucketBytes) + " cuts " + formatBytes(total) +
-                                " of gradients into more than " + std::to_string(maxBuckets) + " buckets");
+    throw InputError("a bucket of " + formatBytes(bucketBytes) + " cuts " + formatBytes(total) +
+                                " of gradients into more than " + std::to_string(maxBuckets) +
+                                " buckets; choose a larger training.bucket");
   BackwardPlan plan;
   Bytes produced = 0;    // gradient bytes so far, in backward order
   Bytes bucketStart = 0; // where the open bucket began; bucketStart <= produced < bucketStart + bucket

@@ -33,7 +33,7 @@ struct BackwardPlan {
 };
 
 // `bucketBytes` is rounded down to whole gradient elements (at least one).
-// Throws std::invalid_argument beyond `maxBuckets` buckets.
+// Throws InputError beyond `maxBuckets` buckets.
 BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketBytes, std::size_t maxBuckets = 100000);
 
 } // namespace collsim

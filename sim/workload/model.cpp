@@ -1,6 +1,7 @@
 #include "sim/workload/model.h"
 
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "sim/scenario/config_node.h"
@@ -97,9 +98,20 @@ ModelSpec loadModel(const ConfigNode& node) {
   return m;
 }
 
+static std::string shortNumber(double v) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.3g", v);
+  return s;
+}
+
 PassTimes passTimes(const ModelSpec& m, double deviceFlops) {
   if (m.forward) return {*m.forward, m.backward.value_or(0)};
   double seconds = m.flopsPerSample * m.microBatch / (deviceFlops * m.utilization);
+  // Checked before it becomes picoseconds: a tiny utilization or rate must not wrap the clock.
+  if (!(seconds * (1 + m.backwardFactor) <= kMaxComputeSeconds))
+    throw InputError(m.name + ": forward and backward of one micro-batch would take " + shortNumber(seconds) +
+                     " s at " + shortNumber(deviceFlops) + " FLOP/s x utilization " + shortNumber(m.utilization) +
+                     ", more than collsim's clock holds in a step");
   Time forward = Time(std::llround(seconds * double(kPsPerSec)));
   return {forward, Time(std::llround(double(forward) * m.backwardFactor))};
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/input_error.h"
 #include "sim/core/units.h"
 
 namespace collsim {
@@ -67,6 +68,8 @@ ModelSpec loadModel(const ConfigNode& node);
 struct PassTimes {
   Time forward = 0, backward = 0;
 };
+// Throws InputError when a pass would not fit the clock (kMaxComputeSeconds).
 PassTimes passTimes(const ModelSpec& model, double deviceFlops);
+inline constexpr double kMaxComputeSeconds = 1e5;
 
 } // namespace collsim

@@ -143,12 +143,53 @@ private:
 
 } // namespace
 
+static void checkDevice(const Cluster& cluster, const ModelSpec& model) {
+  if (!model.forward && cluster.device.flops <= 0)
+    throw InputError("the model is timed from its FLOPs but the cluster's device has no flops rate");
+  if (cluster.device.memoryBandwidth == 0) throw InputError("the cluster's device has no memory bandwidth");
+}
+
+static std::string bucketAlgorithm(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options,
+                                   Bytes bytes) {
+  if (options.algorithm != "auto") return options.algorithm;
+  if (!training.selector) throw InputError("algo: auto needs training.selector (a rules file)");
+  return choose(*training.selector, Collective::AllReduce, bytes, cluster).algorithm;
+}
+
+WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  const ModelSpec& model = training.model;
+  checkDevice(cluster, model);
+  PassTimes pass = passTimes(model, cluster.device.flops);
+  BackwardPlan backward = planBackward(model, pass.backward, training.bucket);
+  WorkEstimate step;
+  step.simulatedSeconds = toSeconds(pass.forward + pass.backward) * training.accumulation;
+  std::map<std::pair<std::string, Bytes>, WorkEstimate> seen; // buckets repeat their size
+  std::map<std::string, AlgorithmEntry> entries;
+  double memory = 0;
+  for (const GradientBucket& b : backward.buckets) {
+    std::string name = bucketAlgorithm(cluster, training, options, b.bytes);
+    auto key = std::make_pair(name, b.bytes);
+    if (!seen.count(key)) {
+      if (!entries.count(name))
+        entries.emplace(name, requireAlgorithm(Collective::AllReduce, name, cluster, "gradient buckets"));
+      CollectiveWork w{Collective::AllReduce, &entries.at(name), b.bytes, model.precision.gradients, 0,
+                       options.segment, options.fidelity, options.hcclBufferSize};
+      seen[key] = estimateCollective(cluster, w);
+    }
+    const WorkEstimate& e = seen[key];
+    step.events += e.events;
+    step.simulatedSeconds += e.simulatedSeconds;
+    memory = std::max(memory, e.memoryBytes);
+  }
+  // Buckets in flight share the network: their state adds up.
+  step.memoryBytes = memory * std::max(1, std::min<int>(training.pipeline, int(backward.buckets.size())));
+  return step;
+}
+
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
   const ModelSpec& model = training.model;
-  if (!model.forward && cluster.device.flops <= 0)
-    throw std::runtime_error("the model is timed from its FLOPs but the cluster's device has no flops rate");
+  checkDevice(cluster, model);
   const DeviceModel& device = cluster.device;
-  if (device.memoryBandwidth == 0) throw std::runtime_error("the cluster's device has no memory bandwidth");
   PassTimes pass = passTimes(model, device.flops);
 
   StepPlan plan;
@@ -170,12 +211,7 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   for (const GradientBucket& b : plan.backward.buckets) {
     BucketTiming t;
     t.bytes = b.bytes;
-    if (options.algorithm == "auto") {
-      if (!training.selector) throw std::runtime_error("algo: auto needs training.selector (a rules file)");
-      t.algorithm = choose(*training.selector, Collective::AllReduce, b.bytes, cluster).algorithm;
-    } else {
-      t.algorithm = options.algorithm;
-    }
+    t.algorithm = bucketAlgorithm(cluster, training, options, b.bytes);
     plan.collectives.push_back(collectives.get(t.algorithm, b.bytes));
     plan.copyTimes.push_back(serializationTime(2 * b.bytes, device.memoryBandwidth)); // read and write
     result.buckets.push_back(t);

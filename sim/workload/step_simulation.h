@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "sim/network/network.h"
+#include "sim/run/work_estimate.h"
+#include "sim/run/work_estimate.h"
 #include "sim/workload/memory_model.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
@@ -58,5 +60,13 @@ struct StepOptions {
 };
 
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
+
+// The work of one step before it runs (sim/run/work_estimate.h): every
+// bucket's collective, the compute on the clock.
+WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
+
+// The work of one step before it runs (sim/run/work_estimate.h): every
+// bucket's collective, the compute on the clock.
+WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
 
 } // namespace collsim

@@ -1,0 +1,221 @@
+#include "sim/run/work_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <queue>
+#include <vector>
+
+#include "sim/core/input_error.h"
+#include "sim/run/simulate.h"
+
+namespace collsim {
+namespace {
+
+// Measured on the shipped clusters (perf --estimate against the events a run
+// reports): the fast model spends one to two events per segment and hop and
+// the packet model about two per packet and hop; each message costs about
+// one more (post, delivery, step completion). Within 2x on all of them.
+constexpr double kEventsPerUnitHopFast = 1.2;
+constexpr double kEventsPerUnitHopPacket = 2.0;
+constexpr double kEventsPerMessage = 1.5;
+// Memory: the process and its libraries; then per link direction, per rank
+// stream, per message in flight (network and executor state) and per cached
+// route (a hash entry and its hops).
+constexpr double kBaseBytes = 8.0 * (1 << 20);
+constexpr double kBytesPerLink = 512;
+constexpr double kBytesPerRankStream = 512;
+constexpr double kBytesPerMessageInFlight = 256;
+constexpr double kBytesPerRoute = 96;
+constexpr double kBytesPerRouteHop = 4;
+// Walking a large schedule is itself work: beyond this many operations per
+// sampled rank the rest of its steps are extrapolated.
+constexpr std::size_t kWalkBudget = 4'000'000;
+
+// Hops from rank 0's device to every node (links as undirected edges).
+std::vector<int> hopsFromRankZero(const Cluster& c) {
+  std::vector<std::vector<int>> adjacent(c.nodes.size());
+  for (const auto& l : c.links) {
+    adjacent[std::size_t(l.a)].push_back(l.b);
+    adjacent[std::size_t(l.b)].push_back(l.a);
+  }
+  std::vector<int> dist(c.nodes.size(), -1);
+  std::queue<int> todo;
+  int start = c.rankNode.empty() ? 0 : c.rankNode[0];
+  dist[std::size_t(start)] = 0;
+  todo.push(start);
+  while (!todo.empty()) {
+    int n = todo.front();
+    todo.pop();
+    for (int m : adjacent[std::size_t(n)])
+      if (dist[std::size_t(m)] < 0) dist[std::size_t(m)] = dist[std::size_t(n)] + 1, todo.push(m);
+  }
+  return dist;
+}
+
+struct RankWalk {
+  double messages = 0, unitHops = 0, routeHops = 0, peers = 0;
+  double chainSeconds = 0; // the longest stream's chain of steps
+  double maxInFlight = 0;  // sends posted at once
+};
+
+WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes) {
+  const int p = c.ranks();
+  CollectiveSpec spec = layoutOf(c, w.op);
+  spec.count = bytes / w.elemSize;
+  spec.elemSize = w.elemSize;
+  spec.root = w.root;
+  SchedulePtr schedule = buildSchedule(*w.algorithm, spec);
+
+  std::vector<int> dist = hopsFromRankZero(c);
+  auto hops = [&](int src, int dst) {
+    int d = dist[std::size_t(c.rankNode[std::size_t(((dst - src) % p + p) % p)])];
+    return std::max(1, d);
+  };
+  Bandwidth slowest = std::numeric_limits<Bandwidth>::max();
+  Time latency = 0;
+  for (const auto& l : c.links) slowest = std::min(slowest, l.params.bandwidth), latency = std::max(latency, l.params.latency);
+  if (c.links.empty()) slowest = 1;
+  const double unit = double(w.fidelity == Fidelity::Packet ? std::max<std::uint32_t>(c.roce.mtu, 1) : std::max<Bytes>(w.segment, 1));
+
+  std::vector<int> sample;
+  if (p <= 32) {
+    for (int r = 0; r < p; ++r) sample.push_back(r);
+  } else {
+    sample = {0, 1, p / 3, p / 2, 2 * p / 3, p - 1};
+    if (w.root > 1 && w.root < p) sample.push_back(w.root);
+    std::sort(sample.begin(), sample.end());
+    sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  }
+  RankWalk total;
+  std::vector<Op> ops;
+  for (int r : sample) {
+    RankWalk walk;
+    std::vector<int> peers; // distinct destinations: each is one cached route
+    for (int s = 0; s < schedule->streamCount(); ++s) {
+      const Schedule& stream = schedule->stream(s);
+      int steps = stream.stepCount(r);
+      std::size_t walked = 0;
+      int step = 0;
+      RankWalk part;
+      for (; step < steps && walked < kWalkBudget; ++step) {
+        ops.clear();
+        stream.appendOps(r, step, ops);
+        walked += ops.size() + 1;
+        double stepSeconds = toSeconds(c.device.stepOverhead), inFlight = 0;
+        for (const Op& op : ops) {
+          if (op.kind == OpKind::Send) {
+            int h = hops(r, op.peer);
+            part.messages += 1;
+            part.unitHops += std::max(1.0, std::ceil(double(op.bytes) / unit)) * h;
+            part.routeHops += h;
+            if (peers.size() < 4096 && std::find(peers.begin(), peers.end(), op.peer) == peers.end())
+              peers.push_back(op.peer);
+            inFlight += 1;
+            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(slowest) + h * toSeconds(latency));
+          } else if (op.kind == OpKind::Compute) {
+            stepSeconds = std::max(stepSeconds, double(op.durationPs) * 1e-12);
+          }
+        }
+        part.chainSeconds += stepSeconds;
+        part.maxInFlight = std::max(part.maxInFlight, inFlight);
+      }
+      double scale = step > 0 ? double(steps) / step : 1.0; // extrapolate what was not walked
+      walk.messages += part.messages * scale;
+      walk.unitHops += part.unitHops * scale;
+      walk.routeHops += part.routeHops * scale;
+      walk.chainSeconds = std::max(walk.chainSeconds, part.chainSeconds * scale);
+      walk.maxInFlight += part.maxInFlight;
+    }
+    total.peers += double(peers.size());
+    total.messages += walk.messages;
+    total.unitHops += walk.unitHops;
+    total.routeHops += walk.routeHops;
+    total.chainSeconds = std::max(total.chainSeconds, walk.chainSeconds);
+    total.maxInFlight = std::max(total.maxInFlight, walk.maxInFlight);
+  }
+  const double perRank = double(p) / double(sample.size());
+  double messages = total.messages * perRank;
+  WorkEstimate e;
+  double perUnitHop = w.fidelity == Fidelity::Packet ? kEventsPerUnitHopPacket : kEventsPerUnitHopFast;
+  e.events = total.unitHops * perRank * perUnitHop + messages * kEventsPerMessage;
+  // Routes are cached per (source, destination).
+  double routes = total.peers * perRank;
+  double hopsPerRoute = total.messages > 0 ? total.routeHops / total.messages : 1;
+  e.memoryBytes = kBaseBytes + 2.0 * double(c.links.size()) * kBytesPerLink +
+                  double(p) * schedule->streamCount() * kBytesPerRankStream +
+                  double(p) * total.maxInFlight * kBytesPerMessageInFlight +
+                  routes * (kBytesPerRoute + kBytesPerRouteHop * hopsPerRoute);
+  e.simulatedSeconds = total.chainSeconds;
+  return e;
+}
+
+std::string engineering(double v) {
+  char s[32];
+  if (v < 1e4) std::snprintf(s, sizeof s, "%.0f", v);
+  else std::snprintf(s, sizeof s, "%.1e", v);
+  return s;
+}
+
+std::string duration(double seconds) {
+  char s[48];
+  if (seconds < 120) std::snprintf(s, sizeof s, "%.0f s", std::max(1.0, seconds));
+  else if (seconds < 7200) std::snprintf(s, sizeof s, "%.0f min", seconds / 60);
+  else if (seconds < 3 * 86400) std::snprintf(s, sizeof s, "%.0f h", seconds / 3600);
+  else std::snprintf(s, sizeof s, "%.0f days", seconds / 86400);
+  return s;
+}
+
+std::string gib(double bytes) {
+  char s[32];
+  if (bytes < double(1ULL << 30)) std::snprintf(s, sizeof s, "%.0f MiB", bytes / double(1ULL << 20));
+  else std::snprintf(s, sizeof s, "%.1f GiB", bytes / double(1ULL << 30));
+  return s;
+}
+
+} // namespace
+
+void WorkEstimate::addSequential(const WorkEstimate& o) {
+  events += o.events;
+  memoryBytes = std::max(memoryBytes, o.memoryBytes);
+  simulatedSeconds = std::max(simulatedSeconds, o.simulatedSeconds);
+}
+
+WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w) {
+  if (w.loopBytes == 0 || w.bytes <= w.loopBytes) return estimateOnce(cluster, w, w.bytes);
+  // One full loop is simulated and repeated, then the tail.
+  Bytes loops = w.bytes / w.loopBytes, rest = w.bytes % w.loopBytes;
+  WorkEstimate e = estimateOnce(cluster, w, w.loopBytes);
+  e.simulatedSeconds *= double(loops);
+  if (rest > 0) {
+    WorkEstimate tail = estimateOnce(cluster, w, rest);
+    e.events += tail.events;
+    e.simulatedSeconds += tail.simulatedSeconds;
+  }
+  return e;
+}
+
+std::string describeEstimate(const WorkEstimate& e) {
+  return "about " + engineering(e.events) + " events (~" + duration(e.events / 1e7) + " at 10 M events/s), " +
+         gib(e.memoryBytes) + " of memory";
+}
+
+void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what) {
+  if (total.simulatedSeconds > kMaxSimulatedSeconds)
+    throw InputError(what + ": the simulated time would be at least " + duration(total.simulatedSeconds) +
+                     ", beyond what collsim's picosecond clock holds (" + duration(kMaxSimulatedSeconds) +
+                     "); check the link bandwidths, latencies and compute rates");
+  if (total.events > limits.maxEvents)
+    throw InputError(what + ": " + describeEstimate(total) + "; the limit is " + engineering(limits.maxEvents) +
+                     " events: raise --max-events or shrink the study");
+  double memory = total.memoryBytes * std::max(1, limits.parallelRuns);
+  if (memory > limits.maxMemoryBytes)
+    throw InputError(what + ": " + describeEstimate(total) +
+                     (limits.parallelRuns > 1 ? " per run, " + gib(memory) + " for " +
+                                                    std::to_string(limits.parallelRuns) + " runs at once"
+                                              : "") +
+                     "; the limit is " + gib(limits.maxMemoryBytes) + ": raise --max-memory or shrink the study");
+}
+
+} // namespace collsim

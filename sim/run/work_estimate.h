@@ -1,0 +1,67 @@
+// How much work a run will be, known before it starts.
+//
+// A user who types a 2^40-rank cluster, a 1-byte segment of 1 GiB or a
+// latency of 100 days deserves an answer in a second ("about 2.1e12
+// events, ~60 h"), not a machine that swaps for an hour or a clock that
+// overflows. The estimate walks a sample of ranks' schedules (every rank of
+// a small run; six ranks of a large one, scaled up), counts messages and
+// the segments or packets each puts on each hop, and bounds:
+//   events     ~ segments/packets x hops (x2 at packet level: arrival and
+//                departure) + a few per message;
+//   memory     ~ a base + per link, per rank and stream, per message in
+//                flight and per cached route (coefficients measured with
+//                scripts/bench.sh, see the .cpp);
+//   sim. time  ~ the slowest sampled rank's chain of steps at the slowest
+//                link and the largest latency (no contention: a lower
+//                bound, so a refusal is never wrong about overflow).
+// It is an estimate: within a small factor of the real run (tests hold it
+// to 4x on the shipped clusters), which is what a limit needs.
+#pragma once
+
+#include <string>
+
+#include "algorithms/core/registry.h"
+#include "sim/network/network.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+struct WorkEstimate {
+  double events = 0;
+  double memoryBytes = 0;     // peak of one run
+  double simulatedSeconds = 0;
+  // Runs one after another: events add up, memory is the largest.
+  void addSequential(const WorkEstimate& o);
+};
+
+struct WorkLimits {
+  double maxEvents = 1e9;                       // ~2 min at 10 M events/s
+  double maxMemoryBytes = double(8ULL << 30);   // per run in flight
+  int parallelRuns = 1;                         // runs in flight at once (memory adds up)
+};
+
+// The 64-bit picosecond clock holds about 106 days; a run estimated past a
+// tenth of that is refused (the estimate has no contention).
+inline constexpr double kMaxSimulatedSeconds = 9.2e5;
+
+struct CollectiveWork {
+  Collective op;
+  const AlgorithmEntry* algorithm;
+  Bytes bytes;
+  std::uint32_t elemSize = 4;
+  int root = 0;
+  Bytes segment = Bytes(1) << 20;
+  Fidelity fidelity = Fidelity::Fast;
+  Bytes loopBytes = 0; // HCCL_BUFFSIZE loops: one loop and the tail are simulated
+};
+
+WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& work);
+
+// Throws InputError when `total` (the whole scenario or study) passes a
+// limit: "<what>: about 2.1e12 events (~60 h at 10 M events/s) ...".
+void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what);
+
+// "2.1e12", "~60 h": for messages and progress lines.
+std::string describeEstimate(const WorkEstimate& e);
+
+} // namespace collsim
