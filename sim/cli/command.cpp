@@ -9,6 +9,7 @@
 #include "sim/cli/execute.h"
 #include "sim/cli/execute_training.h"
 #include "sim/cli/output_file.h"
+#include "sim/cli/study_journal.h"
 #include "sim/core/parallel.h"
 #include "sim/scenario/config_node.h"
 #include "sim/selector/hccl_env.h"
@@ -136,20 +137,49 @@ static bool checkWork(const WorkEstimate& e, const OutputOptions& o, int paralle
 
 int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
                            CliStreams io) {
-  if (study.size() == 1 && !study.front().training) return simulateAndReport(study.front(), command, o, io);
+  if (study.size() == 1 && !study.front().training) {
+    if (o.resume) throw UsageError("--resume: continues training studies; a collective scenario has nothing to resume");
+    return simulateAndReport(study.front(), command, o, io);
+  }
   for (const Scenario& s : study)
-    if (!s.training)
+    if (!s.training && s.loadError.empty())
       throw ConfigError(s.name + ": variants and sweeps are for training studies; a collective scenario sweeps its "
                                  "sizes and algorithms (use --set for other keys)");
   OutputFormat format = outputFormat(o);
   PlannedOutputs outputs(o);
-  if (!checkWork(estimateTrainingStudy(study), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+  std::vector<TrainingJob> jobs = trainingJobs(study);
+  if (!checkWork(estimateTrainingJobs(jobs), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
     return 0;
+
+  // With --out FILE, completed points go to FILE.partial as they finish.
+  std::optional<StudyJournal> journal;
+  std::string journalPath = outputs.out ? outputs.out->journalPath() : "";
+  if (o.resume && journalPath.empty()) throw UsageError("--resume needs --out FILE (the partial results are FILE.partial)");
+  if (!journalPath.empty()) journal.emplace(journalPath, o.fingerprint, o.resume);
+  TrainingRunHooks hooks;
+  if (journal) {
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (auto it = journal->recovered().find(trainingPointKey(jobs[i])); it != journal->recovered().end()) {
+        TrainingPoint p = it->second;
+        hooks.done[i] = p;
+      }
+    if (o.resume)
+      io.err << "collsim: resuming: " << hooks.done.size() << " of " << jobs.size() << " points read from "
+             << journal->path() << "\n";
+    hooks.completed = [&](std::size_t i, const TrainingPoint& p) {
+      if (!p.failed()) journal->append(trainingPointKey(jobs[i]), p);
+    };
+  }
   TraceRecorder recorder;
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
-  TrainingReport report = executeTrainingStudy(study, command, options);
+  TrainingReport report = executeTrainingJobs(jobs, command, options, hooks);
   outputs.write(formatTrainingReport(report, format), recorder, io);
+  if (journal) journal->finish();
+  if (std::size_t failed = report.failedPoints()) {
+    io.err << "collsim: " << failed << " of " << report.points.size() << " points failed (see their rows)\n";
+    return kExitSomePointsFailed;
+  }
   return 0;
 }
 

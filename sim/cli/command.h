@@ -56,6 +56,8 @@ struct OutputOptions {
   double maxEvents = WorkLimits{}.maxEvents;
   std::string maxMemory = "8GiB";
   bool estimateOnly = false; // --estimate: print the estimate, simulate nothing
+  bool resume = false;       // --resume: continue a study from --out's partial results
+  std::string fingerprint;   // identifies the study for --resume (set by the command)
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
 
@@ -69,6 +71,10 @@ void addEnvOptions(CLI::App* cmd, EnvOptions& o);
 // server RoCE; a training study's bucket, overlap and pipeline), printing
 // one notice per variable on standard error if `notices`.
 void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices = true);
+
+// Exit statuses beside 0, 1 (internal fault) and 2 (bad input): some points
+// of a study failed (their rows say why); the others are in the report.
+inline constexpr int kExitSomePointsFailed = 3;
 
 // Simulates every point of the scenario and writes the report (and trace).
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io);

@@ -4,9 +4,25 @@
 
 #include "default_scenario.h"
 #include "sim/cli/command.h"
+#include "sim/core/fingerprint.h"
+#include "sim/scenario/input_file.h"
 #include "sim/scenario/scenario.h"
+#include "sim/selector/hccl_env.h"
 
 namespace collsim {
+
+// Everything that decides a study's results: --resume refuses partial
+// results made from other inputs.
+static std::string studyFingerprint(const std::string& file, const OutputOptions& output, const EnvOptions& env) {
+  Fingerprint f;
+  f.add(COLLSIM_VERSION_STRING).add(file.empty() ? kDefaultScenarioYaml : readInputFile(file, "scenario file"));
+  for (const auto& s : output.sets) f.add(s);
+  f.add(env.file.empty() ? "" : readInputFile(env.file, "--env-file"));
+  if (env.process)
+    for (const auto& e : readProcessEnv()) f.add(e.name + "=" + e.value);
+  f.add(output.seed ? std::to_string(*output.seed) : "scenario seed");
+  return f.hex();
+}
 
 Command addRunCommand(CLI::App& app) {
   struct Options {
@@ -19,12 +35,17 @@ Command addRunCommand(CLI::App& app) {
   cmd->add_option("scenario", o->file, "scenario YAML file");
   addOutputOptions(cmd, o->output, "override a scenario key: --set cluster.hccs.bandwidth=24GB/s (repeatable)");
   addEnvOptions(cmd, o->env);
+  cmd->add_flag("--resume", o->output.resume,
+                "continue an interrupted training study from --out FILE's partial results (FILE.partial)");
   return {cmd, [o](CliStreams io) {
             std::vector<Scenario> study =
                 o->file.empty()
                     ? loadStudyText(kDefaultScenarioYaml, "<embedded default scenario>", ".", o->output.sets)
                     : loadStudyFile(o->file, o->output.sets);
-            for (std::size_t i = 0; i < study.size(); ++i) applyHcclEnv(o->env, study[i], io, i == 0);
+            bool first = true;
+            for (Scenario& s : study)
+              if (s.loadError.empty()) applyHcclEnv(o->env, s, io, first), first = false;
+            o->output.fingerprint = studyFingerprint(o->file, o->output, o->env);
             return simulateStudyAndReport(study, "run", o->output, io);
           }};
 }

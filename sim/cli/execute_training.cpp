@@ -1,9 +1,11 @@
 #include "sim/cli/execute_training.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "sim/cli/progress.h"
 #include "sim/core/parallel.h"
+#include "sim/core/printable.h"
 
 namespace collsim {
 
@@ -32,60 +34,113 @@ static StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm
   return o;
 }
 
-WorkEstimate estimateTrainingStudy(const std::vector<Scenario>& study) {
+std::vector<TrainingJob> trainingJobs(const std::vector<Scenario>& study) {
+  std::vector<TrainingJob> jobs;
+  for (const Scenario& s : study) {
+    if (!s.loadError.empty()) {
+      jobs.push_back({&s, "", s.loadError});
+      continue;
+    }
+    for (const auto& a : s.algorithms) jobs.push_back({&s, a, ""});
+  }
+  return jobs;
+}
+
+WorkEstimate estimateTrainingJobs(std::vector<TrainingJob>& jobs) {
   WorkEstimate total;
-  for (const Scenario& s : study)
-    for (const auto& a : s.algorithms)
-      total.addSequential(estimateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, a, 1, nullptr)));
+  for (TrainingJob& job : jobs) {
+    if (!job.error.empty()) continue;
+    const Scenario& s = *job.scenario;
+    try {
+      WorkEstimate e = estimateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, job.algorithm, 1, nullptr));
+      enforceLimits(e, WorkLimits{1e300, 1e300, 1}, "this point"); // the clock, per point
+      total.addSequential(e);
+    } catch (const InputError& e) {
+      job.error = printable(e.what(), false);
+    }
+  }
   return total;
 }
 
-TrainingReport executeTrainingStudy(const std::vector<Scenario>& study, const std::string& command,
-                                    const ExecuteOptions& options) {
+std::string trainingPointKey(const TrainingJob& job) {
+  std::string key = job.scenario->variant;
+  for (const auto& [k, v] : job.scenario->sweepValues) key += "\x1f" + k + "=" + v;
+  return key + "\x1f" + job.algorithm;
+}
+
+// The row's labels and configuration, filled before the step runs.
+static TrainingPoint describe(const TrainingJob& job) {
+  const Scenario& s = *job.scenario;
+  TrainingPoint p;
+  p.variant = s.variant;
+  p.sweepValues = s.sweepValues;
+  p.algorithm = job.algorithm;
+  p.reference = s.reference;
+  p.referenceInfo = s.referenceInfo;
+  if (!s.training) return p;
+  const TrainingSpec& t = *s.training;
+  p.cluster = s.cluster.name;
+  p.servers = s.cluster.servers;
+  p.devices = s.cluster.ranks();
+  p.model = t.model.name;
+  p.parameters = t.model.parameters();
+  p.bucket = t.bucket;
+  p.accumulation = t.accumulation;
+  p.pipeline = t.pipeline;
+  p.overlap = t.overlap;
+  p.microBatch = t.model.microBatch;
+  return p;
+}
+
+TrainingReport executeTrainingJobs(const std::vector<TrainingJob>& jobs, const std::string& command,
+                                   const ExecuteOptions& options, const TrainingRunHooks& hooks) {
   TrainingReport report;
   report.command = command;
   report.seed = options.seed;
-  if (!study.empty()) {
-    report.name = study.front().name;
-    report.description = study.front().description;
+  if (!jobs.empty()) {
+    report.name = jobs.front().scenario->name;
+    report.description = jobs.front().scenario->description;
   }
-  struct Job {
-    const Scenario* scenario;
-    std::string algorithm;
-  };
-  std::vector<Job> jobs;
-  for (const Scenario& s : study)
-    for (const auto& a : s.algorithms) jobs.push_back({&s, a});
   report.points.resize(jobs.size());
+  std::vector<std::size_t> toRun;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (auto it = hooks.done.find(i); it != hooks.done.end()) {
+      // The journal holds the result; the row's configuration comes from the study.
+      TrainingPoint p = describe(jobs[i]);
+      p.algorithm = it->second.algorithm;
+      p.step = it->second.step;
+      report.points[i] = std::move(p);
+    } else if (!jobs[i].error.empty()) {
+      report.points[i] = describe(jobs[i]);
+      report.points[i].status = "failed";
+      report.points[i].error = jobs[i].error;
+    } else {
+      toRun.push_back(i);
+    }
+  }
 
-  ProgressLine progress(options.progress, jobs.size(), "training steps simulated");
+  ProgressLine progress(options.progress, toRun.size(), "training steps simulated");
   progress.show(0);
-  auto run = [&](std::size_t i) {
+  std::mutex completing;
+  auto run = [&](std::size_t k) {
+    std::size_t i = toRun[k];
     const Scenario& s = *jobs[i].scenario;
-    const TrainingSpec& t = *s.training;
-    StepOptions o = stepOptionsOf(s, jobs[i].algorithm, options.seed, options.trace);
-    TrainingPoint& p = report.points[i];
-    p.variant = s.variant;
-    p.sweepValues = s.sweepValues;
-    p.algorithm = jobs[i].algorithm;
-    p.cluster = s.cluster.name;
-    p.servers = s.cluster.servers;
-    p.devices = s.cluster.ranks();
-    p.model = t.model.name;
-    p.parameters = t.model.parameters();
-    p.bucket = t.bucket;
-    p.accumulation = t.accumulation;
-    p.pipeline = t.pipeline;
-    p.overlap = t.overlap;
-    p.microBatch = t.model.microBatch;
-    p.reference = s.reference;
-    p.referenceInfo = s.referenceInfo;
-    p.step = simulateTrainingStep(s.cluster, t, o);
-    if (p.algorithm == "auto") p.algorithm += ": " + chosenAlgorithms(p.step);
+    TrainingPoint p = describe(jobs[i]);
+    try {
+      p.step = simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, jobs[i].algorithm, options.seed, options.trace));
+      if (p.algorithm == "auto") p.algorithm += ": " + chosenAlgorithms(p.step);
+    } catch (const InputError& e) {
+      p.status = "failed";
+      p.error = printable(e.what(), false);
+    }
+    report.points[i] = std::move(p);
+    if (hooks.completed) {
+      std::lock_guard guard(completing);
+      hooks.completed(i, report.points[i]);
+    }
   };
   // A trace recorder takes one run at a time.
-  runParallel(jobs.size(), options.trace ? 1 : hardwareThreads(), run,
-              [&](std::size_t done) { progress.show(done); });
+  runParallel(toRun.size(), options.trace ? 1 : hardwareThreads(), run, [&](std::size_t done) { progress.show(done); });
   progress.clear();
   return report;
 }

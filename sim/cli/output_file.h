@@ -22,6 +22,8 @@ public:
   // Checks `path` for `option` ("--out"); throws UsageError (exit 2).
   static OutputFile check(const std::string& option, const std::string& path);
   const std::string& path() const { return path_; }
+  // Where a study keeps its partial results beside this file ("" for a stream).
+  std::string journalPath() const { return stream_ ? "" : target_ + ".partial"; }
 
 private:
   friend void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& files);

@@ -1,5 +1,6 @@
 #include "sim/cli/training_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -46,13 +47,27 @@ std::vector<std::string> labels(const TrainingPoint& p) {
   return l;
 }
 
+// A failed point's row: its labels, then a dash in every figure column.
+std::vector<std::string> failedRow(const TrainingPoint& p, std::size_t columns) {
+  std::vector<std::string> row = labels(p);
+  row.resize(columns - 1, "-");
+  row.push_back("FAILED");
+  return row;
+}
+
 TextTable stepTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
   for (const char* c : {"servers", "devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
                         "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "scaling", "memory_GiB"})
     h.push_back(c);
+  const bool anyFailed = r.failedPoints() > 0;
+  if (anyFailed) h.push_back("status");
   TextTable t(h);
   for (const auto& p : r.points) {
+    if (p.failed()) {
+      t.add(failedRow(p, h.size()));
+      continue;
+    }
     const StepResult& s = p.step;
     std::vector<std::string> row = labels(p);
     for (std::string c : {std::to_string(p.servers), std::to_string(p.devices), formatBytes(p.bucket), std::to_string(p.accumulation),
@@ -61,6 +76,7 @@ TextTable stepTable(const TrainingReport& r) {
                           ms(s.exposed), percent(s.communicationShare()), ms(s.meanAllReduce()),
                           fixed(s.samplesPerSecond(), 1), percent(s.scalingEfficiency()), gib(s.memory.total())})
       row.push_back(std::move(c));
+    if (anyFailed) row.push_back("ok");
     t.add(std::move(row));
   }
   return t;
@@ -73,6 +89,7 @@ TextTable memoryTable(const TrainingReport& r) {
     h.push_back(c);
   TextTable t(h);
   for (const auto& p : r.points) {
+    if (p.failed()) continue;
     const MemoryBreakdown& m = p.step.memory;
     std::vector<std::string> row = labels(p);
     for (Bytes b : {m.weights, m.masterWeights, m.gradients, m.optimizerState, m.accumulationBuffer, m.activations,
@@ -96,7 +113,7 @@ TextTable referenceTable(const TrainingReport& r) {
   for (const auto& f : referenceFigures()) {
     for (const auto& p : r.points) {
       auto it = p.reference.find(f.key);
-      if (it == p.reference.end()) continue;
+      if (it == p.reference.end() || p.failed()) continue;
       double sim = f.of(p.step);
       bool ok = agrees(it->second, sim, p.referenceInfo.tolerance);
       t.add({f.key, p.variant, fixed(it->second, 3), fixed(sim, 3), fixed(sim / it->second, 2), ok ? "yes" : "no"});
@@ -114,7 +131,7 @@ std::string referenceNotes(const TrainingReport& r, bool md) {
     if (note == info.notes.end()) continue;
     bool differs = false;
     for (const auto& p : r.points)
-      if (auto it = p.reference.find(f.key); it != p.reference.end())
+      if (auto it = p.reference.find(f.key); it != p.reference.end() && !p.failed())
         differs |= !agrees(it->second, f.of(p.step), info.tolerance);
     if (differs) out += (md ? "- **" + std::string(f.key) + "** (" + f.label + "): " : "# " + std::string(f.key) + ": ") +
                         note->second + "\n";
@@ -143,6 +160,15 @@ std::string text(const TrainingReport& r, bool md) {
     out += md ? std::string("\n### ") + title + "\n\n" + t.markdown() : std::string("\n# ") + title + "\n" + t.text();
   };
   emit("step time", stepTable(r));
+  if (std::size_t failed = r.failedPoints()) {
+    out += md ? "\n" + std::to_string(failed) + " point(s) failed:\n\n" : "# " + std::to_string(failed) + " point(s) failed:\n";
+    for (const auto& p : r.points) {
+      if (!p.failed()) continue;
+      std::string label;
+      for (const auto& l : labels(p)) label += (label.empty() ? "" : " ") + l;
+      out += (md ? "- " : "#   ") + label + ": " + p.error + "\n";
+    }
+  }
   emit("memory per device (GiB)", memoryTable(r));
   if (hasReference(r)) {
     const ReferenceInfo& info = r.points.front().referenceInfo;
@@ -157,6 +183,11 @@ std::string text(const TrainingReport& r, bool md) {
 double us(Time t) { return toMicroseconds(t); }
 
 nlohmann::json pointJson(const TrainingPoint& p) {
+  if (p.failed()) {
+    nlohmann::json sweep = nlohmann::json::object();
+    for (const auto& [key, value] : p.sweepValues) sweep[key] = value;
+    return {{"variant", p.variant}, {"sweep", sweep}, {"algorithm", p.algorithm}, {"status", p.status}, {"error", p.error}};
+  }
   const StepResult& s = p.step;
   const MemoryBreakdown& m = s.memory;
   nlohmann::json sweep = nlohmann::json::object();
@@ -166,7 +197,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
     buckets.push_back({{"bytes", b.bytes}, {"algorithm", b.algorithm}, {"ready_us", us(b.ready)},
                        {"start_us", us(b.start)}, {"end_us", us(b.end)}});
   nlohmann::json j = {
-      {"variant", p.variant}, {"sweep", sweep}, {"algorithm", p.algorithm}, {"cluster", p.cluster},
+      {"variant", p.variant}, {"sweep", sweep}, {"algorithm", p.algorithm}, {"status", p.status}, {"cluster", p.cluster},
       {"servers", p.servers}, {"devices", p.devices}, {"model", p.model}, {"parameters", p.parameters},
       {"micro_batch", p.microBatch}, {"bucket_bytes", p.bucket}, {"accumulation", p.accumulation},
       {"pipeline", p.pipeline}, {"overlap", p.overlap}, {"step_us", us(s.iteration)}, {"forward_us", us(s.forward)},
@@ -199,7 +230,8 @@ std::string json(const TrainingReport& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : r.points) points.push_back(pointJson(p));
   nlohmann::json doc = {{"tool", "collsim"}, {"command", r.command}, {"kind", "training"}, {"name", r.name},
-                        {"description", r.description}, {"seed", r.seed}, {"points", points}};
+                        {"description", r.description}, {"seed", r.seed}, {"failed_points", r.failedPoints()},
+                        {"points", points}};
   if (!r.points.empty() && !r.points.front().referenceInfo.source.empty())
     doc["reference_source"] = r.points.front().referenceInfo.source;
   return doc.dump(2) + "\n";
@@ -249,6 +281,10 @@ std::string csv(const TrainingReport& r) {
 }
 
 } // namespace
+
+std::size_t TrainingReport::failedPoints() const {
+  return std::size_t(std::count_if(points.begin(), points.end(), [](const TrainingPoint& p) { return p.failed(); }));
+}
 
 std::string formatTrainingReport(const TrainingReport& report, OutputFormat format) {
   switch (format) {

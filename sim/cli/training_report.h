@@ -26,6 +26,10 @@ struct TrainingPoint {
   int accumulation = 1, pipeline = 1, microBatch = 1;
   bool overlap = true;
   StepResult step;
+  // A point that could not be simulated keeps its row: "failed" and why.
+  std::string status = "ok";
+  std::string error;
+  bool failed() const { return status != "ok"; }
   std::map<std::string, double> reference;
   ReferenceInfo referenceInfo;
 };
@@ -34,6 +38,7 @@ struct TrainingReport {
   std::string command, name, description;
   std::uint64_t seed = 0;
   std::vector<TrainingPoint> points;
+  std::size_t failedPoints() const;
 };
 
 std::string formatTrainingReport(const TrainingReport& report, OutputFormat format);

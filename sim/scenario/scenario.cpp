@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -98,7 +99,7 @@ void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s)
 
 Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::string& baseDir) {
   root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation", "training",
-                  "variants", "sweep", "reference"});
+                  "hccl", "variants", "sweep", "reference"});
   Scenario s;
   s.name = root.has("name") ? root.at("name").text() : "scenario";
   if (auto d = root.find("description")) s.description = d->text();
@@ -136,6 +137,14 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
       if (s.simulation.segment == 0) seg->fail("segment size must be positive");
     }
     if (auto v = sim->find("verify")) s.simulation.verify = v->boolean();
+  }
+  if (auto h = root.find("hccl")) {
+    // HCCL_BUFFSIZE as a key: data larger than the buffer runs in loops of it.
+    h->allowOnly({"buffer_size"});
+    if (auto v = h->find("buffer_size")) {
+      s.simulation.loopBytes = v->bytes();
+      if (s.simulation.loopBytes == 0) v->fail("the HCCL buffer holds at least one byte (HCCL_BUFFSIZE is in MB)");
+    }
   }
   loadReference(root, point, s);
   return s;
@@ -221,8 +230,21 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     for (const auto& o : overrides)
       if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
         applyOverride(root, o, *origins);
-    scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
+    try {
+      scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
+    } catch (const ConfigError& e) {
+      if (points.size() == 1) throw;
+      Scenario failed;
+      failed.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : "scenario";
+      failed.variant = point.variant;
+      failed.sweepValues = point.sweepValues;
+      failed.loadError = e.what();
+      scenarios.push_back(std::move(failed));
+    }
   }
+  // Every point failing is an error of the study itself.
+  if (std::all_of(scenarios.begin(), scenarios.end(), [](const Scenario& s) { return !s.loadError.empty(); }))
+    throw ConfigError(scenarios.front().loadError);
   return scenarios;
 }
 

@@ -65,6 +65,9 @@ struct Scenario {
   std::vector<std::pair<std::string, std::string>> sweepValues;
   std::map<std::string, double> reference; // figure key -> published value
   ReferenceInfo referenceInfo;
+  // A study point whose keys could not be read: why (the point is reported
+  // as failed; the study fails as a whole only if every point does).
+  std::string loadError;
 };
 
 // `overrides` are "key.path=value" strings from --set, applied to every

@@ -112,8 +112,9 @@ public:
     std::vector<SchedulePtr> loops;
     for (Bytes done = 0; done < bytes; done += loop) loops.push_back(build(algo, std::min(loop, bytes - done)));
     if (loops.size() > 1 && loops.front()->streamCount() > 1)
-      throw InputError(name + " runs on several streams and cannot loop over HCCL's buffer; raise it above " +
-                               formatBytes(bytes));
+      throw InputError(name + " runs on several streams and cannot loop over HCCL's buffer (" + formatBytes(loop) +
+                       "); raise hccl.buffer_size (HCCL_BUFFSIZE) to at least " + formatBytes(bytes) +
+                       " or use smaller buckets");
     SchedulePtr s = loops.size() == 1 ? std::move(loops.front()) : std::make_unique<SequenceSchedule>(std::move(loops));
     return (built_[key] = std::move(s)).get();
   }
