@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "default_rules.h"
 #include "sim/cli/command.h"
 #include "sim/scenario/cluster_config.h"
 #include "sim/selector/hccl_env.h"
@@ -14,7 +15,7 @@ namespace collsim {
 namespace {
 
 struct SelectOptions {
-  std::string cluster, op = "allreduce", bytes = "64MiB", rules = "configs/selector/hccl-910b.yaml", format = "table";
+  std::string cluster, op = "allreduce", bytes = "64MiB", rules, format = "table";
   std::vector<std::string> sets;
   bool explain = false;
   EnvOptions env;
@@ -25,7 +26,8 @@ int select(const SelectOptions& o, CliStreams io) {
   Collective op;
   if (!parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   Bytes bytes = optionBytes("--bytes", o.bytes);
-  SelectorRules rules = loadSelectorRulesFile(o.rules);
+  SelectorRules rules = o.rules.empty() ? loadSelectorRulesText(kDefaultRulesYaml, kDefaultRulesLabel)
+                                        : loadSelectorRulesFile(o.rules);
   Choice choice = choose(rules, op, bytes, cluster);
   std::vector<EnvSetting> settings;
   if (!o.env.file.empty()) settings = readEnvFile(o.env.file, cluster.ranks());
@@ -78,7 +80,7 @@ Command addSelectCommand(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "cluster YAML")->required();
   cmd->add_option("--op", o->op, "collective")->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "message size")->capture_default_str();
-  cmd->add_option("--rules", o->rules, "selector rules YAML")->capture_default_str();
+  cmd->add_option("--rules", o->rules, "selector rules YAML (default: the built-in configs/selector/hccl-910b.yaml)");
   cmd->add_flag("--explain", o->explain, "show the rule that fired and every candidate's simulated time");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");

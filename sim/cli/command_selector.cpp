@@ -1,15 +1,16 @@
-// collsim selector check: scores a rule set on a grid against simulation,
-// and against a baseline exits 1 when any point's regret grew.
+// collsim selector check: scores a rule set on a grid against simulation;
+// against a baseline it exits 1 when a point's regret grew or the baseline
+// does not cover the grid (selector_report.h prints what changed).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
-#include <algorithm>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <optional>
 
 #include "sim/cli/command.h"
-#include "sim/selector/check.h"
+#include "sim/cli/selector_report.h"
+#include "sim/core/parallel.h"
+#include "sim/scenario/config_node.h"
+#include "sim/scenario/input_file.h"
+#include "sim/selector/baseline.h"
 #include "sim/selector/derive.h"
 
 namespace collsim {
@@ -22,90 +23,38 @@ struct CheckOptions {
   int jobs = 0;
 };
 
-std::string percent(double v) {
-  char s[32];
-  std::snprintf(s, sizeof s, "%.1f%%", v * 100);
-  return s;
-}
-
 int check(const CheckOptions& o, CliStreams io) {
+  if (o.updateBaseline && o.baseline.empty()) throw UsageError("--update-baseline needs --baseline FILE");
   SelectorRules rules = loadSelectorRulesFile(o.rules);
   Grid grid = loadGridFile(o.grid);
-  if (o.updateBaseline && o.baseline.empty()) throw UsageError("--update-baseline needs --baseline FILE");
-  int threads = o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<PointScore> scores = scoreRules(rules, grid, threads, io.progress ? &io.err : nullptr);
-
-  std::size_t optimal = 0;
-  double sum = 0, worst = 0;
-  for (const auto& s : scores) {
-    optimal += s.regret() <= 1e-9;
-    sum += s.regret();
-    worst = std::max(worst, s.regret());
-  }
-  std::vector<Regression> regressions;
+  BaselineStamp stamp{COLLSIM_VERSION_STRING, grid.fingerprint};
+  // Read the baseline before hours of simulation, not after.
+  std::optional<Baseline> baseline;
   if (!o.baseline.empty() && !o.updateBaseline) {
-    std::ifstream in(o.baseline);
-    if (!in) throw UsageError("--baseline: cannot read '" + o.baseline + "' (create it with --update-baseline)");
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
     try {
-      regressions = compareBaseline(scores, text.str(), o.tolerance);
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError("--baseline: '" + o.baseline + "' is not a collsim selector baseline: " + e.what());
+      text = readInputFile(o.baseline, "--baseline");
+    } catch (const ConfigError& e) {
+      throw UsageError(std::string(e.what()) + " (create it with --update-baseline)");
     }
+    baseline = parseBaseline(text, o.baseline);
   }
-
-  std::ostringstream os;
-  if (o.format == "json") {
-    nlohmann::ordered_json points = nlohmann::ordered_json::array();
-    for (const auto& s : scores)
-      points.push_back({{"key", s.key}, {"pick", s.pick}, {"rule", s.rule}, {"best", s.best},
-                        {"pick_us", s.pickSeconds * 1e6}, {"best_us", s.bestSeconds * 1e6}, {"regret", s.regret()}});
-    nlohmann::ordered_json regs = nlohmann::ordered_json::array();
-    for (const auto& r : regressions) regs.push_back({{"key", r.key}, {"before", r.before}, {"after", r.after}});
-    os << nlohmann::ordered_json{{"rules", rules.name}, {"grid", grid.name}, {"points", points.size()},
-                                 {"optimal_share", scores.empty() ? 0.0 : double(optimal) / scores.size()},
-                                 {"mean_regret", scores.empty() ? 0.0 : sum / scores.size()}, {"max_regret", worst},
-                                 {"results", points}, {"regressions", regs}}
-              .dump(2)
-       << "\n";
-  } else if (o.format == "csv") {
-    os << "key,pick,rule,best,pick_us,best_us,regret\n";
-    for (const auto& s : scores)
-      os << '"' << s.key << "\"," << s.pick << ",\"" << s.rule << "\"," << s.best << ',' << s.pickSeconds * 1e6 << ','
-         << s.bestSeconds * 1e6 << ',' << s.regret() << "\n";
-  } else if (o.format == "table") {
-    os << "# collsim selector check: rules " << rules.name << " on grid " << grid.name << "\n"
-       << "# " << scores.size() << " points; pick optimal at " << optimal << " (" << percent(scores.empty() ? 0 : double(optimal) / scores.size())
-       << "); regret mean " << percent(scores.empty() ? 0 : sum / scores.size()) << ", max " << percent(worst) << "\n";
-    std::vector<const PointScore*> byRegret;
-    for (const auto& s : scores) byRegret.push_back(&s);
-    std::stable_sort(byRegret.begin(), byRegret.end(), [](auto* a, auto* b) { return a->regret() > b->regret(); });
-    os << "# worst points:\n";
-    for (std::size_t i = 0; i < std::min<std::size_t>(5, byRegret.size()) && byRegret[i]->regret() > 0; ++i)
-      os << "#   " << byRegret[i]->key << ": " << byRegret[i]->pick << " (" << byRegret[i]->rule << ") vs "
-         << byRegret[i]->best << ", regret " << percent(byRegret[i]->regret()) << "\n";
-    char header[200];
-    std::snprintf(header, sizeof header, "%-52s %-20s %-20s %9s\n", "# point", "pick", "best", "regret");
-    os << header;
-    for (const auto& s : scores) {
-      char line[256];
-      std::snprintf(line, sizeof line, "  %-50s %-20s %-20s %9s\n", s.key.c_str(), s.pick.c_str(), s.best.c_str(),
-                    percent(s.regret()).c_str());
-      os << line;
-    }
-    if (!o.baseline.empty() && !o.updateBaseline) {
-      os << "# against baseline " << o.baseline << " (tolerance " << percent(o.tolerance) << "): "
-         << regressions.size() << " regression(s)\n";
-      for (const auto& r : regressions)
-        os << "#   REGRESSION " << r.key << ": regret " << percent(r.before) << " -> " << percent(r.after) << "\n";
-    }
-  } else {
-    throw UsageError("--format: table, json or csv");
+  SelectorCheckReport report;
+  report.rules = rules.name;
+  report.grid = grid.name;
+  report.baselineFile = o.baseline;
+  report.tolerance = o.tolerance;
+  report.scores = scoreRules(rules, grid, o.jobs > 0 ? o.jobs : hardwareThreads(), io.progress ? &io.err : nullptr);
+  if (baseline) report.diff = compareBaseline(report.scores, stamp, *baseline, o.tolerance);
+  std::string text = formatSelectorCheck(report, o.format);
+  if (o.updateBaseline) {
+    writeOutputFile("--baseline", o.baseline, baselineJson(rules.name, stamp, report.scores));
+    io.err << "collsim: wrote baseline " << o.baseline << ": " << report.scores.size() << " points of grid "
+           << grid.name << " (fingerprint " << grid.fingerprint << "), rules " << rules.name << ", collsim "
+           << COLLSIM_VERSION_STRING << "\n";
   }
-  if (o.updateBaseline) writeOutputFile("--baseline", o.baseline, baselineJson(rules.name, scores));
-  emit(os.str(), o.out, io);
-  return regressions.empty() ? 0 : 1;
+  emit(text, o.out, io);
+  return report.diff && report.diff->fails() ? 1 : 0;
 }
 
 } // namespace
@@ -150,7 +99,8 @@ Command addSelectorCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(finiteAtLeast(0));
   cmd->add_option("-j,--jobs", o->jobs, "simulation threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--format", o->format, "table, json, csv, md (a summary) or junit (JUnit XML for CI)")
+      ->capture_default_str();
   cmd->add_option("--out", o->out, "write the report to FILE");
   return {selector, [o, d, deriveCmd](CliStreams io) { return deriveCmd->parsed() ? derive(*d, io) : check(*o, io); }};
 }

@@ -1,9 +1,5 @@
 #include "sim/selector/check.h"
 
-#include <map>
-
-#include <nlohmann/json.hpp>
-
 #include "sim/core/parallel.h"
 #include "sim/selector/selector.h"
 
@@ -57,28 +53,6 @@ std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid,
     scores.push_back(s);
   }
   return scores;
-}
-
-std::string baselineJson(const std::string& rules, const std::vector<PointScore>& scores) {
-  nlohmann::ordered_json points = nlohmann::ordered_json::array();
-  for (const auto& s : scores)
-    points.push_back({{"key", s.key}, {"pick", s.pick}, {"best", s.best}, {"regret", s.regret()}});
-  return nlohmann::ordered_json{{"rules", rules}, {"points", points}}.dump(2) + "\n";
-}
-
-std::vector<Regression> compareBaseline(const std::vector<PointScore>& now, const std::string& baseline,
-                                        double tolerance) {
-  // The document must outlive the loop (a range-for over a member of a
-  // temporary would dangle).
-  const nlohmann::json doc = nlohmann::json::parse(baseline);
-  std::map<std::string, double> before;
-  for (const auto& p : doc.at("points")) before[p.at("key").get<std::string>()] = p.at("regret").get<double>();
-  std::vector<Regression> out;
-  for (const auto& s : now) {
-    auto it = before.find(s.key);
-    if (it != before.end() && s.regret() > it->second + tolerance) out.push_back({s.key, it->second, s.regret()});
-  }
-  return out;
 }
 
 } // namespace collsim

@@ -22,14 +22,5 @@ struct PointScore {
 // reports progress on `progress` if given.
 std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid, int threads, std::ostream* progress);
 
-struct Regression {
-  std::string key;
-  double before, after;
-};
-// Points whose regret grew by more than `tolerance` against a baseline
-// (JSON written by baselineJson).
-std::vector<Regression> compareBaseline(const std::vector<PointScore>& now, const std::string& baselineJson,
-                                        double tolerance);
-std::string baselineJson(const std::string& rules, const std::vector<PointScore>& scores);
 
 } // namespace collsim

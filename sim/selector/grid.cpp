@@ -3,13 +3,18 @@
 #include <filesystem>
 
 #include "sim/scenario/cluster_config.h"
+#include "sim/core/fingerprint.h"
 #include "sim/scenario/config_node.h"
+#include "sim/scenario/input_file.h"
 
 namespace collsim {
 
 Grid loadGridFile(const std::string& file) {
   auto origins = std::make_shared<ConfigOrigins>(file);
-  ConfigNode root(loadYamlFile(file, "a selector grid"), origins);
+  std::string text = readInputFile(file, "a selector grid");
+  ConfigNode root(parseYamlMapping(text, file, "a selector grid"), origins);
+  Fingerprint fingerprint;
+  fingerprint.add(text);
   root.allowOnly({"name", "description", "ops", "sizes", "clusters"});
   Grid g;
   g.name = root.has("name") ? root.at("name").text() : "grid";
@@ -29,6 +34,7 @@ Grid loadGridFile(const std::string& file) {
     ConfigNode baseNode = entry.at("base");
     std::filesystem::path base = dir / baseNode.text();
     if (!std::filesystem::exists(base)) baseNode.fail("cluster file '" + base.string() + "' does not exist");
+    fingerprint.add(readInputFile(base.string(), "a cluster file"));
     auto list = [&](const char* key) {
       std::vector<long long> v;
       if (auto n = entry.find(key))
@@ -52,6 +58,7 @@ Grid loadGridFile(const std::string& file) {
   for (int c = 0; c < int(g.clusters.size()); ++c)
     for (Collective op : ops)
       for (Bytes b : sizes) g.points.push_back({op, b, c});
+  g.fingerprint = fingerprint.hex();
   return g;
 }
 

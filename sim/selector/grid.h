@@ -30,6 +30,7 @@ struct Grid {
   std::vector<Cluster> clusters;
   std::vector<std::string> labels; // per cluster: "atlas-2x8 servers=4 devices=8"
   std::vector<GridPoint> points;
+  std::string fingerprint; // of the grid file and the cluster files it names
 };
 
 Grid loadGridFile(const std::string& file);

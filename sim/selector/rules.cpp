@@ -1,5 +1,6 @@
 #include "sim/selector/rules.h"
 
+#include "algorithms/core/registry.h"
 #include "sim/scenario/config_node.h"
 
 namespace collsim {
@@ -76,6 +77,15 @@ Rule loadRule(const ConfigNode& n) {
     if (auto v = when->find("hccs")) r.hccs = loadChoices(*v, {"ring", "mesh", "2x4", "links"});
     if (auto v = when->find("fabric")) r.fabric = loadChoices(*v, {"none", "switch", "leaf-spine", "rail"});
   }
+  // The name must exist for some operation the rule covers: a misspelt
+  // hier:ring+nhrr would otherwise fall back to closed form in silence.
+  std::vector<Collective> ops = r.ops;
+  if (ops.empty())
+    for (const auto& name : collectiveNames()) parseCollective(name, ops.emplace_back());
+  bool known = false;
+  for (Collective op : ops) known = known || findAlgorithm(op, r.algorithm).has_value();
+  if (!known)
+    n.at("algo").fail("no algorithm '" + r.algorithm + "' for the operations this rule covers (see collsim algorithms)");
   return r;
 }
 
@@ -94,6 +104,11 @@ SelectorRules loadSelectorRules(const ConfigNode& node) {
 SelectorRules loadSelectorRulesFile(const std::string& file) {
   auto origins = std::make_shared<ConfigOrigins>(file);
   return loadSelectorRules(ConfigNode(loadYamlFile(file, "a selector rules file"), origins));
+}
+
+SelectorRules loadSelectorRulesText(const std::string& yaml, const std::string& label) {
+  auto origins = std::make_shared<ConfigOrigins>(label);
+  return loadSelectorRules(ConfigNode(parseYamlMapping(yaml, label, "a selector rules file"), origins));
 }
 
 } // namespace collsim

@@ -66,5 +66,7 @@ struct SelectorRules {
 
 SelectorRules loadSelectorRules(const ConfigNode& node);
 SelectorRules loadSelectorRulesFile(const std::string& file);
+// The same from text (the built-in default rules); `label` names it in errors.
+SelectorRules loadSelectorRulesText(const std::string& yaml, const std::string& label);
 
 } // namespace collsim
