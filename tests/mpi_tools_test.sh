@@ -23,3 +23,13 @@ run 2 "$mpi" calibrate --out "$tmp/cluster.yaml" > /dev/null
 run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB -f 8 -n 2 -w 1 > "$tmp/compare.txt"
 grep -q "median" "$tmp/compare.txt"
 echo "calibrate and compare: ok"
+
+# Ranks started with different arguments fail fast with exit 2, naming them.
+set +e
+"$mpiexec" --oversubscribe --allow-run-as-root -np 1 "$mpi" perf -e 2KiB : -np 1 "$mpi" perf -e 1KiB \
+  > /dev/null 2> "$tmp/mismatch.err"
+status=$?
+set -e
+[ "$status" -eq 2 ] || { echo "mismatched arguments: exit $status, expected 2"; exit 1; }
+grep -q "started with other arguments than rank 0: 1;" "$tmp/mismatch.err"
+echo "mismatched arguments: refused"
