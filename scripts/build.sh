@@ -2,15 +2,23 @@
 # Configures and builds one flavour of collsim.
 #   scripts/build.sh            Release build in build/ (build/collsim)
 #   scripts/build.sh asan       ASan+UBSan build in build-asan/
+#   scripts/build.sh tsan       ThreadSanitizer build of the tests in build-tsan/
+#   scripts/build.sh fuzz       libFuzzer targets in build-fuzz/ (needs clang++)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 flavour="${1:-release}"
+targets=()
 case "$flavour" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan)    dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSIM_SANITIZE=ON) ;;
-  *) echo "usage: scripts/build.sh [release|asan]" >&2; exit 2 ;;
+  # The threads transport, parallel studies and selector check: what runs on several threads.
+  tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSIM_SANITIZE_THREAD=ON)
+           targets=(collsim collsim_tests) ;;
+  fuzz)    dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSIM_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++)
+           targets=(collsim_fuzz_loaders) ;;
+  *) echo "usage: scripts/build.sh [release|asan|tsan|fuzz]" >&2; exit 2 ;;
 esac
 
 cmake -S . -B "$dir" -G Ninja -DCOLLSIM_WERROR=ON "${flags[@]}" >/dev/null
-ninja -C "$dir"
+ninja -C "$dir" "${targets[@]}"

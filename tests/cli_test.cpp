@@ -14,12 +14,6 @@
 using namespace collsim;
 using namespace collsim::testing;
 
-namespace {
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-} // namespace
-
 TEST_CASE("collsim run without a scenario prints the embedded default as a table") {
   CliResult r = cli({"run"});
   CHECK(r.status == 0);

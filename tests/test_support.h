@@ -2,6 +2,9 @@
 // collsim command line called in-process.
 #pragma once
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,5 +46,34 @@ inline CliResult cli(std::vector<std::string> args) {
   int status = runCli(int(argv.size()), argv.data(), {out, err, false});
   return {status, out.str(), err.str()};
 }
+
+// A fresh folder of its own under the system's temporary folder, removed
+// with everything in it at the end of the test (no fixed /tmp names).
+class TempDir {
+public:
+  TempDir() {
+    std::string templ = (std::filesystem::temp_directory_path() / "collsim-test-XXXXXX").string();
+    if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = templ;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `text` to NAME in the folder; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name, std::ios::binary) << text;
+    return (path_ / name).string();
+  }
+
+private:
+  std::filesystem::path path_;
+};
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 } // namespace collsim::testing

@@ -174,6 +174,11 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
   TrainingReport report = executeTrainingJobs(jobs, command, options, hooks);
+  // No point ran: the study itself is wrong (exit 2, nothing written).
+  if (!report.points.empty() && report.failedPoints() == report.points.size()) {
+    if (journal) journal->finish();
+    throw InputError(report.points.front().error);
+  }
   outputs.write(formatTrainingReport(report, format), recorder, io);
   if (journal) journal->finish();
   if (std::size_t failed = report.failedPoints()) {

@@ -57,7 +57,7 @@ void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
     if (name == "auto" && s.training) {
-      if (!s.training->selector) a.fail("algo: auto needs selector rules (training.selector: FILE)");
+      if (!s.training->selector) a.fail("auto needs selector rules (training.selector: FILE)");
       s.algorithms.push_back(name);
       continue;
     }

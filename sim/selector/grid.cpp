@@ -10,8 +10,11 @@
 namespace collsim {
 
 Grid loadGridFile(const std::string& file) {
+  return loadGridText(readInputFile(file, "a selector grid"), file);
+}
+
+Grid loadGridText(const std::string& text, const std::string& file) {
   auto origins = std::make_shared<ConfigOrigins>(file);
-  std::string text = readInputFile(file, "a selector grid");
   ConfigNode root(parseYamlMapping(text, file, "a selector grid"), origins);
   Fingerprint fingerprint;
   fingerprint.add(text);

@@ -34,5 +34,7 @@ struct Grid {
 };
 
 Grid loadGridFile(const std::string& file);
+// The same from text; cluster files are relative to `file`'s folder.
+Grid loadGridText(const std::string& text, const std::string& file);
 
 } // namespace collsim

@@ -46,6 +46,8 @@ long long number(const EnvSetting& s, long long min, long long max) {
   } catch (const std::exception&) {
     used = 0;
   }
+  bool digits = !s.value.empty() && std::all_of(s.value.begin(), s.value.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (digits && used == 0) bad(s, "out of range " + std::to_string(min) + ".." + std::to_string(max)); // overflowed
   if (used == 0 || used != s.value.size()) bad(s, "not a whole number");
   if (v < min || v > max) bad(s, "out of range " + std::to_string(min) + ".." + std::to_string(max));
   return v;
@@ -118,7 +120,11 @@ struct AliasState {
 } // namespace
 
 std::vector<EnvSetting> readEnvFile(const std::string& file, int worldSize) {
-  std::istringstream in(readInputFile(file, "--env-file"));
+  return readEnvText(readInputFile(file, "--env-file"), file, worldSize);
+}
+
+std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& file, int worldSize) {
+  std::istringstream in(text);
   std::vector<EnvSetting> out;
   std::vector<bool> active; // nested if blocks
   std::string line;

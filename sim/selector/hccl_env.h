@@ -29,6 +29,8 @@ struct EnvSetting {
 // -le N ]; then ... fi` blocks (-lt -le -gt -ge -eq -ne) are evaluated with
 // WORLD_SIZE = `worldSize`, other lines are ignored. Throws ConfigError.
 std::vector<EnvSetting> readEnvFile(const std::string& file, int worldSize);
+// The same from text; `file` names it in errors.
+std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& file, int worldSize);
 // The HCCL_* variables of this process.
 std::vector<EnvSetting> readProcessEnv();
 

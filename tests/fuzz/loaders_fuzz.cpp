@@ -1,0 +1,65 @@
+// libFuzzer target: every input loader of collsim on arbitrary bytes.
+//
+// The scenario/study, cluster, model, selector rules, selector grid and
+// HCCL env-file readers each get the input. Bad input must end as an
+// InputError (exit 2 on the command line); anything else that escapes (a
+// yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
+// finding. Small scenarios are also estimated (sim/run/work_estimate.h),
+// which builds their schedules. Seeded with the shipped YAML
+// (scripts/fuzz.sh); relative paths resolve against the source tree.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "sim/cli/execute.h"
+#include "sim/scenario/cluster_config.h"
+#include "sim/scenario/config_node.h"
+#include "sim/scenario/input_file.h"
+#include "sim/scenario/scenario.h"
+#include "sim/selector/grid.h"
+#include "sim/selector/hccl_env.h"
+#include "sim/selector/rules.h"
+#include "sim/workload/model.h"
+
+using namespace collsim;
+
+namespace {
+
+template <typename F>
+void expectOnlyInputErrors(F load) {
+  try {
+    load();
+  } catch (const InputError&) {
+  }
+}
+
+const std::string kBase = COLLSIM_SOURCE_DIR "/scenarios";
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  expectOnlyInputErrors([&] {
+    checkUtf8Text(text, "fuzz.yaml");
+    for (const Scenario& s : loadStudyText(text, kBase + "/fuzz.yaml", kBase, {}))
+      if (s.loadError.empty() && !s.training && s.cluster.ranks() <= 64 && s.sizes.size() <= 8) estimateScenario(s);
+  });
+  expectOnlyInputErrors([&] {
+    auto origins = std::make_shared<ConfigOrigins>("cluster.yaml");
+    loadCluster(ConfigNode(parseYamlMapping(text, "cluster.yaml", "a cluster file"), origins));
+  });
+  expectOnlyInputErrors([&] {
+    auto origins = std::make_shared<ConfigOrigins>("model.yaml");
+    loadModel(ConfigNode(parseYamlMapping(text, "model.yaml", "a model"), origins));
+  });
+  expectOnlyInputErrors([&] { loadSelectorRulesText(text, "rules.yaml"); });
+  expectOnlyInputErrors([&] { loadGridText(text, kBase + "/grid.yaml"); });
+  expectOnlyInputErrors([&] {
+    Cluster cluster;
+    cluster.rankNode.assign(16, 0);
+    cluster.servers = 2;
+    cluster.devicesPerServer = 8;
+    interpretHcclSettings(readEnvText(text, "env.sh", 16), cluster);
+  });
+  return 0;
+}

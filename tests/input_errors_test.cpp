@@ -1,0 +1,251 @@
+// Bad input of every kind ends with exit status 2 and one message that says
+// where (file:line:col, or the option): never exit 1 (an internal fault),
+// never a crash, a hang or unbounded memory. One test per rejection.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include "test_support.h"
+
+using namespace collsim::testing;
+
+namespace {
+
+const std::string kRing8 = source("configs/clusters/hccs-ring-8.yaml");
+
+// A collective scenario on the shipped 8-device ring with `extra` lines.
+std::string scenario(const std::string& extra, const std::string& algo = "ring", const std::string& sizes = "[1MiB]") {
+  return "name: t\ncluster: " + kRing8 + "\nop: allreduce\nalgo: " + algo + "\nsizes: " + sizes + "\n" + extra;
+}
+
+std::string training(const std::string& extra) {
+  return "name: t\ncluster: " + kRing8 + "\ntraining: {model: " + source("tests/data/training/toy-model.yaml") + "}\n" +
+         extra;
+}
+
+// Runs collsim and expects exit 2 with every one of `parts` in its message.
+void rejects(const std::vector<std::string>& args, const std::vector<std::string>& parts) {
+  CliResult r = cli(args);
+  CAPTURE(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  for (const auto& p : parts) CHECK(contains(r.err, p));
+}
+
+} // namespace
+
+TEST_CASE("a global HCCL_ALGO leaves broadcast its default instead of crashing") {
+  TempDir dir;
+  std::string env = dir.write("env.sh", "export HCCL_ALGO=\"level0:NA;level1:H-D_R\"\n");
+  CliResult r = cli({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", "broadcast", "-b", "1MiB",
+                     "-e", "1MiB", "--env-file", env, "--format", "json"});
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.err, "does not apply to broadcast, which keeps its default"));
+  CHECK(contains(r.out, "\"algorithm\": \"ring\""));
+  // AllReduce takes it.
+  CliResult all = cli({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "-b", "1MiB", "-e", "1MiB",
+                       "--env-file", env, "--format", "csv"});
+  REQUIRE(all.status == 0);
+  CHECK(contains(all.out, "allreduce,hier:ring+rhd,16,"));
+  // select never names an algorithm broadcast does not have.
+  CliResult sel = cli({"select", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", "broadcast", "--env-file", env});
+  REQUIRE(sel.status == 0);
+  CHECK(sel.out == "hier:ring+ring\n");
+}
+
+TEST_CASE("an HCCL_ALGO named for an operation that lacks it is an error naming the variable") {
+  TempDir dir;
+  std::string env = dir.write("env.sh", "export HCCL_ALGO=\"broadcast=level0:NA;level1:H-D_R\"\n");
+  rejects({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", "broadcast", "--env-file", env},
+          {env + ":1: HCCL_ALGO=", "no algorithm 'hier:ring+rhd' for broadcast"});
+}
+
+TEST_CASE("mapping keys that are lists or mappings are located errors") {
+  TempDir dir;
+  rejects({"run", dir.write("top.yaml", "[a]: 1\n")}, {"top.yaml:1:1: a mapping key must be a single value"});
+  rejects({"run", dir.write("cluster.yaml", scenario("").replace(0, 7, "name: t\n{x: 1}: 2\n"))},
+          {"cluster.yaml:2:1: a mapping key must be a single value"});
+  std::string rules = dir.write("rules.yaml", "name: r\nrules:\n  - name: a\n    [b]: ring\n");
+  rejects({"select", "--cluster", kRing8, "--rules", rules}, {"rules.yaml:4:5: a mapping key must be a single value"});
+  rejects({"run", dir.write("variant.yaml", training("variants:\n  - name: a\n    set: {[training.bucket]: 1MB}\n"))},
+          {"variant.yaml:6:11: a mapping key must be a single value"});
+}
+
+TEST_CASE("a reference value that is not a number is a located error") {
+  TempDir dir;
+  rejects({"run", dir.write("ref.yaml", training("variants:\n  - name: a\n    reference: {step_ms: fast}\n"))},
+          {"ref.yaml:6:26: variants[0].reference.step_ms: 'fast' is not a number"});
+  rejects({"run", dir.write("ref2.yaml", training("variants:\n  - name: a\n    reference: {step_ms: [1]}\n"))},
+          {"ref2.yaml:6:26:", "expected a single value"});
+}
+
+TEST_CASE("a cluster file that is not a mapping is refused before --set reaches it") {
+  TempDir dir;
+  rejects({"perf", "--cluster", dir.write("scalar.yaml", "hello\n"), "--set", "servers=2"},
+          {"scalar.yaml:1:1: a cluster file is a YAML mapping"});
+}
+
+TEST_CASE("algo: auto without selector rules is a located error") {
+  TempDir dir;
+  rejects({"run", dir.write("auto.yaml", training("algo: auto\n"))}, {"auto.yaml:4:7: algo: auto needs selector rules (training.selector: FILE)"});
+}
+
+TEST_CASE("a bucket that cuts the gradients into too many buckets is refused") {
+  TempDir dir;
+  rejects({"run", dir.write("b.yaml", training("")), "--set", "training.bucket=1"},
+          {"into more than 100000 buckets; choose a larger training.bucket"});
+}
+
+TEST_CASE("a multi-stream algorithm with HCCL buffer loops names hccl.buffer_size") {
+  TempDir dir;
+  rejects({"run", dir.write("loops.yaml", training("algo: dbtree\nhccl: {buffer_size: 1MiB}\n"))},
+          {"dbtree runs on several streams", "raise hccl.buffer_size (HCCL_BUFFSIZE)"});
+  rejects({"run", dir.write("zero.yaml", training("hccl: {buffer_size: 0}\n"))}, {"zero.yaml:4:21: hccl.buffer_size:"});
+}
+
+TEST_CASE("invalid UTF-8 is refused at load with its line and column") {
+  TempDir dir;
+  rejects({"run", dir.write("utf.yaml", scenario("description: \"caf\xC3\x28\"\n"))}, {"utf.yaml:6:18: not UTF-8 text"});
+  rejects({"run", dir.write("nul.yaml", std::string("name: a\0b\n", 10))}, {"nul.yaml:1:8: a NUL byte"});
+}
+
+TEST_CASE("numbers in an env file cannot overflow") {
+  TempDir dir;
+  std::string cond = dir.write("cond.sh", "if [ \"$WORLD_SIZE\" -gt 99999999999999999999 ]; then\nexport HCCL_BUFFSIZE=1\nfi\n");
+  CliResult r = cli({"perf", "--cluster", kRing8, "-b", "1MiB", "-e", "1MiB", "--env-file", cond});
+  CHECK(r.status == 0); // 8 is not greater: the export is skipped
+  CHECK(!contains(r.err, "HCCL_BUFFSIZE"));
+  std::string big = dir.write("big.sh", "export HCCL_BUFFSIZE=99999999999999999999\n");
+  rejects({"perf", "--cluster", kRing8, "--env-file", big}, {"big.sh:1: HCCL_BUFFSIZE=", "out of range"});
+}
+
+TEST_CASE("filesystem errors in paths are input errors that name the path") {
+  TempDir dir;
+  std::string longName = dir / std::string(300, 'a');
+  rejects({"run", longName}, {"File name too long"});
+  std::string file = dir.write("plain", "x");
+  rejects({"run", file + "/scenario.yaml"}, {"scenario.yaml: scenario file: Not a directory"});
+  rejects({"run", dir / "missing.yaml"}, {"missing.yaml: scenario file: No such file or directory"});
+  if (geteuid() != 0) { // root reads anything
+    std::string locked = dir.write("locked.yaml", scenario(""));
+    std::filesystem::permissions(locked, std::filesystem::perms::none);
+    rejects({"run", locked}, {"locked.yaml: scenario file: Permission denied"});
+  }
+}
+
+TEST_CASE("simulated time past the 64-bit clock is refused up front") {
+  TempDir dir;
+  auto cluster = [](const std::string& hccs) { return "cluster: {devices: 8, hccs: {shape: ring, " + hccs + "}}\n"; };
+  rejects({"run", dir.write("lat.yaml", "op: allreduce\nalgo: ring\nsizes: [1MiB]\n" +
+                                            cluster("bandwidth: 12GB/s, latency: 9000000s"))},
+          {"the simulated time would be at least", "beyond what collsim's picosecond clock holds"});
+  rejects({"run", dir.write("slow.yaml", "op: allreduce\nalgo: ring\nsizes: [8GiB]\n" +
+                                             cluster("bandwidth: 1B/s, latency: 1us"))},
+          {"the simulated time would be at least"});
+  std::string bert = "name: t\ncluster: " + kRing8 + "\ntraining: {model: " + source("configs/models/bert-large.yaml") + "}\n";
+  rejects({"run", dir.write("util.yaml", bert), "--set", "training.model.compute.utilization=1e-300"},
+          {"more than collsim's clock holds in a step"});
+}
+
+TEST_CASE("an unknown algorithm in selector rules is refused at load with its line") {
+  TempDir dir;
+  std::string rules = dir.write("rules.yaml", "name: r\nrules:\n  - name: typo\n    algo: hier:ring+nhrr\n");
+  rejects({"selector", "check", "--rules", rules, "--grid", source("tests/data/selector/small-grid.yaml")},
+          {"rules.yaml:4:11: rules[0].algo: no algorithm 'hier:ring+nhrr'"});
+}
+
+TEST_CASE("duplicate YAML keys are refused") {
+  TempDir dir;
+  rejects({"run", dir.write("dup.yaml", "name: a\n" + scenario(""))}, {"dup.yaml:2:1: duplicate key 'name'"});
+}
+
+TEST_CASE("growth factors must be finite numbers above 1") {
+  TempDir dir;
+  for (std::string f : {".nan", "nan", "inf", "-inf", "1"}) {
+    CAPTURE(f);
+    CliResult r = cli({"run", dir.write("f.yaml", scenario("", "ring", "{min: 1KiB, max: 1MiB, factor: " + f + "}"))});
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, "f.yaml:5:"));
+  }
+  rejects({"perf", "--cluster", kRing8, "-f", "nan"}, {"-f must be a finite number greater than 1"});
+}
+
+TEST_CASE("command-line numbers are checked: --seed, -j, --tolerance") {
+  rejects({"run", source("tests/data/small.yaml"), "--seed", "-1"}, {"--seed: '-1' is not a whole number"});
+  std::string grid = source("tests/data/selector/small-grid.yaml"), rules = source("configs/selector/hccl-910b.yaml");
+  rejects({"selector", "check", "--rules", rules, "--grid", grid, "-j", "0"}, {"--jobs: Value 0 not in range"});
+  rejects({"selector", "check", "--rules", rules, "--grid", grid, "-j", "-3"}, {"--jobs"});
+  rejects({"selector", "check", "--rules", rules, "--grid", grid, "--tolerance", "nan"}, {"--tolerance: 'nan' is not a finite"});
+}
+
+TEST_CASE("a folder or a device as an input file is named as such") {
+  TempDir dir;
+  rejects({"run", dir.path().string()}, {"scenario file: is a directory"});
+  rejects({"run", "/dev/zero"}, {"/dev/zero: scenario file: is not a regular file"});
+  rejects({"run", source("tests/data/small.yaml"), "--env-file", dir.path().string()}, {"--env-file: is a directory"});
+  rejects({"run", source("tests/data/small.yaml"), "--env-file", "/dev/zero"}, {"--env-file: is not a regular file"});
+}
+
+TEST_CASE("an empty file gets a located message") {
+  TempDir dir;
+  rejects({"run", dir.write("empty.yaml", "")}, {"empty.yaml:1:1: the file is empty; a scenario is a YAML mapping"});
+  rejects({"perf", "--cluster", dir.write("c.yaml", "\n# nothing\n")}, {"c.yaml:1:1: the file is empty"});
+}
+
+TEST_CASE("control characters from input are escaped, never echoed raw") {
+  TempDir dir;
+  CliResult r = cli({"run", dir.write("esc.yaml", scenario("", "\"ri\\e[31mng\""))});
+  CHECK(r.status == 2);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(contains(r.err, "esc.yaml:4:7: algo: the value holds a control character"));
+  CHECK(contains(r.err, "ri\\x1B[31mng"));
+  CliResult path = cli({"run", dir / "bad\x1b]0;title\x07.yaml"});
+  CHECK(path.status == 2);
+  CHECK(path.err.find('\x1b') == std::string::npos);
+  CHECK(path.err.find('\x07') == std::string::npos);
+}
+
+TEST_CASE("an error never quotes a file that is not a collsim file") {
+  TempDir dir;
+  std::string secret = dir.write("shadow", "root:$6$secretHash:19000:0:99999:7:::\nuser:x:1000\n");
+  CliResult r = cli({"run", source("tests/data/small.yaml"), "--set", "cluster=" + secret});
+  CAPTURE(r.err);
+  CHECK(r.status == 2);
+  CHECK(!contains(r.err, "secretHash"));
+  CHECK(contains(r.err, secret + ":1:1: cluster.?: a line that is not a collsim key"));
+}
+
+TEST_CASE("a --set error names the option, not the scenario file") {
+  rejects({"run", source("tests/data/small.yaml"), "--set", "simulation.segment=lots"},
+          {"--set simulation.segment=lots: simulation.segment:"});
+  rejects({"run", source("tests/data/small.yaml"), "--set", "nokey=1"}, {"--set nokey=1: nokey: unknown key 'nokey'"});
+}
+
+TEST_CASE("work too large is refused in a second with its estimate") {
+  TempDir dir;
+  rejects({"run", dir.write("huge.yaml", "op: allreduce\nalgo: ring\nsizes: [1MiB]\ncluster: {servers: 1048576, devices: "
+                                         "1048576, hccs: {shape: ring, bandwidth: 1GB/s, latency: 1us}, roce: "
+                                         "{bandwidth: 100Gbps, latency: 2us}}\n")},
+          {"huge.yaml:4:10: cluster: 1048576 servers x 1048576 devices", "at most 262144"});
+  rejects({"run", dir.write("mesh.yaml", "op: allreduce\nalgo: mesh\nsizes: [1MiB]\ncluster: {devices: 4096, hccs: "
+                                         "{shape: mesh, bandwidth: 1GB/s, latency: 1us}}\n")},
+          {"mesh.yaml:4:32: cluster.hccs: a full mesh of 4096 devices per server has 8386560 HCCS links"});
+  rejects({"run", dir.write("factor.yaml", scenario("", "ring", "{min: 1KiB, max: 1GiB, factor: 1.0000001}"))},
+          {"factor.yaml:5:8: sizes: the range makes about 138629443 sizes; at most 10000"});
+  std::string many = "[1KiB";
+  for (int i = 0; i < 20000; ++i) many += ",1KiB";
+  rejects({"run", dir.write("many.yaml", scenario("", "ring", many + "]"))}, {"many.yaml:5:8: sizes: the list has 20001 sizes"});
+  rejects({"perf", "--cluster", kRing8, "--segment", "1", "-b", "1GiB", "-e", "1GiB"},
+          {"allreduce ring: about 1.", "e+10 events (~", "raise --max-events or shrink the study"});
+  rejects({"run", source("scenarios/seed-8card-tuning.yaml"), "--set", "sweep={training.accumulation: {from: 1, to: 100000000000}}"},
+          {"sweep.training.accumulation: the range has about 100000000000 values"});
+}
+
+TEST_CASE("--max-events and --max-memory move the limit; --estimate prints it") {
+  rejects({"run", source("tests/data/small.yaml"), "--max-events", "10"}, {"the limit is 10 events"});
+  rejects({"run", source("tests/data/small.yaml"), "--max-memory", "1KiB"}, {"the limit is 0 MiB: raise --max-memory"});
+  rejects({"run", source("tests/data/small.yaml"), "--max-memory", "lots"}, {"--max-memory: "});
+  CliResult e = cli({"run", source("tests/data/small.yaml"), "--estimate"});
+  CHECK(e.status == 0);
+  CHECK(e.out.rfind("small-ring: about ", 0) == 0);
+}
