@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: a Release build (warnings are errors),
-# then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# tests that run on several threads under ThreadSanitizer, and a short
+# fuzzing run of the input loaders (when clang++ is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,3 +16,11 @@ echo "== ASan+UBSan build and tests"
 scripts/build.sh asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+echo "== ThreadSanitizer build: the threads transport, parallel studies, selector check -j 2"
+scripts/build.sh tsan
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j "$jobs" \
+  -R "threads transport|Compute operation|seed tuning study|failing study point|selector check|selector_check"
+
+echo "== Fuzzing the input loaders (60 s; longer: scripts/fuzz.sh SECONDS)"
+scripts/fuzz.sh 60

@@ -1,0 +1,313 @@
+// Result files are written safely, studies survive a failing point and an
+// interruption, and selector CI cannot pass by accident.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using namespace collsim::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSmall = source("tests/data/small.yaml");
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Names in `dir` other than `keep`: stray temporary files.
+std::vector<std::string> strays(const TempDir& dir, const std::vector<std::string>& keep) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    if (std::find(keep.begin(), keep.end(), e.path().filename().string()) == keep.end())
+      out.push_back(e.path().filename().string());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("--out replaces a regular file atomically and keeps its permissions") {
+  TempDir dir;
+  std::string out = dir.write("r.csv", "old\n");
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  CliResult r = cli({"run", kSmall, "--format", "csv", "--out", out});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.empty());
+  CHECK(slurp(out).rfind("op,algorithm,ranks,bytes", 0) == 0);
+  CHECK((fs::status(out).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+  CHECK(strays(dir, {"r.csv"}).empty());
+}
+
+TEST_CASE("--out through a symlink replaces its target and keeps the link") {
+  TempDir dir;
+  std::string target = dir.write("target.csv", "old\n");
+  fs::create_symlink(target, dir / "link.csv");
+  REQUIRE(cli({"run", kSmall, "--format", "csv", "--out", dir / "link.csv"}).status == 0);
+  CHECK(fs::is_symlink(dir / "link.csv"));
+  CHECK(slurp(target).rfind("op,algorithm", 0) == 0);
+}
+
+TEST_CASE("a symlink planted at PATH.tmp is never followed") {
+  TempDir dir;
+  std::string victim = dir.write("victim", "precious\n");
+  fs::create_symlink(victim, dir / "r.csv.tmp");
+  REQUIRE(cli({"run", kSmall, "--format", "csv", "--out", dir / "r.csv"}).status == 0);
+  CHECK(slurp(victim) == "precious\n");
+  CHECK(slurp(dir / "r.csv").rfind("op,algorithm", 0) == 0);
+}
+
+TEST_CASE("--out into a FIFO writes straight into it and leaves it a FIFO") {
+  TempDir dir;
+  std::string fifo = dir / "pipe";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] { received = slurp(fifo); });
+  CliResult r = cli({"run", kSmall, "--format", "csv", "--out", fifo});
+  reader.join();
+  CHECK(r.status == 0);
+  CHECK(received.rfind("op,algorithm", 0) == 0);
+  CHECK(fs::is_fifo(fifo));
+  CHECK(strays(dir, {"pipe"}).empty());
+}
+
+TEST_CASE("a device is written into, never replaced: /dev/full fails with exit 2 and stays a device") {
+  CliResult r = cli({"run", kSmall, "--out", "/dev/full"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "--out /dev/full: cannot write: No space left on device"));
+  CHECK(fs::is_character_file("/dev/full"));
+  CliResult null = cli({"run", kSmall, "--out", "/dev/null", "--trace", "/dev/null"});
+  CHECK(null.status == 0);
+  CHECK(fs::is_character_file("/dev/null"));
+}
+
+TEST_CASE("a folder as --out or --trace is refused before the run, with no stray file") {
+  TempDir dir;
+  fs::create_directory(dir / "sub");
+  CliResult r = cli({"run", kSmall, "--out", dir / "sub"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "--out " + (dir / "sub") + ": is a directory"));
+  CliResult t = cli({"run", kSmall, "--out", dir / "r.json", "--trace", dir / "sub"});
+  CHECK(t.status == 2);
+  CHECK(contains(t.err, "--trace " + (dir / "sub") + ": is a directory"));
+  CHECK(fs::is_empty(dir / "sub"));
+  CHECK(strays(dir, {"sub"}).empty()); // r.json was not written either
+}
+
+TEST_CASE("nothing is written when the run fails: not the trace, not the results") {
+  TempDir dir;
+  // The output check passes, the run fails (an over-limit estimate).
+  CliResult r = cli({"run", kSmall, "--out", dir / "r.csv", "--trace", dir / "t.json", "--max-events", "10"});
+  CHECK(r.status == 2);
+  CHECK(strays(dir, {}).empty());
+  // Both writable: both written.
+  CliResult ok = cli({"run", kSmall, "--out", dir / "r.csv", "--trace", dir / "t.json"});
+  CHECK(ok.status == 0);
+  CHECK(fs::exists(dir / "r.csv"));
+  CHECK(nlohmann::json::parse(slurp(dir / "t.json")).contains("traceEvents"));
+}
+
+TEST_CASE("--out in a missing folder or with an over-long name is refused by option") {
+  TempDir dir;
+  CHECK(contains(cli({"run", kSmall, "--out", dir / "no/such.csv"}).err, "folder " + (dir / "no") + ": No such file"));
+  CHECK(contains(cli({"run", kSmall, "--out", dir / std::string(300, 'x')}).err, "File name too long"));
+  std::string dangling = dir / "dangling";
+  fs::create_symlink(dir / "nowhere/x", dangling);
+  CHECK(contains(cli({"run", kSmall, "--out", dangling}).err, "a symbolic link that leads nowhere"));
+}
+
+namespace {
+
+// A toy study: one point per server count; 3 servers cannot run hier (the
+// file's algo list), so that point alone fails.
+std::string toyStudy() {
+  return "name: toy\ncluster: " + source("configs/clusters/atlas-2x8.yaml") + "\ntraining: {model: " +
+         source("tests/data/training/toy-model.yaml") + "}\nalgo: [ring]\nsweep: {cluster.servers: [1, 2, 3]}\n";
+}
+
+} // namespace
+
+TEST_CASE("one failing study point keeps its row and the others complete (exit 3)") {
+  TempDir dir;
+  std::string study = dir.write("s.yaml", toyStudy());
+  // 1 server has no second level: hier:ring+ring fails there, at load.
+  CliResult r = cli({"run", study, "--set", "algo=hier:ring+ring", "--format", "json"});
+  CHECK(r.status == 3);
+  CHECK(contains(r.err, "1 of 3 points failed"));
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["failed_points"] == 1);
+  REQUIRE(doc["points"].size() == 3);
+  CHECK(doc["points"][0]["status"] == "failed");
+  CHECK(contains(doc["points"][0]["error"].get<std::string>(), "needs a cluster of several servers"));
+  CHECK(doc["points"][1]["status"] == "ok");
+  CHECK(doc["points"][2]["step_us"].get<double>() > 0);
+  CliResult table = cli({"run", study, "--set", "algo=hier:ring+ring"});
+  CHECK(table.status == 3);
+  CHECK(contains(table.out, "FAILED"));
+  CHECK(contains(table.out, "# 1 point(s) failed:"));
+  CliResult csv = cli({"run", study, "--set", "algo=hier:ring+ring", "--format", "csv"});
+  CHECK(csv.status == 3);
+  CHECK(contains(csv.out.substr(0, csv.out.find('\n')), "status"));
+}
+
+TEST_CASE("a study whose every point fails is an input error (exit 2)") {
+  TempDir dir;
+  std::string study = dir.write("s.yaml", toyStudy());
+  CliResult r = cli({"run", study, "--set", "training.bucket=1", "--out", dir / "r.json"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "choose a larger training.bucket"));
+  CHECK(!fs::exists(dir / "r.json"));
+  CHECK(!fs::exists(dir / "r.json.partial"));
+}
+
+TEST_CASE("--resume continues an interrupted study and gives the same results as one run") {
+  TempDir dir;
+  const std::string study = source("scenarios/capacity-plan-bert.yaml");
+  const std::string out = dir / "plan.csv", journal = out + ".partial";
+  // Interrupt a real run once a few points are in its partial results.
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1), dup2(null, 2);
+    execl(COLLSIM_BINARY, COLLSIM_BINARY, "run", study.c_str(), "--format", "csv", "--out", out.c_str(), nullptr);
+    _exit(127);
+  }
+  auto lines = [&] {
+    std::ifstream in(journal);
+    return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+  };
+  for (int i = 0; i < 6000 && lines() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  long done = lines() - 1; // the first line is the study's fingerprint
+  REQUIRE(done >= 2);
+  REQUIRE(!fs::exists(out)); // interrupted: no result file, only the journal
+
+  CliResult resumed = cli({"run", study, "--format", "csv", "--out", out, "--resume"});
+  REQUIRE(resumed.status == 0);
+  CHECK(contains(resumed.err, "collsim: resuming: "));
+  CHECK(!fs::exists(journal)); // done: the journal is gone
+  CliResult fresh = cli({"run", study, "--format", "csv"});
+  REQUIRE(fresh.status == 0);
+  CHECK(slurp(out) == fresh.out);
+}
+
+TEST_CASE("--resume refuses partial results of another study, and needs --out") {
+  TempDir dir;
+  std::string study = dir.write("s.yaml", toyStudy());
+  std::string out = dir / "r.json";
+  std::ofstream(out + ".partial") << "{\"collsim_journal\":1,\"study\":\"0000000000000000\"}\n";
+  CliResult r = cli({"run", study, "--out", out, "--resume"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "holds partial results of another study"));
+  CHECK(contains(cli({"run", study, "--resume"}).err, "--resume needs --out FILE"));
+  CHECK(contains(cli({"run", study, "--out", dir / "x.json", "--resume"}).err, "--resume: no partial results at"));
+}
+
+namespace {
+
+struct SelectorFixture {
+  TempDir dir;
+  std::string grid = source("tests/data/selector/small-grid.yaml");
+  std::string rules = source("configs/selector/hccl-910b.yaml");
+  std::string baseline = dir / "baseline.json";
+  CliResult check(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"selector", "check", "--rules", rules, "--grid", grid, "--baseline", baseline};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  }
+};
+
+} // namespace
+
+TEST_CASE("selector check: a stamped baseline, and --update-baseline says what it wrote") {
+  SelectorFixture f;
+  CliResult w = f.check({"--update-baseline"});
+  REQUIRE(w.status == 0);
+  CHECK(contains(w.err, "collsim: wrote baseline " + f.baseline + ": 4 points of grid small-grid (fingerprint "));
+  auto doc = nlohmann::json::parse(slurp(f.baseline));
+  CHECK(doc["collsim_version"] == COLLSIM_VERSION_STRING);
+  CHECK(doc["grid_fingerprint"].get<std::string>().size() == 16);
+  CliResult same = f.check();
+  CHECK(same.status == 0);
+  CHECK(contains(same.out, "0 regression(s), 0 improvement(s), 0 pick change(s), 0 point(s) new to the baseline, 0 missing"));
+  CHECK(!contains(same.out, "NOTE"));
+}
+
+TEST_CASE("selector check reports new and missing points, pick changes and a changed stamp") {
+  SelectorFixture f;
+  REQUIRE(f.check({"--update-baseline"}).status == 0);
+  auto doc = nlohmann::json::parse(slurp(f.baseline));
+  std::string dropped = doc["points"][0]["key"];
+  doc["points"].erase(0);                                        // the grid now has a point the baseline lacks
+  doc["points"].push_back({{"key", "allreduce 1GiB gone"}, {"pick", "ring"}, {"rule", "r"}, {"best", "ring"}, {"regret", 0.0}});
+  std::string changedKey = doc["points"][0]["key"];
+  doc["points"][0]["pick"] = "mesh";                             // an older pick
+  doc["points"][0]["rule"] = "old-rule";
+  doc["points"][0]["regret"] = 5.0;                              // ... that was much worse: an improvement now
+  doc["collsim_version"] = "0.0.1";
+  std::ofstream(f.baseline) << doc.dump(2);
+  CliResult r = f.check();
+  CAPTURE(r.out);
+  CHECK(r.status == 1); // the baseline no longer covers the grid
+  CHECK(contains(r.out, "#   NEW " + dropped + ": not in the baseline"));
+  CHECK(contains(r.out, "#   MISSING allreduce 1GiB gone: in the baseline, not in the grid"));
+  CHECK(contains(r.out, "#   pick " + changedKey + ": mesh (old-rule) -> "));
+  CHECK(contains(r.out, "#   improvement " + changedKey + ": regret 500.0% -> "));
+  CHECK(contains(r.out, "# NOTE: collsim 0.0.1 -> " COLLSIM_VERSION_STRING));
+
+  CliResult json = f.check({"--format", "json"});
+  auto j = nlohmann::json::parse(json.out);
+  CHECK(j["baseline"]["passed"] == false);
+  CHECK(j["new_points"].size() == 1);
+  CHECK(j["missing_points"].size() == 1);
+  CHECK(j["pick_changes"].size() == 1);
+  CHECK(j["improvements"].size() == 1);
+}
+
+TEST_CASE("selector check --format junit and md for CI") {
+  SelectorFixture f;
+  REQUIRE(f.check({"--update-baseline"}).status == 0);
+  f.rules = source("tests/data/selector/bad-threshold.yaml");
+  CliResult x = f.check({"--format", "junit"});
+  CHECK(x.status == 1);
+  CHECK(x.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"collsim\" tests=\"4\"", 0) == 0);
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = x.out.find(what, at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  CHECK(count("<testcase ") == 4);
+  CHECK(count("<failure ") >= 1);
+  CHECK(contains(x.out, "failures=\"" + std::to_string(count("<failure ")) + "\""));
+  CHECK(count("</testcase>") == 4);
+  CliResult md = f.check({"--format", "md"});
+  CHECK(md.status == 1);
+  CHECK(md.out.rfind("## Selector check: rules `bad-threshold` on grid `small-grid`", 0) == 0);
+  CHECK(contains(md.out, "**FAILED**"));
+  CHECK(contains(md.out, "| point | change | regret before | regret after |"));
+  CHECK(contains(md.out, "| regression |"));
+}
+
+TEST_CASE("select uses its built-in rules from any folder") {
+  TempDir dir;
+  auto here = fs::current_path();
+  fs::current_path(dir.path());
+  CliResult r = cli({"select", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--bytes", "64MiB", "--explain"});
+  fs::current_path(here);
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("hierpipe:ring+ring\n", 0) == 0);
+  CHECK(contains(r.out, "# rules hccl-910b: pipeline-2-3-servers-ring"));
+}
