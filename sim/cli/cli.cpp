@@ -1,5 +1,7 @@
 #include "sim/cli/cli.h"
 
+#include <filesystem>
+
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command.h"
@@ -29,6 +31,10 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
       if (c.app->parsed()) return c.run(io);
     return 2;
   } catch (const InputError& e) {
+    io.err << "collsim: error: " << printable(e.what()) << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that the system refuses (too long, not a folder).
     io.err << "collsim: error: " << printable(e.what()) << "\n";
     return 2;
   } catch (const YAML::Exception& e) {

@@ -1,7 +1,8 @@
 // The collsim command line, as a function so tests can call it in-process.
 //
 // Exit status: 0 success, 1 internal failure (e.g. the checker rejects a
-// schedule), 2 bad input (usage, YAML, units, topology, algorithm). Output
+// schedule), 2 bad input (usage, YAML, units, topology, algorithm, work too
+// large), 3 some points of a study failed (the others are reported). Output
 // files are written only when everything succeeded.
 #pragma once
 

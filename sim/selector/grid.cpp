@@ -36,8 +36,11 @@ Grid loadGridText(const std::string& text, const std::string& file) {
     entry.allowOnly({"base", "servers", "devices"});
     ConfigNode baseNode = entry.at("base");
     std::filesystem::path base = dir / baseNode.text();
-    if (!std::filesystem::exists(base)) baseNode.fail("cluster file '" + base.string() + "' does not exist");
-    fingerprint.add(readInputFile(base.string(), "a cluster file"));
+    try {
+      fingerprint.add(readInputFile(base.string(), "a cluster file"));
+    } catch (const ConfigError& e) {
+      baseNode.fail(e.what());
+    }
     auto list = [&](const char* key) {
       std::vector<long long> v;
       if (auto n = entry.find(key))

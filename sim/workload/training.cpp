@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sim/scenario/config_node.h"
+#include "sim/scenario/input_file.h"
 
 namespace collsim {
 
@@ -23,9 +24,16 @@ TrainingSpec loadTraining(const ConfigNode& node, const std::string& baseDir) {
   if (auto v = node.find("selector")) {
     std::filesystem::path p = v->text();
     if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
-    if (!std::filesystem::exists(p)) v->fail("selector rules file '" + p.string() + "' does not exist");
     t.selectorFile = p.string();
-    t.selector = loadSelectorRulesFile(t.selectorFile);
+    // A file that cannot be read is located at the key naming it; an error
+    // inside the file keeps the file's own line.
+    std::string text;
+    try {
+      text = readInputFile(t.selectorFile, "selector rules file");
+    } catch (const ConfigError& e) {
+      v->fail(e.what());
+    }
+    t.selector = loadSelectorRulesText(text, t.selectorFile);
   }
   return t;
 }
