@@ -164,6 +164,14 @@ TEST_CASE("one-element buckets and one bucket bound the bucket-count effect") {
   CHECK(one.iteration - one.compute < 2 * (many.iteration - many.compute) / 512 + 10_us);
 }
 
+TEST_CASE("on one device a bucket's AllReduce is empty: it takes no time, never negative") {
+  // No peers, no steps: the bucket's span is the copy in, ending where it starts.
+  StepResult r = step(ring(1), toy(4'000'000, true));
+  REQUIRE(!r.buckets.empty());
+  for (const auto& b : r.buckets) CHECK(b.end == b.start);
+  CHECK(r.meanAllReduce() == 0);
+}
+
 TEST_CASE("memory per device adds up for the toy model") {
   Cluster c = ring(4);
   StepResult r = step(c, toy(4'000'000, true, 4, 2));

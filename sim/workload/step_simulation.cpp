@@ -66,9 +66,11 @@ public:
     if (b < 0) return;
     BucketTiming& t = timings_[std::size_t(b)];
     int steps = schedule_.stream(stream).stepCount(rank);
-    if (step == 0) t.ready = std::min(t.ready, end);          // the gate
-    else if (step == 1) t.start = std::min(t.start, end);     // the copy in
-    else if (step == steps - 2) t.end = std::max(t.end, end); // before the copy back
+    if (step == 0) t.ready = std::min(t.ready, end);      // the gate
+    else if (step == 1) t.start = std::min(t.start, end); // the copy in
+    // Before the copy back; on one rank the AllReduce has no steps and ends
+    // with the copy in (step 1 is then also steps - 2).
+    if (step > 0 && step == steps - 2) t.end = std::max(t.end, end);
   }
 
   std::vector<BucketTiming>& timings() { return timings_; }
