@@ -6,9 +6,9 @@
 
 #include "test_support.h"
 #include "sim/run/simulate.h"
-#include "sim/scenario/cluster_config.h"
-#include "sim/scenario/config_node.h"
-#include "sim/selector/hccl_env.h"
+#include "sim/config/cluster_config.h"
+#include "sim/config/config_node.h"
+#include "sim/hccl/hccl_env.h"
 
 using namespace collsim;
 using namespace collsim::testing;

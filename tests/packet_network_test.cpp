@@ -15,7 +15,7 @@
 #include "sim/network/dcqcn.h"
 #include "sim/network/jitter.h"
 #include "sim/network/packet_network.h"
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 
 using namespace collsim;
 using namespace collsim::literals;

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "test_support.h"
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 #include "sim/selector/selector.h"
 
 using namespace collsim;

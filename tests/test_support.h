@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/cli/cli.h"
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 #include "topologies/server_shapes.h"
 
 namespace collsim::testing {

@@ -6,7 +6,7 @@
 
 #include "sim/cli/command.h"
 #include "sim/core/printable.h"
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 
 namespace collsim {
 

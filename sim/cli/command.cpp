@@ -11,8 +11,8 @@
 #include "sim/cli/output_file.h"
 #include "sim/cli/study_journal.h"
 #include "sim/core/parallel.h"
-#include "sim/scenario/config_node.h"
-#include "sim/selector/hccl_env.h"
+#include "sim/config/config_node.h"
+#include "sim/hccl/apply_settings.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -92,24 +92,12 @@ void addEnvOptions(CLI::App* cmd, EnvOptions& o) {
 }
 
 void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices) {
-  std::vector<EnvSetting> settings;
-  if (!o.file.empty()) settings = readEnvFile(o.file, s.cluster.ranks());
-  if (o.process)
-    for (auto& e : readProcessEnv()) settings.push_back(std::move(e));
+  std::vector<EnvSetting> settings = gatherHcclSettings(o.file, o.process, s.cluster.ranks());
   if (settings.empty()) return;
   HcclSettings h = interpretHcclSettings(settings, s.cluster);
   if (notices)
     for (const auto& n : h.notices) io.err << "collsim: note: " << n << '\n';
-  if (auto it = h.algorithm.find(s.op); it != h.algorithm.end()) s.algorithms = {it->second};
-  if (h.bufferSize) s.simulation.loopBytes = *h.bufferSize;
-  if (h.mtu) s.cluster.roce.mtu = *h.mtu;
-  if (h.queuePairs) s.cluster.roce.queuePairs = *h.queuePairs;
-  if (h.intraServerRoce) s.cluster.intraServerRoce = *h.intraServerRoce;
-  if (s.training) {
-    if (h.bucket) s.training->bucket = *h.bucket;
-    if (h.overlap) s.training->overlap = *h.overlap;
-    if (h.bucketsInFlight) s.training->pipeline = *h.bucketsInFlight;
-  }
+  applyHcclSettings(h, s);
 }
 
 static OutputFormat outputFormat(const OutputOptions& o) {

@@ -7,7 +7,7 @@
 #include "sim/cli/command.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 #include "sim/scenario/scenario.h"
 
 namespace collsim {

@@ -5,9 +5,9 @@
 #include "default_scenario.h"
 #include "sim/cli/command.h"
 #include "sim/core/fingerprint.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/input_file.h"
 #include "sim/scenario/scenario.h"
-#include "sim/selector/hccl_env.h"
+#include "sim/hccl/hccl_env.h"
 
 namespace collsim {
 

@@ -7,8 +7,8 @@
 
 #include "default_rules.h"
 #include "sim/cli/command.h"
-#include "sim/scenario/cluster_config.h"
-#include "sim/selector/hccl_env.h"
+#include "sim/config/cluster_config.h"
+#include "sim/hccl/apply_settings.h"
 #include "sim/selector/selector.h"
 
 namespace collsim {
@@ -29,14 +29,8 @@ int select(const SelectOptions& o, CliStreams io) {
   SelectorRules rules = o.rules.empty() ? loadSelectorRulesText(kDefaultRulesYaml, kDefaultRulesLabel)
                                         : loadSelectorRulesFile(o.rules);
   Choice choice = choose(rules, op, bytes, cluster);
-  std::vector<EnvSetting> settings;
-  if (!o.env.file.empty()) settings = readEnvFile(o.env.file, cluster.ranks());
-  if (o.env.process)
-    for (auto& e : readProcessEnv()) settings.push_back(std::move(e));
-  HcclSettings hccl = interpretHcclSettings(settings, cluster);
-  if (hccl.intraServerRoce) cluster.intraServerRoce = *hccl.intraServerRoce;
-  if (hccl.mtu) cluster.roce.mtu = *hccl.mtu;
-  if (hccl.queuePairs) cluster.roce.queuePairs = *hccl.queuePairs;
+  HcclSettings hccl = interpretHcclSettings(gatherHcclSettings(o.env.file, o.env.process, cluster.ranks()), cluster);
+  applyHcclSettings(hccl, cluster);
   if (auto it = hccl.algorithm.find(op); it != hccl.algorithm.end())
     choice = {it->second, "HCCL settings", "automatic selection is off"};
   std::vector<CandidateTime> times;

@@ -8,8 +8,8 @@
 #include "sim/cli/command.h"
 #include "sim/cli/selector_report.h"
 #include "sim/core/parallel.h"
-#include "sim/scenario/config_node.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/config_node.h"
+#include "sim/config/input_file.h"
 #include "sim/selector/baseline.h"
 #include "sim/selector/derive.h"
 

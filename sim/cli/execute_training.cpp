@@ -6,6 +6,7 @@
 #include "sim/cli/progress.h"
 #include "sim/core/parallel.h"
 #include "sim/core/printable.h"
+#include "sim/selector/selector.h"
 
 namespace collsim {
 
@@ -31,6 +32,12 @@ static StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm
   if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
   o.verify = s.simulation.verify;
   o.trace = trace;
+  if (s.selector) {
+    // `auto`: the rules' pick for each bucket's size on this cluster.
+    o.pickAlgorithm = [rules = *s.selector, cluster = s.cluster](Bytes bytes) {
+      return choose(rules, Collective::AllReduce, bytes, cluster).algorithm;
+    };
+  }
   return o;
 }
 

@@ -10,14 +10,29 @@
 #include "algorithms/core/registry.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
-#include "sim/scenario/cluster_config.h"
-#include "sim/scenario/config_node.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/cluster_config.h"
+#include "sim/config/config_node.h"
+#include "sim/config/training_config.h"
+#include "sim/config/input_file.h"
 #include "sim/scenario/study.h"
 #include "sim/workload/reference_figures.h"
 
 namespace collsim {
 namespace {
+
+// `training.selector: FILE` (relative to the scenario's folder). A file that
+// cannot be read is located at the key; an error inside it keeps its own line.
+SelectorRules loadSelectorRulesAt(const ConfigNode& key, const std::string& baseDir) {
+  std::filesystem::path p = key.text();
+  if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
+  std::string text;
+  try {
+    text = readInputFile(p.string(), "selector rules file");
+  } catch (const ConfigError& e) {
+    key.fail(e.what());
+  }
+  return loadSelectorRulesText(text, p.string());
+}
 
 std::vector<Bytes> loadSizes(const ConfigNode& n) {
   if (n.isSequence()) {
@@ -57,7 +72,7 @@ void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
     if (name == "auto" && s.training) {
-      if (!s.training->selector) a.fail("auto needs selector rules (training.selector: FILE)");
+      if (!s.selector) a.fail("auto needs selector rules (training.selector: FILE)");
       s.algorithms.push_back(name);
       continue;
     }
@@ -109,7 +124,10 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   ConfigNode cluster = root.at("cluster");
   if (!cluster.isMap()) cluster.fail("expected a cluster mapping or a path to a cluster file");
   s.cluster = loadCluster(cluster);
-  if (auto t = root.find("training")) s.training = loadTraining(*t, baseDir);
+  if (auto t = root.find("training")) {
+    s.training = loadTraining(*t);
+    if (auto v = t->find("selector")) s.selector = loadSelectorRulesAt(*v, baseDir);
+  }
 
   if (s.training) {
     if (auto op = root.find("op"); op && op->text() != "allreduce")

@@ -28,6 +28,7 @@
 #include "algorithms/core/dtype.h"
 #include "algorithms/core/schedule.h"
 #include "sim/network/network.h"
+#include "sim/selector/rules.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
 
@@ -60,6 +61,8 @@ struct Scenario {
   SimulationOptions simulation;
 
   std::optional<TrainingSpec> training;
+  // A training study's selector rules (`training.selector`), for `algo: auto`.
+  std::optional<SelectorRules> selector;
   // Its place in a study: the variant, and the swept keys' values.
   std::string variant;
   std::vector<std::pair<std::string, std::string>> sweepValues;

@@ -18,7 +18,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 
 namespace collsim {
 

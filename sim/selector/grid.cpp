@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 #include "sim/core/fingerprint.h"
-#include "sim/scenario/config_node.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/config_node.h"
+#include "sim/config/input_file.h"
 
 namespace collsim {
 

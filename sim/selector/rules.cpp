@@ -1,7 +1,7 @@
 #include "sim/selector/rules.h"
 
 #include "algorithms/core/registry.h"
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 
 namespace collsim {
 

@@ -4,98 +4,12 @@
 #include <cstdio>
 #include <numeric>
 
-#include "sim/scenario/config_node.h"
 
 namespace collsim {
 
 std::uint64_t ModelSpec::parameters() const {
   return std::accumulate(layers.begin(), layers.end(), std::uint64_t(0),
                          [](std::uint64_t sum, const ModelLayer& l) { return sum + l.parameters; });
-}
-
-namespace {
-
-// Layers without a `compute` share split what the others leave in
-// proportion to their parameters (dense layers: FLOPs ~ 2 x parameters).
-void shareCompute(std::vector<ModelLayer>& layers, const std::vector<bool>& given, const ConfigNode& at) {
-  double fixed = 0;
-  std::uint64_t freeParams = 0;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (given[i]) fixed += layers[i].computeShare;
-    else freeParams += layers[i].parameters;
-  }
-  if (fixed > 1 + 1e-9) at.fail("the layers' compute shares add up to more than 1");
-  if (freeParams == 0 && std::abs(fixed - 1) > 1e-6)
-    at.fail("the layers' compute shares must add up to 1 when every layer gives one");
-  for (std::size_t i = 0; i < layers.size(); ++i)
-    if (!given[i]) layers[i].computeShare = (1 - fixed) * double(layers[i].parameters) / double(freeParams);
-}
-
-std::uint32_t bytesPerParameter(const ConfigNode& n) { return std::uint32_t(n.integer(0, 64)); }
-
-} // namespace
-
-ModelSpec loadModel(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "layers", "precision", "micro_batch", "activations_per_sample", "compute"});
-  ModelSpec m;
-  m.name = node.has("name") ? node.at("name").text() : "model";
-  if (auto d = node.find("description")) m.description = d->text();
-
-  ConfigNode layers = node.at("layers");
-  if (!layers.isSequence() || layers.items().empty()) layers.fail("expected a list of layers");
-  std::vector<bool> shareGiven;
-  for (const ConfigNode& l : layers.items()) {
-    l.allowOnly({"name", "parameters", "compute", "repeat"});
-    ModelLayer layer;
-    layer.name = l.at("name").text();
-    layer.parameters = std::uint64_t(std::llround(l.at("parameters").count()));
-    bool given = l.has("compute");
-    if (given) {
-      layer.computeShare = l.at("compute").number();
-      if (layer.computeShare < 0) l.at("compute").fail("a compute share is a fraction between 0 and 1");
-    }
-    int repeat = l.has("repeat") ? int(l.at("repeat").integer(1, 100000)) : 1;
-    if (given) layer.computeShare /= repeat; // the share is the whole group's
-    for (int i = 0; i < repeat; ++i) {
-      m.layers.push_back(layer);
-      if (repeat > 1) m.layers.back().name += "." + std::to_string(i);
-      shareGiven.push_back(given);
-    }
-  }
-  if (m.parameters() == 0) layers.fail("the model has no parameters");
-  shareCompute(m.layers, shareGiven, layers);
-
-  if (auto p = node.find("precision")) {
-    p->allowOnly({"weights", "gradients", "master_weights", "optimizer_state", "accumulation"});
-    if (auto v = p->find("weights")) m.precision.weights = bytesPerParameter(*v);
-    if (auto v = p->find("gradients")) m.precision.gradients = bytesPerParameter(*v);
-    if (auto v = p->find("master_weights")) m.precision.masterWeights = bytesPerParameter(*v);
-    if (auto v = p->find("optimizer_state")) m.precision.optimizerState = bytesPerParameter(*v);
-    if (auto v = p->find("accumulation")) m.precision.accumulation = bytesPerParameter(*v);
-    if (m.precision.gradients != 2 && m.precision.gradients != 4 && m.precision.gradients != 8)
-      p->at("gradients").fail("gradients are 2 (fp16/bf16), 4 (fp32) or 8 (fp64) bytes per parameter");
-  }
-  if (auto v = node.find("micro_batch")) m.microBatch = int(v->integer(1, 1 << 20));
-  if (auto v = node.find("activations_per_sample")) m.activationsPerSample = v->bytes();
-
-  ConfigNode c = node.at("compute");
-  c.allowOnly({"forward", "backward", "flops_per_sample", "utilization", "backward_factor"});
-  bool byTime = c.has("forward"), byFlops = c.has("flops_per_sample");
-  if (byTime == byFlops) c.fail("give either forward (and backward) times or flops_per_sample");
-  if (auto v = c.find("backward_factor")) {
-    m.backwardFactor = v->number();
-    if (m.backwardFactor < 0) v->fail("the backward factor cannot be negative");
-  }
-  if (byTime) {
-    m.forward = c.at("forward").time();
-    m.backward = c.has("backward") ? c.at("backward").time() : Time(std::llround(double(*m.forward) * m.backwardFactor));
-  } else {
-    m.flopsPerSample = c.at("flops_per_sample").count();
-    ConfigNode u = c.at("utilization");
-    m.utilization = u.number();
-    if (m.utilization <= 0 || m.utilization > 1) u.fail("utilization is the achieved fraction of peak, in (0, 1]");
-  }
-  return m;
 }
 
 static std::string shortNumber(double v) {

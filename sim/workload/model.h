@@ -1,18 +1,8 @@
-// A neural network as the training-step model sees it (configs/models/*.yaml):
-// its layers in forward order with their parameters and share of the
-// compute, the bytes each parameter costs in weights, gradients and
-// optimizer state, the activations a sample keeps for the backward pass,
-// and the work of one sample's forward pass.
-//
-//   name: bert-large
-//   layers:                                  # forward order
-//     - {name: embeddings, parameters: 31.8M, compute: 0.01}
-//     - {name: encoder, parameters: 12.6M, repeat: 24}
-//   precision: {weights: 4, gradients: 4, master_weights: 0, optimizer_state: 8, accumulation: 0}
-//   micro_batch: 8
-//   activations_per_sample: 420MiB
-//   compute: {flops_per_sample: 1.1T, utilization: 0.4, backward_factor: 2}
-//   # or compute: {forward: 30ms, backward: 60ms}   (per micro-batch)
+// A neural network as the training-step model sees it: its layers in
+// forward order with their parameters and share of the compute, the bytes
+// each parameter costs in weights, gradients and optimizer state, the
+// activations a sample keeps for the backward pass, and the work of one
+// sample's forward pass. Read from YAML by sim/config/model_config.h.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +14,6 @@
 #include "sim/core/units.h"
 
 namespace collsim {
-
-class ConfigNode;
 
 struct ModelLayer {
   std::string name;
@@ -61,8 +49,6 @@ struct ModelSpec {
   std::uint64_t parameters() const;
   Bytes gradientBytes() const { return parameters() * precision.gradients; }
 };
-
-ModelSpec loadModel(const ConfigNode& node);
 
 // Forward and backward time of one micro-batch on a device of `flops` peak.
 struct PassTimes {

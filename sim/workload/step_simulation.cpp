@@ -11,7 +11,6 @@
 #include "sim/network/network.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
-#include "sim/selector/selector.h"
 #include "sim/trace/trace_recorder.h"
 #include "sim/workload/step_schedule.h"
 
@@ -152,11 +151,10 @@ static void checkDevice(const Cluster& cluster, const ModelSpec& model) {
   if (cluster.device.memoryBandwidth == 0) throw InputError("the cluster's device has no memory bandwidth");
 }
 
-static std::string bucketAlgorithm(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options,
-                                   Bytes bytes) {
+static std::string bucketAlgorithm(const StepOptions& options, Bytes bytes) {
   if (options.algorithm != "auto") return options.algorithm;
-  if (!training.selector) throw InputError("algo: auto needs training.selector (a rules file)");
-  return choose(*training.selector, Collective::AllReduce, bytes, cluster).algorithm;
+  if (!options.pickAlgorithm) throw InputError("algo: auto needs training.selector (a rules file)");
+  return options.pickAlgorithm(bytes);
 }
 
 WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
@@ -170,7 +168,7 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
   std::map<std::string, AlgorithmEntry> entries;
   double memory = 0;
   for (const GradientBucket& b : backward.buckets) {
-    std::string name = bucketAlgorithm(cluster, training, options, b.bytes);
+    std::string name = bucketAlgorithm(options, b.bytes);
     auto key = std::make_pair(name, b.bytes);
     if (!seen.count(key)) {
       if (!entries.count(name))
@@ -214,7 +212,7 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   for (const GradientBucket& b : plan.backward.buckets) {
     BucketTiming t;
     t.bytes = b.bytes;
-    t.algorithm = bucketAlgorithm(cluster, training, options, b.bytes);
+    t.algorithm = bucketAlgorithm(options, b.bytes);
     plan.collectives.push_back(collectives.get(t.algorithm, b.bytes));
     plan.copyTimes.push_back(serializationTime(2 * b.bytes, device.memoryBandwidth)); // read and write
     result.buckets.push_back(t);

@@ -3,6 +3,7 @@
 // figures a capacity plan needs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,8 @@ struct StepResult {
 };
 
 struct StepOptions {
-  std::string algorithm = "ring"; // every bucket's AllReduce; "auto": the selector's pick per bucket
+  std::string algorithm = "ring"; // every bucket's AllReduce; "auto": pickAlgorithm's per bucket
+  std::function<std::string(Bytes)> pickAlgorithm; // for "auto": a bucket's size -> its algorithm
   Bytes segment = Bytes(1) << 20;
   Fidelity fidelity = Fidelity::Fast;
   std::uint64_t seed = 1;

@@ -12,12 +12,13 @@
 #include <string>
 
 #include "sim/cli/execute.h"
-#include "sim/scenario/cluster_config.h"
-#include "sim/scenario/config_node.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/cluster_config.h"
+#include "sim/config/config_node.h"
+#include "sim/config/model_config.h"
+#include "sim/config/input_file.h"
 #include "sim/scenario/scenario.h"
 #include "sim/selector/grid.h"
-#include "sim/selector/hccl_env.h"
+#include "sim/hccl/hccl_env.h"
 #include "sim/selector/rules.h"
 #include "sim/workload/model.h"
 

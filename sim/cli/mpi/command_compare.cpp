@@ -10,7 +10,7 @@
 
 #include "sim/cli/mpi/mpi_command.h"
 #include "sim/run/simulate.h"
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 
 namespace collsim {
 namespace {

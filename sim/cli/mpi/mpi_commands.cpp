@@ -10,7 +10,7 @@
 #include "algorithms/transports/transport.h"
 #include "sim/cli/mpi/mpi_command.h"
 #include "sim/core/units.h"
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 #include "sim/scenario/scenario.h"
 
 namespace collsim {

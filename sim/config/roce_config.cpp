@@ -1,4 +1,4 @@
-#include "sim/scenario/roce_config.h"
+#include "sim/config/roce_config.h"
 
 namespace collsim {
 namespace {

@@ -1,10 +1,10 @@
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 
 #include <cmath>
 #include <set>
 
 #include "sim/core/printable.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/input_file.h"
 
 namespace collsim {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/input_file.h"
+#include "sim/config/input_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "sim/core/printable.h"
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 
 namespace collsim {
 

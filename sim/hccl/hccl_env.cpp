@@ -1,12 +1,12 @@
-#include "sim/selector/hccl_env.h"
+#include "sim/hccl/hccl_env.h"
 
 #include <algorithm>
 #include <limits>
 #include <sstream>
 
 #include "sim/run/resolve_algorithm.h"
-#include "sim/scenario/config_node.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/config_node.h"
+#include "sim/config/input_file.h"
 
 extern char** environ;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 #include "topologies/cluster.h"
 
 namespace collsim {

@@ -1,8 +1,8 @@
-#include "sim/scenario/cluster_config.h"
+#include "sim/config/cluster_config.h"
 
 #include <algorithm>
 
-#include "sim/scenario/roce_config.h"
+#include "sim/config/roce_config.h"
 #include "topologies/multi_server.h"
 
 namespace collsim {

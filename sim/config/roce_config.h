@@ -16,7 +16,7 @@
 //   hccs: {..., jitter: {uniform: [0ns, 20ns]}}
 #pragma once
 
-#include "sim/scenario/config_node.h"
+#include "sim/config/config_node.h"
 #include "topologies/roce_model.h"
 
 namespace collsim {

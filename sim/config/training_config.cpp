@@ -1,13 +1,11 @@
-#include "sim/workload/training.h"
+#include "sim/config/training_config.h"
 
-#include <filesystem>
-
-#include "sim/scenario/config_node.h"
-#include "sim/scenario/input_file.h"
+#include "sim/config/config_node.h"
+#include "sim/config/model_config.h"
 
 namespace collsim {
 
-TrainingSpec loadTraining(const ConfigNode& node, const std::string& baseDir) {
+TrainingSpec loadTraining(const ConfigNode& node) {
   node.allowOnly({"model", "micro_batch", "accumulation", "bucket", "pipeline", "overlap", "selector"});
   TrainingSpec t;
   ConfigNode model = node.at("model");
@@ -21,20 +19,6 @@ TrainingSpec loadTraining(const ConfigNode& node, const std::string& baseDir) {
   }
   if (auto v = node.find("pipeline")) t.pipeline = int(v->integer(1, 1 << 16));
   if (auto v = node.find("overlap")) t.overlap = v->boolean();
-  if (auto v = node.find("selector")) {
-    std::filesystem::path p = v->text();
-    if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
-    t.selectorFile = p.string();
-    // A file that cannot be read is located at the key naming it; an error
-    // inside the file keeps the file's own line.
-    std::string text;
-    try {
-      text = readInputFile(t.selectorFile, "selector rules file");
-    } catch (const ConfigError& e) {
-      v->fail(e.what());
-    }
-    t.selector = loadSelectorRulesText(text, t.selectorFile);
-  }
   return t;
 }
 

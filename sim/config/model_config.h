@@ -1,0 +1,27 @@
+// Reading a model (configs/models/*.yaml) into a ModelSpec (sim/workload/model.h):
+// its layers in forward order with their parameters and share of the
+// compute, the bytes each parameter costs in weights, gradients and
+// optimizer state, the activations a sample keeps for the backward pass,
+// and the work of one sample's forward pass.
+//
+//   name: bert-large
+//   layers:                                  # forward order
+//     - {name: embeddings, parameters: 31.8M, compute: 0.01}
+//     - {name: encoder, parameters: 12.6M, repeat: 24}
+//   precision: {weights: 4, gradients: 4, master_weights: 0, optimizer_state: 8, accumulation: 0}
+//   micro_batch: 8
+//   activations_per_sample: 420MiB
+//   compute: {flops_per_sample: 1.1T, utilization: 0.4, backward_factor: 2}
+//   # or compute: {forward: 30ms, backward: 60ms}   (per micro-batch)
+#pragma once
+
+#include "sim/workload/model.h"
+
+namespace collsim {
+
+class ConfigNode;
+
+// Throws ConfigError at the key that is wrong.
+ModelSpec loadModel(const ConfigNode& node);
+
+} // namespace collsim

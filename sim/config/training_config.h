@@ -1,0 +1,22 @@
+// Reading a scenario's `training:` section:
+//
+//   training:
+//     model: ../configs/models/bert-large.yaml  # a path or an inline model (inlined by the scenario loader)
+//     micro_batch: 8          # samples per device per micro-batch (default: the model's)
+//     accumulation: 4         # micro-batches per optimizer step; only the last communicates
+//     bucket: 64MiB           # gradient bucket (PyTorch DDP bucket_cap_mb: a framework setting)
+//     pipeline: 2             # buckets whose AllReduce may be in flight at once (1: one at a time)
+//     overlap: true           # AllReduce a bucket as soon as it is ready, during backward
+//     selector: ../configs/selector/hccl-910b.yaml  # rules for `algo: auto` (read by the scenario)
+#pragma once
+
+#include "sim/workload/training.h"
+
+namespace collsim {
+
+class ConfigNode;
+
+// Everything but `selector`, which the scenario loader reads. Throws ConfigError.
+TrainingSpec loadTraining(const ConfigNode& node);
+
+} // namespace collsim
