@@ -20,7 +20,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== ThreadSanitizer build: the threads transport, parallel studies, selector check -j 2"
 scripts/build.sh tsan
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j "$jobs" \
-  -R "threads transport|Compute operation|seed tuning study|failing study point|selector check|selector_check"
+  -R "threads transport|Compute operation|reach a training study|failing study point|selector check|selector_check"
 
 echo "== Fuzzing the input loaders (60 s; longer: scripts/fuzz.sh SECONDS)"
 scripts/fuzz.sh 60

@@ -44,7 +44,12 @@ int perf(const PerfOptions& p, CliStreams io) {
   if (s.simulation.segment == 0) throw UsageError("--segment must be positive");
   s.simulation.verify = p.verify;
   if (!parseFidelity(p.fidelity, s.simulation.fidelity)) throw UsageError("--fidelity: '" + p.fidelity + "' is not fast or packet");
+  std::vector<std::string> requested = s.algorithms;
   applyHcclEnv(p.env, s, io);
+  if (s.algorithms != requested) { // the header names what runs, after HCCL settings
+    s.name = p.op;
+    for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
+  }
   return simulateAndReport(s, "perf", p.output, io);
 }
 
