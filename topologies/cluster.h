@@ -33,7 +33,11 @@ struct DeviceModel {
   Bytes memory = 0;
 };
 
-enum class NodeKind { Device, Switch };
+// Switch: an Ethernet switch (finite buffers, ECN marking, PFC, drops at
+// packet level). Nic and PcieSwitch forward losslessly: a NIC shared by a
+// server's devices (or a PCIe switch) holds back its PCIe inputs when its
+// queue fills (back-pressure); it never marks or drops.
+enum class NodeKind { Device, Switch, Nic, PcieSwitch };
 
 struct ClusterNode {
   NodeKind kind;

@@ -101,7 +101,7 @@ Cluster buildCluster(const ClusterParams& p) {
       continue;
     }
     for (int n = 0; n < nicsPerServer; ++n)
-      ports[s].push_back(graph::addNode(g, NodeKind::Switch, prefix + "nic" + std::to_string(n), s));
+      ports[s].push_back(graph::addNode(g, NodeKind::Nic, prefix + "nic" + std::to_string(n), s));
     for (int d = 0; d < D; ++d) graph::addLink(g, dev[d], ports[s][d % nicsPerServer], p.nic.pcie, "pcie");
   }
 

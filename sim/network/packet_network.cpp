@@ -15,6 +15,10 @@ enum : int { kAlphaTimer, kIncreaseTimer, kRetransmitTimer };
 constexpr Bytes kControlFrame = 64;
 constexpr std::uint64_t kEcnSeed = 0x5eed0ecull;
 constexpr Time kAckInterval = 10 * kPsPerUs;
+// A NIC (or PCIe switch) holds back an input link once this much of what
+// came over it waits in its queues, and lets it go again below half of it:
+// PCIe flow-control credits, a few packets' worth.
+constexpr Bytes kBridgeXoff = 64 << 10, kBridgeXon = 32 << 10;
 
 std::uint64_t event(std::uint64_t who, std::uint64_t kind) { return who << 3 | kind; }
 
@@ -36,6 +40,7 @@ PacketNetwork::PacketNetwork(EventEngine& engine, const Cluster& cluster, std::u
       c.toNode = to;
       c.toSwitch = cluster.nodes[to].kind == NodeKind::Switch;
       c.fromSwitch = cluster.nodes[from].kind == NodeKind::Switch;
+      c.toBridge = cluster.nodes[to].kind == NodeKind::Nic || cluster.nodes[to].kind == NodeKind::PcieSwitch;
       c.ecn = &model_.ecn;
       c.buffer = model_.switchBuffer;
       for (const auto& sw : model_.switches) {
@@ -203,7 +208,8 @@ void PacketNetwork::releaseIngress(Channel& out, const Packet& p) {
   if (p.ingress == kNone) return;
   Channel& in = channels_[p.ingress];
   in.ingressBytes -= std::min(in.ingressBytes, Bytes(p.wire));
-  if (model_.pfc.enabled && in.pauseRequested && in.ingressBytes <= model_.pfc.xon) {
+  Bytes resumeBelow = in.toBridge ? kBridgeXon : model_.pfc.xon;
+  if (in.pauseRequested && in.ingressBytes <= resumeBelow) {
     in.pauseRequested = false;
     engine_.scheduleAfter(in.latency, this, event(p.ingress, kResume));
   }
@@ -252,7 +258,8 @@ void PacketNetwork::arrive(std::uint32_t p) {
   const QueuePair& q = qps_[pk.qp];
   std::uint32_t in = routing_.channel(q.route, pk.hop);
   if (++pk.hop == q.route.hops) return receive(p);
-  enqueue(routing_.channel(q.route, pk.hop), p, channels_[in].toSwitch ? in : kNone);
+  const Channel& inCh = channels_[in];
+  enqueue(routing_.channel(q.route, pk.hop), p, inCh.toSwitch || inCh.toBridge ? in : kNone);
 }
 
 void PacketNetwork::enqueue(std::uint32_t c, std::uint32_t p, std::uint32_t ingress) {
@@ -286,6 +293,15 @@ void PacketNetwork::enqueue(std::uint32_t c, std::uint32_t p, std::uint32_t ingr
         ++pauseFrames_;
         engine_.scheduleAfter(inCh.latency, this, event(ingress, kPause));
       }
+    }
+  } else if (ingress != kNone) {
+    // A NIC or PCIe switch: no marking, no drops; its inputs are held back instead.
+    pk.ingress = ingress;
+    Channel& inCh = channels_[ingress];
+    inCh.ingressBytes += wire;
+    if (!inCh.pauseRequested && inCh.ingressBytes > kBridgeXoff) {
+      inCh.pauseRequested = true;
+      engine_.scheduleAfter(inCh.latency, this, event(ingress, kPause));
     }
   }
   out.fifo.push_back(p);
@@ -482,7 +498,7 @@ NetworkMetrics PacketNetwork::metrics(Time runTime) const {
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     const Channel& c = channels_[i];
     tally.add(i, c.busy, c.bandwidth, c.payload, c.wire);
-    m.pauseTime += c.pausedTotal + (c.paused ? engine_.now() - c.pausedSince : 0);
+    if (c.toSwitch) m.pauseTime += c.pausedTotal + (c.paused ? engine_.now() - c.pausedSince : 0); // PFC only
   }
   tally.fill(m);
   m.packets = packetsSent_;

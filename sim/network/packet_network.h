@@ -70,7 +70,8 @@ private:
     Time latency;
     LinkKind kind;
     int toNode;
-    bool toSwitch, fromSwitch;
+    bool toSwitch, fromSwitch; // an Ethernet switch at that end
+    bool toBridge;             // into a NIC or PCIe switch: lossless, back-pressured
     const EcnModel* ecn = nullptr; // from a switch: its marking, and its buffer per port
     Bytes buffer = 0;
     Time freeAt = 0;
