@@ -90,7 +90,6 @@ std::string networkTable(const std::vector<std::string>& labelHeaders, const std
                         "lat_p99_us", "lat_p999_us"})
     h.push_back(c);
   TextTable t(h);
-  auto percent = [](double v) { return fixed(100 * v, 1) + "%"; };
   for (const auto& r : rows) {
     const NetworkMetrics& m = *r.metrics;
     const LinkTypeMetrics* roce = linkType(m, "roce");

@@ -36,7 +36,9 @@ bool isDescriptorPath(const std::string& p) {
   return p == "/dev/stdout" || p == "/dev/stderr" || p.rfind("/dev/fd/", 0) == 0 || p.rfind("/proc/self/fd/", 0) == 0;
 }
 
-bool writeAll(int fd, const std::string& content) {
+} // namespace
+
+bool writeFully(int fd, const std::string& content) {
   const char* data = content.data();
   std::size_t left = content.size();
   while (left > 0) {
@@ -48,6 +50,8 @@ bool writeAll(int fd, const std::string& content) {
   }
   return true;
 }
+
+namespace {
 
 struct Staged {
   std::string temp, target;
@@ -126,7 +130,7 @@ void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& fil
       ::umask(mask);
       mode = 0666 & ~mask;
     }
-    bool ok = ::fchmod(fd, mode) == 0 && writeAll(fd, content) && ::fsync(fd) == 0;
+    bool ok = ::fchmod(fd, mode) == 0 && writeFully(fd, content) && ::fsync(fd) == 0;
     int err = errno;
     ok = (::close(fd) == 0) && ok;
     if (!ok) fail(f, std::string("cannot write: ") + std::strerror(err));
@@ -136,7 +140,7 @@ void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& fil
     if (!f.stream_) continue;
     int fd = ::open(f.target_.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) fail(f, std::strerror(errno));
-    bool ok = writeAll(fd, content);
+    bool ok = writeFully(fd, content);
     int err = errno;
     ::close(fd);
     if (!ok) fail(f, std::string("cannot write: ") + std::strerror(err));

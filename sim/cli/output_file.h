@@ -32,6 +32,9 @@ private:
   bool stream_ = false;  // write straight into it
 };
 
+// write(2) until all of `content` is written (or an error): false on error.
+bool writeFully(int fd, const std::string& content);
+
 // Writes every file or none: all temporary files first, then the streams,
 // then the renames. Throws UsageError naming the option and the reason.
 void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& files);

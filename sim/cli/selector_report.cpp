@@ -11,7 +11,6 @@
 namespace collsim {
 namespace {
 
-std::string percent(double v) { return fixed(v * 100, 1) + "%"; }
 
 struct Summary {
   std::size_t optimal = 0;
@@ -105,13 +104,6 @@ std::string json(const SelectorCheckReport& r) {
     doc["regressions"] = nlohmann::ordered_json::array();
   }
   return doc.dump(2) + "\n";
-}
-
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 std::string csv(const SelectorCheckReport& r) {

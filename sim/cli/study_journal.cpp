@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/command.h"
+#include "sim/cli/output_file.h"
 
 namespace collsim {
 namespace {
@@ -92,19 +93,7 @@ StepResult stepFrom(const json& j) {
   return s;
 }
 
-bool writeLine(int fd, const std::string& line) {
-  std::string text = line + "\n";
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    left -= std::size_t(n);
-  }
-  return true;
-}
+bool writeLine(int fd, const std::string& line) { return writeFully(fd, line + "\n"); }
 
 } // namespace
 

@@ -21,6 +21,15 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string percent(double share) { return fixed(100 * share, 1) + "%"; }
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 std::string TextTable::text() const {
   std::vector<std::size_t> width(headers_.size());
   for (std::size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();

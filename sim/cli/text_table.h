@@ -9,6 +9,10 @@ namespace collsim {
 
 // "%.*f": a number with a fixed number of decimals.
 std::string fixed(double v, int decimals);
+// A share as a percentage with one decimal: 0.123 -> "12.3%".
+std::string percent(double share);
+// A CSV field, quoted (and its quotes doubled) when it holds , " or a newline.
+std::string csvField(const std::string& text);
 
 class TextTable {
 public:

@@ -16,7 +16,6 @@ namespace {
 
 std::string ms(Time t) { return fixed(toMicroseconds(t) / 1e3, 3); }
 std::string gib(Bytes b) { return fixed(double(b) / double(1ULL << 30), 2); }
-std::string percent(double share) { return fixed(100 * share, 1) + "%"; }
 
 bool agrees(double published, double simulated, double tolerance) {
   return std::abs(simulated - published) <= tolerance * std::abs(published);
@@ -235,13 +234,6 @@ std::string json(const TrainingReport& r) {
   if (!r.points.empty() && !r.points.front().referenceInfo.source.empty())
     doc["reference_source"] = r.points.front().referenceInfo.source;
   return doc.dump(2) + "\n";
-}
-
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 // Every scalar figure of the JSON, one column each.

@@ -9,6 +9,7 @@
 
 #include "algorithms/transports/transport.h"
 #include "sim/cli/mpi/mpi_command.h"
+#include "sim/cli/text_table.h"
 #include "sim/core/units.h"
 #include "sim/config/config_node.h"
 #include "sim/scenario/scenario.h"
@@ -17,12 +18,6 @@ namespace collsim {
 namespace {
 
 using UsageError = MpiUsageError;
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 struct PerfOptions {
   std::string op = "allreduce", algo = "ring", dtype = "float32", redop = "sum", begin = "8", end = "256MiB";
