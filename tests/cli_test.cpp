@@ -65,8 +65,8 @@ TEST_CASE("--set overrides a key, also inside a cluster file") {
 }
 
 TEST_CASE("--trace writes Chrome trace-event JSON with rank and link tracks") {
-  auto path = std::filesystem::temp_directory_path() / "collsim_cli_test_trace.json";
-  std::filesystem::remove(path);
+  TempDir dir;
+  std::filesystem::path path = dir / "trace.json";
   CliResult r = cli({"run", source("tests/data/small.yaml"), "--trace", path.string(), "--set", "sizes=[1MiB]"});
   REQUIRE(r.status == 0);
   std::ifstream in(path);
@@ -80,7 +80,6 @@ TEST_CASE("--trace writes Chrome trace-event JSON with rank and link tracks") {
   CHECK(steps == 8 * 14); // 8 ranks x 2(p-1) steps
   CHECK(linkTracks == 8); // one direction of each ring link carries data
   CHECK(busy >= 8);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("bad input: exit status 2 and a message with file, line and problem") {
@@ -99,8 +98,8 @@ TEST_CASE("bad input: exit status 2 and a message with file, line and problem") 
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);
-    auto out = std::filesystem::temp_directory_path() / "collsim_cli_test_out.txt";
-    std::filesystem::remove(out);
+    TempDir dir;
+    std::filesystem::path out = dir / "out.txt";
     CliResult r = cli({"run", source(std::string("tests/data/") + c.file), "--out", out.string()});
     CHECK(r.status == 2);
     CHECK(contains(r.err, c.where));

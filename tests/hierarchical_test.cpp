@@ -95,6 +95,41 @@ TEST_CASE("hierarchical ReduceScatter, AllGather and Broadcast are correct for e
   }
 }
 
+TEST_CASE("every hierarchical schedule is correct symbolically on 1..8 servers x 1..8 devices") {
+  // The checker alone (the cases above also run real data): every op, every
+  // level pair, the pipelined form, every server and device count to 8.
+  const std::vector<std::string> levels = {"ring", "mesh", "rhd", "nhr", "nb"};
+  int checked = 0;
+  for (int servers = 1; servers <= 8; ++servers) {
+    for (int devices = 1; devices <= 8; ++devices) {
+      int p = servers * devices;
+      for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast}) {
+        std::vector<std::string> names;
+        for (const auto& intra : op == Collective::Broadcast ? std::vector<std::string>{"ring"} : levels)
+          for (const auto& inter : op == Collective::Broadcast ? std::vector<std::string>{"ring"} : levels)
+            names.push_back("hier:" + intra + "+" + inter);
+        if (op == Collective::AllReduce || op == Collective::Broadcast) names.push_back("hierpipe:ring+ring");
+        for (const auto& name : names) {
+          auto algo = findAlgorithm(op, name);
+          REQUIRE(algo);
+          CollectiveSpec spec{op, p, std::uint64_t(2 * p + 3), 4, p > 1 ? p - 1 : 0, devices};
+          if (!algo->unsupported(spec).empty()) continue;
+          std::string coll = collectiveName(op);
+          CAPTURE(coll);
+          CAPTURE(name);
+          CAPTURE(servers);
+          CAPTURE(devices);
+          CheckReport check = checkSchedule(*buildSchedule(*algo, spec), spec);
+          CHECK_MESSAGE(check.ok(), check.summary());
+          ++checked;
+        }
+      }
+    }
+  }
+  MESSAGE(checked << " hierarchical schedules checked");
+  CHECK(checked > 3000);
+}
+
 TEST_CASE("hierarchical ReduceScatter sends only (S-1)/S n/D per device over the fabric") {
   // 4 servers x 4 devices on one switch: every RoCE message is a transfer
   // between servers. Intra-first, a device's inter-server phase reduces its

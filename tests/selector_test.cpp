@@ -46,14 +46,27 @@ TEST_CASE("the HCCL 910A static rule: H-D for 8+ servers or powers of two, else 
 
 TEST_CASE("without a matching rule the lowest closed-form cost decides") {
   SelectorRules none;
-  Choice c = choose(none, Collective::AllReduce, 64_MiB, atlas(1));
-  CHECK(c.rule == "fallback: closed-form");
-  CHECK(!c.algorithm.empty());
+  for (int servers : {1, 2, 4}) {
+    for (Bytes bytes : {Bytes(4096), 64_MiB}) {
+      CAPTURE(servers);
+      CAPTURE(bytes);
+      Cluster cluster = atlas(servers);
+      Choice c = choose(none, Collective::AllReduce, bytes, cluster);
+      CHECK(c.rule == "fallback: closed-form");
+      // The pick has the smallest closed-form cost of all candidates.
+      CostModel m = costModelOf(cluster);
+      double picked = findAlgorithm(Collective::AllReduce, c.algorithm)->cost(cluster.ranks(), double(bytes), m);
+      for (const auto& name : candidates(Collective::AllReduce, cluster)) {
+        CAPTURE(name);
+        CHECK(picked <= findAlgorithm(Collective::AllReduce, name)->cost(cluster.ranks(), double(bytes), m));
+      }
+    }
+  }
 }
 
 TEST_CASE("selector check catches a deliberately bad threshold against a baseline") {
-  auto baseline = std::filesystem::temp_directory_path() / "collsim_selector_baseline.json";
-  std::filesystem::remove(baseline);
+  TempDir dir;
+  std::filesystem::path baseline = dir / "baseline.json";
   std::string grid = source("tests/data/selector/small-grid.yaml");
   CliResult good = cli({"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"), "--grid", grid,
                   "--baseline", baseline.string(), "--update-baseline"});
@@ -68,7 +81,6 @@ TEST_CASE("selector check catches a deliberately bad threshold against a baselin
   CHECK(bad.status == 1);
   // Recursive doubling of 64 MiB on one server: the point is named.
   CHECK(bad.out.find("REGRESSION allreduce 64MiB atlas-2x8 servers=1") != std::string::npos);
-  std::filesystem::remove(baseline);
 }
 
 TEST_CASE("select explains its choice with every candidate's simulated time") {
@@ -94,8 +106,8 @@ TEST_CASE("derive finds the hand-derived crossover between ring and recursive do
   //   ring: 2(p-1)(a + n/(pB)) = 14 a + 14 n / (8B)
   //   rd:   log2(p)(a + n/B)   =  3 a +  3 n / B
   // equal at n* = 11 a B / (3 - 14/8) = 8.8 a B = 105600 bytes.
-  auto out = std::filesystem::temp_directory_path() / "collsim_derived.yaml";
-  std::filesystem::remove(out);
+  TempDir dir;
+  std::filesystem::path out = dir / "derived.yaml";
   CliResult r = cli({"selector", "derive", "--grid", source("tests/data/selector/mesh-grid.yaml"), "--out", out.string(),
                "--candidates", "ring", "--candidates", "rd"});
   REQUIRE(r.status == 0);
@@ -109,5 +121,4 @@ TEST_CASE("derive finds the hand-derived crossover between ring and recursive do
   // check scores the derived file like any other.
   CliResult scored = cli({"selector", "check", "--rules", out.string(), "--grid", source("tests/data/selector/mesh-grid.yaml")});
   CHECK(scored.status == 0);
-  std::filesystem::remove(out);
 }

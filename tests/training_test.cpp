@@ -207,8 +207,8 @@ TEST_CASE("a study expands its variants times its sweep") {
 
 TEST_CASE("study errors point at the key") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "collsim-training-test";
-  fs::create_directories(dir);
+  collsim::testing::TempDir temp;
+  const fs::path& dir = temp.path();
   fs::copy_file(source("tests/data/training/toy-model.yaml"), dir / "toy-model.yaml",
                 fs::copy_options::overwrite_existing);
   auto fails = [&](const std::string& yaml, const std::string& expected) {
@@ -234,7 +234,8 @@ TEST_CASE("study errors point at the key") {
 
 TEST_CASE("HCCL settings from the article reach a training study") {
   namespace fs = std::filesystem;
-  fs::path env = fs::temp_directory_path() / "collsim-training-env.sh";
+  collsim::testing::TempDir temp;
+  fs::path env = temp / "env.sh";
   std::ofstream(env) << "export HCCL_ALLREDUCE_BUCKET_SIZE=1048576\nexport HCCL_COMM_OVERLAP=1\n"
                         "export HCCL_ALLREDUCE_PIPELINE=1\n";
   auto r = collsim::testing::cli({"run", source("tests/data/training/toy-study.yaml"), "--env-file", env.string(),
@@ -255,7 +256,8 @@ TEST_CASE("HCCL settings from the article reach a training study") {
 
 TEST_CASE("--trace writes the step: compute, each bucket's AllReduce, link activity") {
   namespace fs = std::filesystem;
-  fs::path trace = fs::temp_directory_path() / "collsim-training-trace.json";
+  collsim::testing::TempDir temp;
+  fs::path trace = temp / "trace.json";
   auto r = collsim::testing::cli({"run", source("tests/data/training/toy-study.yaml"), "--set",
                                   "sweep={training.bucket: [4MB]}", "--set", "variants=[{name: one}]", "--trace",
                                   trace.string()});

@@ -179,6 +179,7 @@ std::string json(const Report& rep) {
                                 {"segment_bytes", rep.segment},
                                 {"seed", rep.seed},
                                 {"results", std::move(results)}};
+  if (!rep.notes.empty()) doc["notes"] = rep.notes;
   return doc.dump(2) + "\n";
 }
 
@@ -201,15 +202,23 @@ static std::string networkBlock(const Report& report, bool md) {
   return networkTable({"algo", "size"}, rows, md);
 }
 
+static std::string notes(const Report& report, bool md) {
+  std::string out;
+  for (const auto& n : report.notes) out += (md ? "\nNote: " : "# note: ") + n + "\n";
+  return out;
+}
+
 std::string formatReport(const Report& report, OutputFormat format) {
   bool several = compare(report).algorithms.size() > 1;
-  if (several && format == OutputFormat::Table) return comparisonTable(report, false) + networkBlock(report, false);
-  if (several && format == OutputFormat::Markdown) return comparisonTable(report, true) + networkBlock(report, true);
+  if (several && format == OutputFormat::Table)
+    return comparisonTable(report, false) + networkBlock(report, false) + notes(report, false);
+  if (several && format == OutputFormat::Markdown)
+    return comparisonTable(report, true) + networkBlock(report, true) + notes(report, true);
   switch (format) {
-  case OutputFormat::Table: return table(report) + networkBlock(report, false);
+  case OutputFormat::Table: return table(report) + networkBlock(report, false) + notes(report, false);
   case OutputFormat::Json: return json(report);
   case OutputFormat::Csv: return csv(report);
-  case OutputFormat::Markdown: return markdown(report) + networkBlock(report, true);
+  case OutputFormat::Markdown: return markdown(report) + networkBlock(report, true) + notes(report, true);
   }
   return table(report);
 }

@@ -21,6 +21,7 @@ struct Report {
   Fidelity fidelity = Fidelity::Fast;
   std::uint64_t seed = 0;
   std::vector<CollectiveRun> results;
+  std::vector<std::string> notes; // said under the table ("# note: ..."), and in JSON
 };
 
 std::string formatReport(const Report& report, OutputFormat format);

@@ -23,17 +23,16 @@ double CollectiveRun::algbwGBps() const {
 
 double CollectiveRun::busbwGBps() const { return algbwGBps() * busBandwidthFactor(op, ranks); }
 
-void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize,
+bool verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize,
                      int devicesPerServer) {
-  // Contributor sets cost ranks^2 * count bits; beyond 256 ranks the check is
-  // left to the test suite, which sweeps the shapes exhaustively.
-  if (ranks > 256) return;
+  if (ranks > kMaxCheckedRanks) return false;
   CollectiveSpec spec{op, ranks, std::uint64_t(2 * ranks + 3), elemSize, 0, devicesPerServer};
   SchedulePtr schedule = buildSchedule(algorithm, spec);
   CheckReport report = checkSchedule(*schedule, spec);
   if (!report.ok())
     throw std::runtime_error(std::string("the symbolic checker rejects ") + algorithm.name + " " +
                              collectiveName(op) + " on " + std::to_string(ranks) + " ranks:\n" + report.summary());
+  return true;
 }
 
 // One collective over `bytes`, without loops.
@@ -74,7 +73,7 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req,
   if (std::string why = req.algorithm->unsupported(spec); !why.empty())
     throw InputError(std::string(req.algorithm->name) + " cannot run on " + std::to_string(spec.ranks) +
                              " ranks: " + why);
-  if (req.verify) verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize, spec.devicesPerServer);
+  bool checked = req.verify && verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize, spec.devicesPerServer);
 
   SchedulePtr schedule = buildSchedule(*req.algorithm, spec);
   EventEngine engine;
@@ -87,7 +86,7 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req,
     network->setTrace(sink);
   }
   ScheduleExecutor executor(engine, *network, cluster, *schedule, sink);
-  CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run()};
+  CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run(), checked};
   return run;
 }
 

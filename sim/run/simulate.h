@@ -19,6 +19,7 @@ struct CollectiveRun {
   std::uint64_t count;
   Bytes bytes;
   ExecutionResult execution;
+  bool symbolicallyChecked = false; // the schedule passed the checker before this run
 
   double timeUs() const { return toMicroseconds(execution.finish); }
   // nccl-tests: algbw = bytes / time, busbw = algbw * factor; GB/s = 1e9 B/s.
@@ -46,8 +47,12 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& reque
 // Checks the algorithm's schedule for `op` on `ranks` ranks with a small
 // element count of the same shape (not divisible by the rank count), so the
 // check costs little even when the timed buffer is large. Throws on failure.
-void verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize,
+// Returns false, checking nothing, above kMaxCheckedRanks (callers say so).
+bool verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, std::uint32_t elemSize,
                      int devicesPerServer = 0);
+// Contributor sets cost ranks^2 x elements bits: beyond this the check is left
+// to the test suite, which sweeps every algorithm's shapes.
+inline constexpr int kMaxCheckedRanks = 256;
 
 // The collective's rank layout on a cluster: its ranks and devices per server.
 CollectiveSpec layoutOf(const Cluster& cluster, Collective op);

@@ -31,8 +31,6 @@ SelectionContext contextOf(Collective op, Bytes bytes, const Cluster& cluster) {
   return {op, bytes, cluster.ranks(), cluster.servers, cluster.devicesPerServer, cluster.hccsShape, cluster.fabric};
 }
 
-namespace {
-
 CostModel costModelOf(const Cluster& cluster) {
   Time latency = 0;
   Bandwidth slowest = std::numeric_limits<Bandwidth>::max();
@@ -47,8 +45,6 @@ CostModel costModelOf(const Cluster& cluster) {
   m.gamma = cluster.device.reduceBandwidth ? 1.0 / double(cluster.device.reduceBandwidth) : 0;
   return m;
 }
-
-} // namespace
 
 Choice choose(const SelectorRules& rules, Collective op, Bytes bytes, const Cluster& cluster) {
   SelectionContext c = contextOf(op, bytes, cluster);

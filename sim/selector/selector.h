@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/core/registry.h"
 #include "sim/selector/rules.h"
 #include "topologies/cluster.h"
 
@@ -14,6 +15,9 @@ namespace collsim {
 // several servers, the hierarchical pairs (ring or mesh inside; ring, rhd,
 // nhr or nb between; pipelined too for allreduce).
 std::vector<std::string> candidates(Collective op, const Cluster& cluster);
+// The alpha-beta-gamma model of the closed-form fallback: the largest link
+// latency (twice between servers), the slowest link, the device's reduction.
+CostModel costModelOf(const Cluster& cluster);
 
 SelectionContext contextOf(Collective op, Bytes bytes, const Cluster& cluster);
 
