@@ -320,6 +320,21 @@ TEST_CASE("a NIC shared by a server's devices never marks or drops: it holds bac
   CHECK_WITHIN(f["results"][0]["time_us"].get<double>(), p["results"][0]["time_us"].get<double>(), 0.05);
 }
 
+TEST_CASE("a DCQCN preset run on another line rate says so") {
+  using collsim::testing::cli;
+  using collsim::testing::source;
+  std::vector<std::string> args = {"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--fidelity", "packet",
+                                   "-b", "1MiB", "-e", "1MiB"};
+  auto at100 = cli(args);
+  CHECK(at100.out.find("DCQCN preset") == std::string::npos); // production is made for 100 Gbps
+  args.insert(args.end(), {"--set", "roce.bandwidth=200Gbps"});
+  auto at200 = cli(args);
+  CHECK(at200.out.find("# note: DCQCN preset 'production' was made for 100Gbps links; it runs here on 25GB/s") !=
+        std::string::npos);
+  args.insert(args.end(), {"--format", "json"});
+  CHECK(nlohmann::json::parse(cli(args).out)["notes"].size() == 1);
+}
+
 TEST_CASE("packet-level JSON: byte-identical per seed; without jitter the seed changes nothing else") {
   using collsim::testing::source;
   std::vector<std::string> base = {source("scenarios/roce-hierarchical-vs-flat.yaml"), "--set", "sizes=[4MiB]"};

@@ -43,6 +43,8 @@ bool applyDcqcnPreset(const std::string& name, RoceModel& m) {
   }
   d.minRate = 100'000'000 / 8; // 100 Mb/s floor
   m.dcqcnPreset = name;
+  // The line rate the preset's thresholds and steps were made for.
+  m.dcqcnPresetRate = name == "paper" ? 40'000'000'000ULL / 8 : 100'000'000'000ULL / 8;
   return true;
 }
 

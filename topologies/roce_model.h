@@ -68,6 +68,7 @@ struct RoceModel {
   Time retransmitTimeout = 0;             // go-back-N after this long without progress
   int ackEvery = 64;                      // the receiver acknowledges every n packets (and each message)
   std::string dcqcnPreset;                // "paper", "production" or "custom"
+  Bandwidth dcqcnPresetRate = 0; // the line rate the preset was made for (0: custom)
   EcnModel ecn;
   PfcModel pfc;
   DcqcnModel dcqcn;

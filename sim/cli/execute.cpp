@@ -51,8 +51,23 @@ Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t 
   return report;
 }
 
+// DCQCN's thresholds and steps are tuned for one line rate: a packet-level
+// run on RoCE links of another rate says which preset it applied to them.
+static void noteDcqcnPreset(const Scenario& s, Report& report) {
+  const RoceModel& r = s.cluster.roce;
+  if (s.simulation.fidelity != Fidelity::Packet || !r.dcqcn.enabled || r.dcqcnPresetRate == 0) return;
+  for (const auto& l : s.cluster.links)
+    if (l.type == "roce" && l.params.bandwidth != r.dcqcnPresetRate) {
+      report.notes.push_back("DCQCN preset '" + r.dcqcnPreset + "' was made for " +
+                             formatBandwidth(r.dcqcnPresetRate) + " links; it runs here on " +
+                             formatBandwidth(l.params.bandwidth) + " RoCE links as it is (set roce.dcqcn to tune it)");
+      return;
+    }
+}
+
 Report executeScenario(const Scenario& s, const std::string& command, const ExecuteOptions& options) {
   Report report = emptyReport(s, command, options.seed);
+  noteDcqcnPreset(s, report);
   std::vector<ScenarioPoint> points = scenarioPoints(s);
   ProgressLine progress(options.progress, points.size(), "points simulated");
   for (std::size_t i = 0; i < points.size(); ++i) {

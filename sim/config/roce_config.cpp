@@ -33,6 +33,7 @@ void loadDcqcn(const ConfigNode& n, RoceModel& m) {
   if (auto v = n.find("min_rate")) d.minRate = v->bandwidth();
   if (d.alphaPeriod <= 0 || d.increasePeriod <= 0) n.fail("the DCQCN timers need positive periods");
   m.dcqcnPreset = "custom";
+  m.dcqcnPresetRate = 0;
 }
 
 void loadEcn(const ConfigNode& n, EcnModel& e) {
