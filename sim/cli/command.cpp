@@ -1,6 +1,5 @@
 #include "sim/cli/command.h"
 
-
 #include <algorithm>
 #include <cmath>
 
