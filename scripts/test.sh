@@ -33,4 +33,4 @@ scripts/fuzz.sh 60
 
 # One closing line over the three ctest runs (set -e has stopped us on any failure).
 total=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-echo "all stages: $total passed, 0 failed"
+echo "total: $total passed, 0 failed"
