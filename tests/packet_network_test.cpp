@@ -329,7 +329,7 @@ TEST_CASE("a DCQCN preset run on another line rate says so") {
   CHECK(at100.out.find("DCQCN preset") == std::string::npos); // production is made for 100 Gbps
   args.insert(args.end(), {"--set", "roce.bandwidth=200Gbps"});
   auto at200 = cli(args);
-  CHECK(at200.out.find("# note: DCQCN preset 'production' was made for 100Gbps links; it runs here on 25GB/s") !=
+  CHECK(at200.out.find("# note: DCQCN preset 'production' was made for 100Gbps links; it runs here on 25GB/s NIC links") !=
         std::string::npos);
   args.insert(args.end(), {"--format", "json"});
   CHECK(nlohmann::json::parse(cli(args).out)["notes"].size() == 1);

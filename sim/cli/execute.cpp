@@ -51,16 +51,20 @@ Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t 
   return report;
 }
 
-// DCQCN's thresholds and steps are tuned for one line rate: a packet-level
-// run on RoCE links of another rate says which preset it applied to them.
+// DCQCN's thresholds and steps are tuned for one NIC line rate: a packet-level
+// run whose NICs have another rate says which preset it applied to them.
 static void noteDcqcnPreset(const Scenario& s, Report& report) {
   const RoceModel& r = s.cluster.roce;
   if (s.simulation.fidelity != Fidelity::Packet || !r.dcqcn.enabled || r.dcqcnPresetRate == 0) return;
+  auto atHost = [&](int node) { // a sender's own port: DCQCN paces at its rate
+    NodeKind k = s.cluster.nodes[std::size_t(node)].kind;
+    return k == NodeKind::Device || k == NodeKind::Nic;
+  };
   for (const auto& l : s.cluster.links)
-    if (l.type == "roce" && l.params.bandwidth != r.dcqcnPresetRate) {
+    if (l.type == "roce" && (atHost(l.a) || atHost(l.b)) && l.params.bandwidth != r.dcqcnPresetRate) {
       report.notes.push_back("DCQCN preset '" + r.dcqcnPreset + "' was made for " +
                              formatBandwidth(r.dcqcnPresetRate) + " links; it runs here on " +
-                             formatBandwidth(l.params.bandwidth) + " RoCE links as it is (set roce.dcqcn to tune it)");
+                             formatBandwidth(l.params.bandwidth) + " NIC links as it is (set roce.dcqcn to tune it)");
       return;
     }
 }
