@@ -33,7 +33,7 @@ bool mentions(const HcclSettings& h, const std::string& word) {
 } // namespace
 
 TEST_CASE("the article's topology script picks by WORLD_SIZE, as its if-blocks say") {
-  Cluster two = atlas(2), one = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {});
+  Cluster two = atlas(2), one = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {}).cluster;
   auto script = source("tests/data/env/seed-topology.sh");
   HcclSettings big = interpretHcclSettings(readEnvFile(script, two.ranks()), two);     // WORLD_SIZE 16
   HcclSettings small = interpretHcclSettings(readEnvFile(script, one.ranks()), one);   // WORLD_SIZE 8
@@ -54,7 +54,7 @@ TEST_CASE("the article's link script: a notice for every variable, MTU and QPs f
   CHECK(*h.queuePairs == 1); // the article uses a single QP
   CHECK(mentions(h, "HCCL_RDMA_QPS_PER_CONNECTION")); // the real name for HCCL_ROCE_QP_NUM
   // Its HCCL_INTER_NODE_DEVS=8 contradicts a 4-device server: an error naming it.
-  Cluster four = loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"devices=4"});
+  Cluster four = loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"devices=4"}).cluster;
   CHECK_THROWS_WITH_AS(interpretHcclSettings(env, four), doctest::Contains("HCCL_INTER_NODE_DEVS=8"), ConfigError);
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("HCCL_ALGO: global and per operation, level 0 by hardware") {
   HcclSettings g = settings({{"HCCL_ALGO", "level0:NA;level1:H-D_R"}}, ring2);
   CHECK(g.algorithm.at(Collective::AllReduce) == "hier:ring+rhd");
   CHECK(g.algorithm.at(Collective::AllGather) == "hier:ring+rhd");
-  Cluster mesh2 = loadClusterFile(source("configs/clusters/atlas-2x8-mesh.yaml"), {});
+  Cluster mesh2 = loadClusterFile(source("configs/clusters/atlas-2x8-mesh.yaml"), {}).cluster;
   HcclSettings p = settings({{"HCCL_ALGO", "allreduce=level0:NA;level1:NHR/allgather=level0:NA;level1:ring"}}, mesh2);
   CHECK(p.algorithm.at(Collective::AllReduce) == "hier:mesh+nhr");
   CHECK(p.algorithm.at(Collective::AllGather) == "hier:mesh+ring");

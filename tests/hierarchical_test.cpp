@@ -139,7 +139,7 @@ TEST_CASE("hierarchical ReduceScatter sends only (S-1)/S n/D per device over the
   Cluster c = buildCluster(p);
   AlgorithmEntry algo = *findAlgorithm(Collective::ReduceScatter, "hier:mesh+ring");
   EventEngine engine;
-  LinkNetwork net(engine, c, 1_MiB);
+  LinkNetwork net(engine, c, 4096, 1_MiB);
   CollectiveSpec spec{Collective::ReduceScatter, 16, 16_MiB, 1, 0, 4};
   SchedulePtr s = buildSchedule(algo, spec);
   ScheduleExecutor ex(engine, net, c, *s);

@@ -249,3 +249,14 @@ TEST_CASE("--max-events and --max-memory move the limit; --estimate prints it") 
   CHECK(e.status == 0);
   CHECK(e.out.rfind("small-ring: about ", 0) == 0);
 }
+
+TEST_CASE("PFC settings a switch buffer cannot hold are refused at load, naming both values") {
+  const std::string atlas = source("configs/clusters/atlas-2x8.yaml");
+  // XOFF 512 KB plus a link's headroom (two 1 us latencies at 100 Gbps, two
+  // 4194-byte frames and a pause frame: 33,452 B) above a 200 KB buffer.
+  rejects({"perf", "--cluster", atlas, "--set", "roce.pfc=on", "--set", "roce.buffer=200KB"},
+          {"roce.pfc: PFC xoff 500KiB plus the headroom of a link into", "(32.67KiB,", "buffer of 195.3KiB per port"});
+  // A low XOFF, but the headroom of every link into the switch fills the buffer.
+  rejects({"perf", "--cluster", atlas, "--set", "roce.pfc={xoff: 20KB, xon: 10KB}", "--set", "roce.buffer=100KB"},
+          {"roce.pfc: the ", "links into", "of PFC headroom together", "not less than its 97.66KiB buffer per port"});
+}

@@ -28,7 +28,7 @@ Cluster chain(int devices, std::vector<std::pair<int, int>> links) {
 
 Time deliver(const Cluster& c, int src, int dst, Bytes bytes, Bytes segment) {
   EventEngine engine;
-  LinkNetwork net(engine, c, segment);
+  LinkNetwork net(engine, c, 4096, segment);
   Deliveries d;
   d.engine = &engine;
   net.setListener(&d);
@@ -68,7 +68,7 @@ TEST_CASE("messages sharing a channel take turns segment by segment") {
   // 0 -> 2 -> 3 and 1 -> 2 -> 3 share channel 2->3.
   Cluster c = chain(4, {{0, 2}, {1, 2}, {2, 3}});
   EventEngine engine;
-  LinkNetwork net(engine, c, 64_KiB);
+  LinkNetwork net(engine, c, 4096, 64_KiB);
   Deliveries d;
   d.engine = &engine;
   net.setListener(&d);

@@ -29,7 +29,7 @@ inline Cluster hccsRing(int p) {
 
 // configs/clusters/atlas-2x8.yaml with `servers` servers.
 inline Cluster atlasCluster(int servers) {
-  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)});
+  return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)}).cluster;
 }
 
 struct CliResult {

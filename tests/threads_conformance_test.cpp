@@ -100,7 +100,7 @@ TEST_CASE("the simulator and the threads transport move the same messages") {
       server.hccs = {12_GBps, 1_us};
       Cluster cluster = buildServer(server);
       EventEngine engine;
-      LinkNetwork network(engine, cluster, 64_KiB);
+      LinkNetwork network(engine, cluster, 4096, 64_KiB);
       ScheduleExecutor executor(engine, network, cluster, *schedule);
       executor.recordMessages(true);
       std::vector<MessageRecord> simulated = executor.run().log;

@@ -72,7 +72,7 @@ TEST_CASE("a Compute operation takes its time and pays no step overhead") {
   }
   ExplicitSchedule s(steps);
   EventEngine engine;
-  LinkNetwork network(engine, c, 1_MiB);
+  LinkNetwork network(engine, c, 4096, 1_MiB);
   ScheduleExecutor x(engine, network, c, s);
   CHECK(x.run().finish == 7_us);
 }

@@ -9,7 +9,6 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
-#include "topologies/roce_model.h"
 
 namespace collsim {
 
@@ -70,8 +69,6 @@ struct Cluster {
   // (through the NICs and the fabric). HCCL keeps it on HCCS unless
   // HCCL_INTRA_ROCE_ENABLE is set; so does collsim by default.
   bool intraServerRoce = false;
-  // RoCE NICs and switches, for packet-level runs.
-  RoceModel roce = defaultRoceModel();
 };
 
 // A topology that cannot exist (bad shape, zero bandwidth, disconnected).

@@ -9,6 +9,7 @@
 #include "sim/run/simulate.h"
 #include "sim/config/cluster_config.h"
 #include "sim/scenario/scenario.h"
+#include "sim/network/network_models.h"
 
 namespace collsim {
 namespace {
@@ -25,7 +26,9 @@ struct PerfOptions {
 
 int perf(const PerfOptions& p, CliStreams io) {
   Scenario s;
-  s.cluster = loadClusterFile(p.cluster, p.output.sets);
+  ClusterSetup setup = loadClusterFile(p.cluster, p.output.sets);
+  s.cluster = std::move(setup.cluster);
+  s.roce = std::move(setup.roce);
   s.name = p.op + " " + p.algo;
   if (!parseCollective(p.op, s.op)) throw UsageError("--op: unknown collective '" + p.op + "'");
   s.algorithms = p.algo == "all" ? algorithmNames(s.op) : std::vector<std::string>{p.algo};
@@ -43,7 +46,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.simulation.segment = optionBytes("--segment", p.segment);
   if (s.simulation.segment == 0) throw UsageError("--segment must be positive");
   s.simulation.verify = p.verify;
-  if (!parseFidelity(p.fidelity, s.simulation.fidelity)) throw UsageError("--fidelity: '" + p.fidelity + "' is not fast or packet");
+  if (!parseFidelity(p.fidelity, s.simulation.fidelity)) throw UsageError("--fidelity: '" + p.fidelity + "' is not a network model (" + describeNetworkModels() + ")");
   std::vector<std::string> requested = s.algorithms;
   applyHcclEnv(p.env, s, io);
   if (s.algorithms != requested) { // the header names what runs, after HCCL settings

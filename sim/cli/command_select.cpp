@@ -22,7 +22,8 @@ struct SelectOptions {
 };
 
 int select(const SelectOptions& o, CliStreams io) {
-  Cluster cluster = loadClusterFile(o.cluster, o.sets);
+  ClusterSetup setup = loadClusterFile(o.cluster, o.sets);
+  Cluster& cluster = setup.cluster;
   Collective op;
   if (!parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   Bytes bytes = optionBytes("--bytes", o.bytes);
@@ -30,11 +31,11 @@ int select(const SelectOptions& o, CliStreams io) {
                                         : loadSelectorRulesFile(o.rules);
   Choice choice = choose(rules, op, bytes, cluster);
   HcclSettings hccl = interpretHcclSettings(gatherHcclSettings(o.env.file, o.env.process, cluster.ranks()), cluster);
-  applyHcclSettings(hccl, cluster);
+  applyHcclSettings(hccl, cluster, setup.roce);
   if (auto it = hccl.algorithm.find(op); it != hccl.algorithm.end())
     choice = {it->second, "HCCL settings", "automatic selection is off"};
   std::vector<CandidateTime> times;
-  if (o.explain) times = simulateCandidates(op, bytes, cluster);
+  if (o.explain) times = simulateCandidates(op, bytes, setup);
 
   if (o.format == "json") {
     nlohmann::ordered_json j = {{"op", o.op}, {"bytes", bytes}, {"cluster", cluster.name}, {"rules", rules.name},

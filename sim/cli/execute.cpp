@@ -21,7 +21,7 @@ std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
 CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace, std::uint64_t seed) {
   AlgorithmEntry algo = requireAlgorithm(s.op, point.algorithm, s.cluster, s.name);
   RunRequest req{s.op,   &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes,
-                 s.simulation.fidelity, seed};
+                 s.simulation.fidelity, seed, s.roce};
   return simulateCollective(s.cluster, req, trace);
 }
 
@@ -31,7 +31,7 @@ WorkEstimate estimateScenario(const Scenario& s) {
     AlgorithmEntry algo = requireAlgorithm(s.op, name, s.cluster, s.name);
     for (Bytes size : s.sizes) {
       CollectiveWork w{s.op, &algo, size, dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
-                       s.simulation.fidelity, s.simulation.loopBytes};
+                       s.simulation.fidelity, s.simulation.loopBytes, s.roce.mtu};
       total.addSequential(estimateCollective(s.cluster, w));
     }
   }
@@ -54,7 +54,7 @@ Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t 
 // DCQCN's thresholds and steps are tuned for one NIC line rate: a packet-level
 // run whose NICs have another rate says which preset it applied to them.
 static void noteDcqcnPreset(const Scenario& s, Report& report) {
-  const RoceModel& r = s.cluster.roce;
+  const RoceModel& r = s.roce;
   if (s.simulation.fidelity != Fidelity::Packet || !r.dcqcn.enabled || r.dcqcnPresetRate == 0) return;
   auto atHost = [&](int node) { // a sender's own port: DCQCN paces at its rate
     NodeKind k = s.cluster.nodes[std::size_t(node)].kind;

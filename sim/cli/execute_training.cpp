@@ -29,6 +29,7 @@ static StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm
   o.segment = s.simulation.segment;
   o.fidelity = s.simulation.fidelity;
   o.seed = seed;
+  o.roce = s.roce;
   if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
   o.verify = s.simulation.verify;
   o.trace = trace;

@@ -9,6 +9,7 @@
 #include "sim/cli/text_table.h"
 
 #include "sim/cli/network_report.h"
+#include "sim/network/network_models.h"
 
 namespace collsim {
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/config/roce_config.h"
+#include "sim/network/packet/pfc_budget.h"
 #include "topologies/multi_server.h"
 
 namespace collsim {
@@ -156,7 +157,7 @@ void checkClusterSize(const ConfigNode& node, const ServerParams& server, int se
 
 } // namespace
 
-Cluster loadCluster(const ConfigNode& node) {
+ClusterSetup loadCluster(const ConfigNode& node) {
   node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device", "nic", "roce", "fabric",
                   "intra_server_roce"});
   ServerParams server = loadServer(node);
@@ -172,14 +173,18 @@ Cluster loadCluster(const ConfigNode& node) {
           }))
         node.at("roce").at("switches").at(sw.match).fail("no switch named " + sw.match + " (or " + sw.match +
                                                           "0, " + sw.match + "1, ...) in this cluster");
-    built.roce = roce;
-    return built;
+    if (roce.pfc.enabled)
+      if (auto why = pfcBufferShortfall(built, roce)) {
+        const ConfigNode& r = node.at("roce");
+        (r.find("pfc") ? r.at("pfc") : r).fail(*why);
+      }
+    return {std::move(built), std::move(roce)};
   } catch (const TopologyError& e) {
     node.fail(e.what());
   }
 }
 
-Cluster loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
+ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
   auto origins = std::make_shared<ConfigOrigins>(file);
   YAML::Node root = loadYamlFile(file, "a cluster file");
   for (const auto& o : overrides) applyOverride(root, o, *origins);

@@ -1,4 +1,5 @@
-// Cluster YAML (configs/clusters/*.yaml) -> Cluster.
+// Cluster YAML (configs/clusters/*.yaml) -> the topology (Cluster) and how
+// its NICs and switches behave (RoceModel, from `roce:` and `hccs.jitter`).
 //
 //   name: hccs-ring-8
 //   description: free text
@@ -14,12 +15,21 @@
 #include <vector>
 
 #include "sim/config/config_node.h"
+#include "sim/network/roce_model.h"
 #include "topologies/cluster.h"
 
 namespace collsim {
 
-Cluster loadCluster(const ConfigNode& node);
+struct ClusterSetup {
+  Cluster cluster;
+  RoceModel roce;
+};
+
+// Throws ConfigError (with the place in the file), also when PFC is on and a
+// switch's buffer cannot hold the headroom its links need.
+
+ClusterSetup loadCluster(const ConfigNode& node);
 // A cluster file, with --set overrides ("hccs.bandwidth=24GB/s") applied.
-Cluster loadClusterFile(const std::string& file, const std::vector<std::string>& overrides);
+ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides);
 
 } // namespace collsim

@@ -17,7 +17,7 @@
 #pragma once
 
 #include "sim/config/config_node.h"
-#include "topologies/roce_model.h"
+#include "sim/network/roce_model.h"
 
 namespace collsim {
 

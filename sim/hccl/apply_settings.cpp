@@ -12,14 +12,14 @@ std::vector<EnvSetting> gatherHcclSettings(const std::string& envFile, bool proc
   return settings;
 }
 
-void applyHcclSettings(const HcclSettings& h, Cluster& cluster) {
-  if (h.mtu) cluster.roce.mtu = *h.mtu;
-  if (h.queuePairs) cluster.roce.queuePairs = *h.queuePairs;
+void applyHcclSettings(const HcclSettings& h, Cluster& cluster, RoceModel& roce) {
+  if (h.mtu) roce.mtu = *h.mtu;
+  if (h.queuePairs) roce.queuePairs = *h.queuePairs;
   if (h.intraServerRoce) cluster.intraServerRoce = *h.intraServerRoce;
 }
 
 void applyHcclSettings(const HcclSettings& h, Scenario& s) {
-  applyHcclSettings(h, s.cluster);
+  applyHcclSettings(h, s.cluster, s.roce);
   if (auto it = h.algorithm.find(s.op); it != h.algorithm.end()) s.algorithms = {it->second};
   if (h.bufferSize) s.simulation.loopBytes = *h.bufferSize;
   if (s.training) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/hccl/hccl_env.h"
+#include "sim/network/roce_model.h"
 
 namespace collsim {
 
@@ -16,7 +17,7 @@ struct Scenario;
 // variables, in that order (later settings win). WORLD_SIZE is the ranks.
 std::vector<EnvSetting> gatherHcclSettings(const std::string& envFile, bool process, int worldSize);
 
-void applyHcclSettings(const HcclSettings& h, Cluster& cluster);
+void applyHcclSettings(const HcclSettings& h, Cluster& cluster, RoceModel& roce);
 void applyHcclSettings(const HcclSettings& h, Scenario& s);
 
 } // namespace collsim

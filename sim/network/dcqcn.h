@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "topologies/roce_model.h"
+#include "sim/network/roce_model.h"
 
 namespace collsim {
 

@@ -1,9 +1,9 @@
-// Draws of the per-packet jitter of a link type (topologies/roce_model.h).
+// Draws of the per-packet jitter of a link type (sim/network/roce_model.h).
 #pragma once
 
 #include <random>
 
-#include "topologies/roce_model.h"
+#include "sim/network/roce_model.h"
 
 namespace collsim {
 

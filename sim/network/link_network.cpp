@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/trace/trace_sink.h"
 
 namespace collsim {
 namespace {
@@ -20,8 +19,8 @@ std::uint32_t hopOf(std::uint64_t packed) { return std::uint32_t(packed & 0xff);
 
 } // namespace
 
-LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, Bytes segmentSize)
-    : engine_(engine), cluster_(cluster), routing_(cluster), mtu_(cluster.roce.mtu), segment_(segmentSize) {
+LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint32_t roceMtu, Bytes segmentSize)
+    : engine_(engine), cluster_(cluster), routing_(cluster), mtu_(roceMtu), segment_(segmentSize) {
   if (segment_ == 0) throw std::invalid_argument("segment size must be positive");
   channels_.reserve(2 * cluster.links.size());
   for (const auto& l : cluster.links) {
@@ -114,10 +113,7 @@ void LinkNetwork::startNext(std::uint32_t c) {
   if (m.queued[hop] > 0) ch.waiting.push_back(head); // round robin: back of the line
 
   Time now = engine_.now();
-  if (now > ch.freeAt) { // the channel was idle: close the last busy period
-    if (trace_ && ch.freeAt > ch.busySince) trace_->channelBusy(c, ch.busySince, ch.freeAt);
-    ch.busySince = now;
-  }
+  ch.busy.onStart(trace_, c, now, ch.freeAt);
   // Forwarding is packet by packet: the segment started here when its first
   // packet had arrived, and cannot end before its last packet has arrived
   // and gone out again.
@@ -162,9 +158,7 @@ Time LinkNetwork::popTail(Message& m, std::uint32_t hop) {
 }
 
 void LinkNetwork::flushTrace() {
-  if (!trace_) return;
-  for (std::uint32_t c = 0; c < channels_.size(); ++c)
-    if (channels_[c].freeAt > channels_[c].busySince) trace_->channelBusy(c, channels_[c].busySince, channels_[c].freeAt);
+  for (std::uint32_t c = 0; c < channels_.size(); ++c) channels_[c].busy.flush(trace_, c, channels_[c].freeAt);
 }
 
 NetworkMetrics LinkNetwork::metrics(Time runTime) const {

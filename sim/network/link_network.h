@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/core/index_pool.h"
+#include "sim/network/busy_period.h"
 #include "sim/network/network.h"
 #include "sim/network/routing.h"
 #include "sim/network/sample_set.h"
@@ -36,7 +37,7 @@ struct ChannelStats {
 
 class LinkNetwork final : public Network, public EventHandler {
 public:
-  LinkNetwork(EventEngine& engine, const Cluster& cluster, Bytes segmentSize);
+  LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint32_t roceMtu, Bytes segmentSize);
 
   void send(int src, int dst, Bytes bytes, std::uint64_t cookie) override;
   void onEvent(std::uint64_t arg) override;
@@ -53,7 +54,7 @@ private:
     bool roce;                         // frames its segments as RoCE packets
     Time freeAt = 0;                   // end of the current serialization
     bool wakeupPending = false;        // a kChannelFree event is scheduled
-    Time busySince = 0;                // start of the current busy period (trace)
+    BusyPeriod busy;                   // for the trace
     std::deque<std::uint64_t> waiting; // (message, hop) pairs, round robin
   };
   struct Message {

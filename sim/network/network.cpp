@@ -2,19 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/network/link_network.h"
-#include "sim/network/packet_network.h"
-
 namespace collsim {
-
-const char* fidelityName(Fidelity f) { return f == Fidelity::Packet ? "packet" : "fast"; }
-
-bool parseFidelity(const std::string& name, Fidelity& out) {
-  if (name == "fast") out = Fidelity::Fast;
-  else if (name == "packet") out = Fidelity::Packet;
-  else return false;
-  return true;
-}
 
 void LinkUsageTally::add(std::size_t channel, Time busy, Bandwidth bandwidth, Bytes payload, Bytes wire) {
   if (wire == 0) return;
@@ -56,11 +44,6 @@ void LinkUsageTally::fill(NetworkMetrics& m) const {
     const std::string &a = cluster_.nodes[c % 2 == 0 ? l.a : l.b].name, &b = cluster_.nodes[c % 2 == 0 ? l.b : l.a].name;
     m.busiest.push_back({a + " -> " + b + " (" + l.type + ")", utilization_[order[k]].first, payload_[order[k]]});
   }
-}
-
-std::unique_ptr<Network> makeNetwork(EventEngine& engine, const Cluster& cluster, const NetworkOptions& options) {
-  if (options.fidelity == Fidelity::Packet) return std::make_unique<PacketNetwork>(engine, cluster, options.seed);
-  return std::make_unique<LinkNetwork>(engine, cluster, options.segment);
 }
 
 } // namespace collsim

@@ -1,6 +1,6 @@
 // The network models behind one interface: the fast link model
 // (link_network.h: large segments, fair sharing, no per-packet congestion
-// control) and the packet-level RoCE v2 model (packet_network.h: MTU
+// control) and the packet-level RoCE v2 model (packet/packet_network.h: MTU
 // packets, switch queues, ECN, PFC, DCQCN, queue pairs, go-back-N, jitter).
 // The executor sends messages and hears when their last byte has arrived.
 #pragma once
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/core/event_engine.h"
+#include "sim/network/roce_model.h"
 #include "topologies/cluster.h"
 
 namespace collsim {
@@ -25,14 +26,14 @@ protected:
   ~DeliveryListener() = default;
 };
 
+// The network models by name (network_models.h).
 enum class Fidelity { Fast, Packet };
-const char* fidelityName(Fidelity f);
-bool parseFidelity(const std::string& name, Fidelity& out);
 
 struct NetworkOptions {
   Fidelity fidelity = Fidelity::Fast;
-  Bytes segment = Bytes(1) << 20; // fast mode; packet mode uses the cluster's MTU
+  Bytes segment = Bytes(1) << 20; // fast mode; packet mode uses the RoCE MTU
   std::uint64_t seed = 1;         // jitter draws
+  RoceModel roce = defaultRoceModel(); // NICs and switches; the fast model takes its MTU's framing
 };
 
 // Per link type ("roce", "hccs", "pcie"), over the link directions that
@@ -101,7 +102,5 @@ protected:
   DeliveryListener* listener_ = nullptr;
   TraceSink* trace_ = nullptr;
 };
-
-std::unique_ptr<Network> makeNetwork(EventEngine& engine, const Cluster& cluster, const NetworkOptions& options);
 
 } // namespace collsim

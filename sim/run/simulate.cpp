@@ -4,7 +4,7 @@
 
 #include "algorithms/check/symbolic_checker.h"
 #include "sim/core/input_error.h"
-#include "sim/network/network.h"
+#include "sim/network/network_models.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -77,7 +77,7 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req,
 
   SchedulePtr schedule = buildSchedule(*req.algorithm, spec);
   EventEngine engine;
-  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed});
+  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed, req.roce});
   TraceSink* sink = nullptr;
   if (trace) {
     sink = trace->beginRun(std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " +

@@ -38,6 +38,7 @@ struct RunRequest {
   Bytes loopBytes = 0; // > 0: data larger than this runs in loops of it, one after another
   Fidelity fidelity = Fidelity::Fast; // packet: the RoCE packet-level model
   std::uint64_t seed = 1;             // jitter draws
+  RoceModel roce = defaultRoceModel(); // the NICs and switches (MTU framing at either fidelity)
 };
 
 // Throws std::runtime_error if the checker rejects the schedule.

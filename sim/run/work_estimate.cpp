@@ -77,7 +77,7 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
   Time latency = 0;
   for (const auto& l : c.links) slowest = std::min(slowest, l.params.bandwidth), latency = std::max(latency, l.params.latency);
   if (c.links.empty()) slowest = 1;
-  const double unit = double(w.fidelity == Fidelity::Packet ? std::max<std::uint32_t>(c.roce.mtu, 1) : std::max<Bytes>(w.segment, 1));
+  const double unit = double(w.fidelity == Fidelity::Packet ? std::max<std::uint32_t>(w.mtu, 1) : std::max<Bytes>(w.segment, 1));
 
   std::vector<int> sample;
   if (p <= 32) {

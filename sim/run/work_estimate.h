@@ -53,6 +53,7 @@ struct CollectiveWork {
   Bytes segment = Bytes(1) << 20;
   Fidelity fidelity = Fidelity::Fast;
   Bytes loopBytes = 0; // HCCL_BUFFSIZE loops: one loop and the tail are simulated
+  std::uint32_t mtu = 4096; // packet level: the RoCE MTU
 };
 
 WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& work);

@@ -16,6 +16,7 @@
 #include "sim/config/input_file.h"
 #include "sim/scenario/study.h"
 #include "sim/workload/reference_figures.h"
+#include "sim/network/network_models.h"
 
 namespace collsim {
 namespace {
@@ -123,7 +124,9 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
 
   ConfigNode cluster = root.at("cluster");
   if (!cluster.isMap()) cluster.fail("expected a cluster mapping or a path to a cluster file");
-  s.cluster = loadCluster(cluster);
+  ClusterSetup setup = loadCluster(cluster);
+  s.cluster = std::move(setup.cluster);
+  s.roce = std::move(setup.roce);
   if (auto t = root.find("training")) {
     s.training = loadTraining(*t);
     if (auto v = t->find("selector")) s.selector = loadSelectorRulesAt(*v, baseDir);

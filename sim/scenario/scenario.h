@@ -35,7 +35,7 @@
 namespace collsim {
 
 struct SimulationOptions {
-  Fidelity fidelity = Fidelity::Fast; // packet: MTU packets, ECN, PFC, DCQCN (sim/network/packet_network.h)
+  Fidelity fidelity = Fidelity::Fast; // packet: MTU packets, ECN, PFC, DCQCN (sim/network/packet/)
   Bytes segment = Bytes(1) << 20;     // the fast model's segment
   bool verify = true;                 // run the symbolic checker first
   Bytes loopBytes = 0;                // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
@@ -53,6 +53,7 @@ struct Scenario {
   std::string name;
   std::string description;
   Cluster cluster;
+  RoceModel roce; // the cluster's NICs and switches (its `roce:` section)
   Collective op = Collective::AllReduce;
   std::vector<std::string> algorithms;
   std::vector<Bytes> sizes;

@@ -18,7 +18,7 @@ std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid,
   std::vector<std::vector<std::size_t>> jobsOf(grid.points.size());
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     const GridPoint& p = grid.points[i];
-    for (const auto& name : candidates(p.op, grid.clusters[p.cluster])) {
+    for (const auto& name : candidates(p.op, grid.clusters[p.cluster].cluster)) {
       jobsOf[i].push_back(jobs.size());
       jobs.push_back({i, name});
     }
@@ -38,10 +38,10 @@ std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid,
   std::vector<PointScore> scores;
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     const GridPoint& p = grid.points[i];
-    const Cluster& c = grid.clusters[p.cluster];
+    const ClusterSetup& c = grid.clusters[p.cluster];
     PointScore s;
     s.key = p.key() + " " + grid.labels[p.cluster];
-    Choice choice = choose(rules, p.op, p.bytes, c);
+    Choice choice = choose(rules, p.op, p.bytes, c.cluster);
     s.pick = choice.algorithm;
     s.rule = choice.rule;
     bool pickSimulated = false;

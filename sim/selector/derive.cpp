@@ -12,7 +12,7 @@ namespace {
 // Sizes handed to the simulation stay whole 8-byte multiples (any dtype).
 Bytes aligned(double bytes) { return std::max<Bytes>(8, Bytes(std::llround(bytes / 8)) * 8); }
 
-std::string bestAt(Collective op, Bytes bytes, const Cluster& c, const std::vector<std::string>& names) {
+std::string bestAt(Collective op, Bytes bytes, const ClusterSetup& c, const std::vector<std::string>& names) {
   std::string best;
   double bestTime = 0;
   for (const auto& n : names) {
@@ -23,7 +23,7 @@ std::string bestAt(Collective op, Bytes bytes, const Cluster& c, const std::vect
 }
 
 // The smallest size (to about 1 %) at which `b` is faster than `a`, between lo and hi.
-Bytes crossover(Collective op, const Cluster& c, const std::string& a, const std::string& b, Bytes lo, Bytes hi) {
+Bytes crossover(Collective op, const ClusterSetup& c, const std::string& a, const std::string& b, Bytes lo, Bytes hi) {
   double l = std::log(double(lo)), h = std::log(double(hi));
   while (h - l > 0.01) {
     double mid = (l + h) / 2;
@@ -39,7 +39,7 @@ Bytes crossover(Collective op, const Cluster& c, const std::string& a, const std
 std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::string>& only, std::ostream* progress) {
   std::vector<DerivedRule> out;
   for (int ci = 0; ci < int(grid.clusters.size()); ++ci) {
-    const Cluster& c = grid.clusters[ci];
+    const ClusterSetup& c = grid.clusters[ci];
     std::vector<Collective> ops;
     std::vector<Bytes> sizes;
     for (const auto& p : grid.points) {
@@ -51,7 +51,7 @@ std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::st
     for (Collective op : ops) {
       if (progress) *progress << "\r" << grid.labels[ci] << " " << collectiveName(op) << "          " << std::flush;
       std::vector<std::string> names;
-      for (const auto& n : candidates(op, c))
+      for (const auto& n : candidates(op, c.cluster))
         if (only.empty() || std::find(only.begin(), only.end(), n) != only.end()) names.push_back(n);
       if (names.empty()) continue;
       std::vector<std::string> winners;
@@ -64,10 +64,10 @@ std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::st
         r.name = grid.labels[ci] + " " + collectiveName(op) + " " + winners[i];
         r.source = "derived by collsim selector derive from simulation";
         r.ops = {op};
-        r.servers = Range{double(c.servers), double(c.servers)};
-        r.devices = Range{double(c.devicesPerServer), double(c.devicesPerServer)};
-        r.hccs = {c.hccsShape};
-        r.fabric = {c.fabric};
+        r.servers = Range{double(c.cluster.servers), double(c.cluster.servers)};
+        r.devices = Range{double(c.cluster.devicesPerServer), double(c.cluster.devicesPerServer)};
+        r.hccs = {c.cluster.hccsShape};
+        r.fabric = {c.cluster.fabric};
         Range bytes{double(from), 1e300};
         if (!last) {
           Bytes cut = crossover(op, c, winners[i], winners[i + 1], sizes[i], sizes[i + 1]);

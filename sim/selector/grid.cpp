@@ -55,8 +55,9 @@ Grid loadGridText(const std::string& text, const std::string& file) {
         std::vector<std::string> sets;
         if (s) sets.push_back("servers=" + std::to_string(s));
         if (d) sets.push_back("devices=" + std::to_string(d));
-        Cluster c = loadClusterFile(base.string(), sets);
-        g.labels.push_back(c.name + " servers=" + std::to_string(c.servers) + " devices=" + std::to_string(c.devicesPerServer));
+        ClusterSetup c = loadClusterFile(base.string(), sets);
+        g.labels.push_back(c.cluster.name + " servers=" + std::to_string(c.cluster.servers) +
+                           " devices=" + std::to_string(c.cluster.devicesPerServer));
         g.clusters.push_back(std::move(c));
       }
     }

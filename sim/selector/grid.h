@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "algorithms/core/schedule.h"
-#include "topologies/cluster.h"
+#include "sim/config/cluster_config.h"
 
 namespace collsim {
 
@@ -27,7 +27,7 @@ struct GridPoint {
 
 struct Grid {
   std::string name;
-  std::vector<Cluster> clusters;
+  std::vector<ClusterSetup> clusters;
   std::vector<std::string> labels; // per cluster: "atlas-2x8 servers=4 devices=8"
   std::vector<GridPoint> points;
   std::string fingerprint; // of the grid file and the cluster files it names

@@ -62,15 +62,16 @@ Choice choose(const SelectorRules& rules, Collective op, Bytes bytes, const Clus
   return {best, "fallback: closed-form", "lowest alpha-beta-gamma cost"};
 }
 
-double simulateOne(Collective op, Bytes bytes, const Cluster& cluster, const std::string& algorithm) {
+double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm) {
   AlgorithmEntry e = *findAlgorithm(op, algorithm);
   RunRequest req{op, &e, DataType::Float32, bytes, Bytes(1) << 20, false};
-  return toSeconds(simulateCollective(cluster, req).execution.finish);
+  req.roce = cluster.roce;
+  return toSeconds(simulateCollective(cluster.cluster, req).execution.finish);
 }
 
-std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const Cluster& cluster) {
+std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster) {
   std::vector<CandidateTime> out;
-  for (const auto& name : candidates(op, cluster)) out.push_back({name, simulateOne(op, bytes, cluster, name)});
+  for (const auto& name : candidates(op, cluster.cluster)) out.push_back({name, simulateOne(op, bytes, cluster, name)});
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; });
   return out;
 }

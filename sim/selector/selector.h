@@ -7,7 +7,7 @@
 
 #include "algorithms/core/registry.h"
 #include "sim/selector/rules.h"
-#include "topologies/cluster.h"
+#include "sim/config/cluster_config.h"
 
 namespace collsim {
 
@@ -36,8 +36,8 @@ struct CandidateTime {
   std::string algorithm;
   double seconds;
 };
-// Simulates every candidate (float32, 1 MiB segments), fastest first.
-std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const Cluster& cluster);
-double simulateOne(Collective op, Bytes bytes, const Cluster& cluster, const std::string& algorithm);
+// Simulates every candidate (float32, 1 MiB segments, fast model), fastest first.
+std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster);
+double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm);
 
 } // namespace collsim

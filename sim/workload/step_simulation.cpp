@@ -13,6 +13,7 @@
 #include "sim/run/simulate.h"
 #include "sim/trace/trace_recorder.h"
 #include "sim/workload/step_schedule.h"
+#include "sim/network/network_models.h"
 
 namespace collsim {
 
@@ -174,7 +175,7 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
       if (!entries.count(name))
         entries.emplace(name, requireAlgorithm(Collective::AllReduce, name, cluster, "gradient buckets"));
       CollectiveWork w{Collective::AllReduce, &entries.at(name), b.bytes, model.precision.gradients, 0,
-                       options.segment, options.fidelity, options.hcclBufferSize};
+                       options.segment, options.fidelity, options.hcclBufferSize, options.roce.mtu};
       seen[key] = estimateCollective(cluster, w);
     }
     const WorkEstimate& e = seen[key];
@@ -220,7 +221,7 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
 
   TrainingStepSchedule schedule(plan);
   EventEngine engine;
-  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {options.fidelity, options.segment, options.seed});
+  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {options.fidelity, options.segment, options.seed, options.roce});
   TraceSink* traceSink = nullptr;
   if (options.trace) {
     traceSink = options.trace->beginRun("training step: " + model.name + " on " + cluster.name, cluster);

@@ -56,6 +56,7 @@ struct StepOptions {
   Bytes segment = Bytes(1) << 20;
   Fidelity fidelity = Fidelity::Fast;
   std::uint64_t seed = 1;
+  RoceModel roce = defaultRoceModel();
   Bytes hcclBufferSize = kHcclDefaultBufferSize;
   bool verify = true;            // check each algorithm with the symbolic checker first
   TraceRecorder* trace = nullptr;

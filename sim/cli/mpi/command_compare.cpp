@@ -24,7 +24,8 @@ struct CompareOptions {
 };
 
 int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
-  Cluster cluster = loadClusterFile(o.cluster, {});
+  ClusterSetup setup = loadClusterFile(o.cluster, {});
+  const Cluster& cluster = setup.cluster;
   if (cluster.ranks() != runner.size())
     throw MpiUsageError("the cluster has " + std::to_string(cluster.ranks()) + " devices; run with -np " +
                         std::to_string(cluster.ranks()));
@@ -57,6 +58,7 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
       wrong += measured.wrong;
       if (runner.rank() != 0) continue;
       RunRequest req{base.op, &*algo, type, spec.bytes(), segment, false};
+      req.roce = setup.roce;
       double simulated = toSeconds(simulateCollective(cluster, req).execution.finish);
       double error = measured.seconds > 0 ? simulated / measured.seconds - 1 : 0;
       errors.push_back(std::abs(error));

@@ -1,4 +1,4 @@
-#include "topologies/roce_model.h"
+#include "sim/network/roce_model.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,7 @@
-// What the packet-level network model needs to know about a cluster's RoCE v2
-// NICs and switches, and about per-packet delay jitter (plain data; the
-// cluster YAML's `roce:` section, sim/scenario/cluster_config.cpp).
+// How a cluster's RoCE v2 NICs and switches behave, and the per-packet
+// delay jitter of its links: network parameters, kept apart from the
+// topology (topologies/cluster.h). Plain data; the cluster YAML's `roce:`
+// section (sim/config/roce_config.cpp).
 #pragma once
 
 #include <cstdint>
