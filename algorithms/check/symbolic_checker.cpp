@@ -13,13 +13,17 @@ constexpr std::size_t kMaxProblems = 12;
 constexpr std::uint64_t kNoData = std::numeric_limits<std::uint64_t>::max();
 
 // Per element: a contributor set (`words` 64-bit words) and the index of the
-// input element it holds (kNoData when it holds nothing meaningful).
+// input element it holds (kNoData when it holds nothing meaningful); with
+// several streams also the last write (stream, step), for the race check.
 struct Cells {
   std::size_t words = 1;
   std::vector<std::uint64_t> sets;
   std::vector<std::uint64_t> source;
+  std::vector<std::uint32_t> writerStream, writerStep;
   std::uint64_t* set(std::uint64_t e) { return sets.data() + e * words; }
 };
+
+constexpr std::uint32_t kNoWriter = ~std::uint32_t(0);
 
 struct Message {
   std::uint64_t elems;
@@ -68,7 +72,9 @@ private:
   void initBuffers() {
     const std::uint64_t n = spec_.bufferElems();
     buffers_.assign(std::size_t(p_), Cells{words_, std::vector<std::uint64_t>(n * words_, 0),
-                                           std::vector<std::uint64_t>(n, kNoData)});
+                                           std::vector<std::uint64_t>(n, kNoData), {}, {}});
+    if (s_.streamCount() > 1)
+      for (auto& c : buffers_) c.writerStream.assign(n, kNoWriter), c.writerStep.assign(n, 0);
     for (int r = 0; r < p_; ++r) {
       switch (spec_.op) {
       case Collective::AllReduce:
@@ -182,11 +188,29 @@ private:
     return true;
   }
 
+  // With several streams, a write must come after the last write of the
+  // same element by another stream: that stream's step must be among those
+  // this step's lane has waited for (directly or through other waits).
+  bool ordered(int r, int k, std::uint64_t e) {
+    Cells& cells = buffers_[r];
+    std::uint32_t other = cells.writerStream[e];
+    if (other != kNoWriter && other != std::uint32_t(stream_) && clock_[other] <= cells.writerStep[e]) {
+      fail(where(r, k) + " (stream " + std::to_string(stream_) + "): writes element " + std::to_string(e) +
+           ", which step " + std::to_string(cells.writerStep[e]) + " of stream " + std::to_string(other) +
+           " also writes, with no wait between them (a race)");
+      return false;
+    }
+    cells.writerStream[e] = std::uint32_t(stream_);
+    cells.writerStep[e] = std::uint32_t(k);
+    return true;
+  }
+
   void write(int r, int k, const Op& op, const Message& m) {
     Cells& cells = buffers_[r];
     std::uint64_t first = op.offset / spec_.elemSize;
     for (std::uint64_t i = 0; i < m.elems; ++i) {
       std::uint64_t e = first + i;
+      if (!clock_.empty() && !ordered(r, k, e)) return;
       std::uint64_t* dst = cells.set(e);
       const std::uint64_t* in = m.sets.data() + i * words_;
       if (op.kind != OpKind::RecvReduce) {
@@ -215,7 +239,32 @@ private:
     }
   }
 
+  // Lane (stream_, r)'s clock for step k: per stream, how many of its steps
+  // on rank r come before this one (its own earlier steps, and what its
+  // waits, and theirs, waited for).
+  void tick(int r, int k, const std::vector<Op>& ops) {
+    const std::size_t streams = std::size_t(s_.streamCount());
+    auto lane = [&](std::size_t st) { return st * std::size_t(p_) + std::size_t(r); };
+    std::vector<std::vector<std::uint32_t>>& mine = history_[lane(std::size_t(stream_))];
+    if (mine.empty()) mine.emplace_back(streams, 0);
+    clock_ = mine.back();
+    clock_[std::size_t(stream_)] = std::uint32_t(k);
+    for (const Op& op : ops)
+      if (op.kind == OpKind::Wait) {
+        const auto& theirs = history_[lane(std::size_t(op.peer))];
+        if (op.offset == 0 || theirs.empty()) continue;
+        const auto& after = theirs[std::min<std::size_t>(op.offset, theirs.size() - 1)];
+        for (std::size_t st = 0; st < streams; ++st) clock_[st] = std::max(clock_[st], after[st]);
+      }
+  }
+  // After step k: the clock with the step itself counted, for later waits on it.
+  void tock(int r, int k) {
+    clock_[std::size_t(stream_)] = std::uint32_t(k + 1);
+    history_[std::size_t(stream_) * std::size_t(p_) + std::size_t(r)].push_back(clock_);
+  }
+
   void complete(int r, int k, const std::vector<Op>& ops, const std::vector<Message>& copies) {
+    if (s_.streamCount() > 1) tick(r, k, ops);
     std::size_t copyIndex = 0;
     for (const Op& op : ops) {
       if (op.kind == OpKind::Send || op.kind == OpKind::Wait || op.kind == OpKind::Compute) continue;
@@ -233,6 +282,7 @@ private:
       }
       write(r, k, op, m);
     }
+    if (s_.streamCount() > 1) tock(r, k);
   }
 
   // Runs every (stream, rank) lane as far as its messages allow, until
@@ -241,6 +291,7 @@ private:
     const int streams = s_.streamCount();
     const std::size_t lanes = std::size_t(streams) * std::size_t(p_);
     laneStep_.assign(lanes, 0);
+    history_.assign(streams > 1 ? lanes : 0, {});
     std::vector<int>& step = laneStep_;
     std::vector<bool> posted(lanes, false);
     std::vector<std::vector<Message>> copies(lanes);
@@ -349,6 +400,10 @@ private:
   std::map<std::uint64_t, std::deque<Message>> inFlight_;
   int stream_ = 0; // the stream whose messages channel() addresses
   std::vector<int> laneStep_; // steps completed per (stream, rank)
+  // Several streams: per (stream, rank) lane, its clock after each step
+  // (index n: after n steps), and the clock of the step being completed.
+  std::vector<std::vector<std::vector<std::uint32_t>>> history_;
+  std::vector<std::uint32_t> clock_;
   CheckReport report_;
 };
 

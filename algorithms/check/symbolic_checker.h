@@ -11,8 +11,11 @@
 // does; AllGather: element e of every rank holds exactly its owner's element
 // e; AllToAll: output block j of rank r holds rank j's input block r ...).
 // Along the way it proves that every send is matched by one receive of the
-// same size, that no rank waits forever (deadlock), and that no step writes
-// the same bytes twice (unless both writes are reductions).
+// same size, that no rank waits forever (deadlock), that no step writes
+// the same bytes twice (unless both writes are reductions), and, with
+// several streams, that two streams of a rank never write the same bytes
+// unless a wait orders the writes (a race: per-stream clocks that waits
+// carry from one stream to another).
 #pragma once
 
 #include <string>
