@@ -42,13 +42,55 @@ TEST_CASE("perf on hccs-ring-8 matches the closed form at every size (json)") {
 }
 
 TEST_CASE("csv and md formats carry the same rows") {
+  auto cells = [](const std::string& line, char sep) {
+    std::vector<std::string> out;
+    std::string cell;
+    std::istringstream in(line);
+    while (std::getline(in, cell, sep)) {
+      cell.erase(0, cell.find_first_not_of(' '));
+      cell.erase(cell.find_last_not_of(' ') + 1);
+      out.push_back(cell);
+    }
+    return out;
+  };
+  auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+  };
   CliResult csv = cli({"run", source("tests/data/small.yaml"), "--format", "csv"});
   REQUIRE(csv.status == 0);
-  CHECK(contains(csv.out, "op,algorithm,ranks,bytes"));
-  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 3); // 1 KiB, 32 KiB, 1 MiB
+  CHECK(csv.err.empty());
+  std::vector<std::string> rows = lines(csv.out);
+  REQUIRE(rows.size() == 1 + 3); // 1 KiB, 32 KiB, 1 MiB
+  CHECK(rows[0] == "op,algorithm,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps,events,messages,fastest");
   CliResult md = cli({"run", source("tests/data/small.yaml"), "--format", "md"});
   REQUIRE(md.status == 0);
-  CHECK(contains(md.out, "| allreduce | ring |"));
+  std::vector<std::string> table;
+  for (const auto& l : lines(md.out))
+    if (l.rfind("| allreduce", 0) == 0) table.push_back(l);
+  REQUIRE(table.size() == 3);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    std::vector<std::string> c = cells(rows[i + 1], ','), m = cells(table[i], '|'); // m[0] is before the first bar
+    CAPTURE(rows[i + 1]);
+    CAPTURE(table[i]);
+    REQUIRE(m.size() == 11);
+    CHECK(m[1] == c[0]); // op
+    CHECK(m[2] == c[1]); // algorithm
+    CHECK(m[3] == c[2]); // ranks
+    CHECK(m[5] == c[3]); // bytes
+    CHECK(m[6] == c[4]); // count
+    CHECK(m[7] == c[5]); // dtype
+    // The table rounds to 3 decimals what CSV gives to 6.
+    CHECK(std::stod(m[8]) == doctest::Approx(std::stod(c[6])).epsilon(1e-3));
+    CHECK(std::stod(m[10]) == doctest::Approx(std::stod(c[8])).epsilon(1e-2));
+  }
+  // A format that does not exist is refused by name.
+  CliResult bad = cli({"run", source("tests/data/small.yaml"), "--format", "xml"});
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "--format"));
+  CHECK(contains(bad.err, "xml"));
 }
 
 TEST_CASE("--set overrides a key, also inside a cluster file") {

@@ -47,6 +47,46 @@ inline CliResult cli(std::vector<std::string> args) {
   return {status, out.str(), err.str()};
 }
 
+// CSV as collsim writes it (RFC 4180: quoted fields may hold commas,
+// quotes doubled), read by column name.
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  static Csv parse(const std::string& text) {
+    Csv csv;
+    std::vector<std::string> record;
+    std::string field;
+    bool quoted = false;
+    auto endRecord = [&] {
+      record.push_back(field);
+      field.clear();
+      if (csv.header.empty()) csv.header = record;
+      else csv.rows.push_back(record);
+      record.clear();
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (quoted) {
+        if (c != '"') field += c;
+        else if (i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+        else quoted = false;
+      } else if (c == '"') quoted = true;
+      else if (c == ',') record.push_back(field), field.clear();
+      else if (c == '\n') endRecord();
+      else field += c;
+    }
+    if (!field.empty() || !record.empty()) endRecord();
+    return csv;
+  }
+  // The cell of row `row` in column `name`; throws if there is no such column.
+  const std::string& at(std::size_t row, const std::string& name) const {
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (header[c] == name) return rows.at(row).at(c);
+    throw std::runtime_error("no CSV column " + name);
+  }
+};
+
 // A fresh folder of its own under the system's temporary folder, removed
 // with everything in it at the end of the test (no fixed /tmp names).
 class TempDir {

@@ -106,8 +106,10 @@ TEST_CASE("the simulator and the threads transport move the same messages") {
       std::vector<MessageRecord> simulated = executor.run().log;
 
       std::vector<MessageRecord> real;
-      for (const auto& d : runWithThreads(*schedule, spec, RunOptions{}).deliveries)
-        real.push_back({int(d.tag >> 40), d.src, d.dst, d.tag & ((1ULL << 40) - 1), d.bytes}); // see streamTagBase
+      for (const auto& d : runWithThreads(*schedule, spec, RunOptions{}).deliveries) {
+        StreamTag tag = decodeStreamTag(d.tag);
+        real.push_back({tag.stream, d.src, d.dst, tag.seq, d.bytes});
+      }
       std::sort(simulated.begin(), simulated.end());
       std::sort(real.begin(), real.end());
       std::string name = algo.name, coll = collectiveName(algo.op);

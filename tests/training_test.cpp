@@ -242,16 +242,14 @@ TEST_CASE("HCCL settings from the article reach a training study") {
                                   "--format", "csv"});
   REQUIRE(r.status == 0);
   CHECK(r.err.find("PyTorch DDP") != std::string::npos);
-  std::istringstream lines(r.out);
-  std::string header, row;
-  std::getline(lines, header);
-  int rows = 0;
-  while (std::getline(lines, row)) {
-    ++rows;
-    CHECK(row.find(",1048576,") != std::string::npos); // bucket_bytes
-    CHECK(row.find(",true,") != std::string::npos);    // overlap
+  collsim::testing::Csv csv = collsim::testing::Csv::parse(r.out);
+  REQUIRE(csv.rows.size() == 12);
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    CHECK(csv.at(i, "bucket_bytes") == "1048576"); // HCCL_ALLREDUCE_BUCKET_SIZE
+    CHECK(csv.at(i, "overlap") == "true");         // HCCL_COMM_OVERLAP
+    CHECK(csv.at(i, "pipeline") == "2");           // HCCL_ALLREDUCE_PIPELINE=1: two buckets in flight
+    CHECK(csv.at(i, "status") == "ok");
   }
-  CHECK(rows == 12);
 }
 
 TEST_CASE("--trace writes the step: compute, each bucket's AllReduce, link activity") {

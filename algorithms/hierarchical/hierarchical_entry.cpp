@@ -74,8 +74,9 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
     if (!e) return std::nullopt;
     lv.inter.push_back(*e);
   }
-  // A level that runs as several streams (dbtree) cannot be put in sequence
-  // with the next phase: collsim has no ordering across streams yet.
+  // A level that runs as several streams (dbtree) is not composed: phases are
+  // chained as one stream, and joining dbtree's streams before the next phase
+  // would need waits that SequenceSchedule does not insert.
   const bool multiStream = c.intra == "dbtree" || c.inter == "dbtree";
   const int slices = c.slices;
   // Slicing the buffer keeps AllReduce and Broadcast what they are; it would
@@ -102,7 +103,7 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
   };
   e.unsupported = [slices, sliceable, multiStream](const CollectiveSpec& spec) -> std::string {
     int D = spec.devicesPerServer;
-    if (multiStream) return "dbtree runs as independent streams and cannot be a phase of a hierarchical algorithm yet";
+    if (multiStream) return "dbtree runs as several streams and cannot be a phase of a hierarchical algorithm yet (phases are chained as one stream)";
     if (D <= 0) return "needs a cluster of several servers (devices per server unknown)";
     if (spec.ranks % D) return "the ranks do not fill whole servers";
     if (slices > 1 && !sliceable) return "the pipelined variant exists for allreduce and broadcast only";

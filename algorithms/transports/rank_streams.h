@@ -9,8 +9,8 @@
 
 namespace collsim {
 
-// `endpoint(stream)` gives the transport a stream uses; `tagBase(stream)` its
-// tags. Rethrows the first failure of any stream.
+// `endpoint(stream)` gives the transport a stream uses; each stream tags its
+// messages from streamTagBase(stream) on. Rethrows the first failure of any stream.
 void runRankStreams(const Schedule& schedule, std::byte* buffer, const RunOptions& options,
                     const std::function<std::unique_ptr<Transport>(int stream)>& endpoint);
 

@@ -36,7 +36,18 @@ struct StreamContext {
 void runScheduleRank(const Schedule& schedule, Transport& transport, std::byte* buffer, const RunOptions& options,
                      std::uint64_t tagBase = 0, StreamContext context = {});
 
-// Tag base of stream s: streams never share tags.
-inline std::uint64_t streamTagBase(int stream) { return std::uint64_t(stream) << 40; }
+// Tag base of stream s: streams never share tags (each numbers up to 2^40
+// messages per peer from its base on).
+inline constexpr int kStreamTagShift = 40;
+inline std::uint64_t streamTagBase(int stream) { return std::uint64_t(stream) << kStreamTagShift; }
+
+// A tag read back: its stream, and which of that stream's messages to one peer.
+struct StreamTag {
+  int stream;
+  std::uint64_t seq;
+};
+inline StreamTag decodeStreamTag(std::uint64_t tag) {
+  return {int(tag >> kStreamTagShift), tag & ((std::uint64_t(1) << kStreamTagShift) - 1)};
+}
 
 } // namespace collsim

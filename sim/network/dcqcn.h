@@ -32,9 +32,8 @@ public:
   void onAlphaTimer();
   // The increase timer fired.
   void onIncreaseTimer();
-  // `bytes` more were sent; true when the byte counter completed a round.
+  // `bytes` more were sent: a completed byte-counter round raises the rate.
   void onSent(Bytes bytes);
-
 
 private:
   void increase();
