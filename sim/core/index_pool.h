@@ -21,6 +21,17 @@ public:
     items_[i] = std::move(value);
     return i;
   }
+  // A slot as its last user left it (or a new default one): the caller sets
+  // every field, and vectors inside keep their capacity from use to use.
+  std::uint32_t acquire() {
+    if (free_.empty()) {
+      items_.emplace_back();
+      return std::uint32_t(items_.size() - 1);
+    }
+    std::uint32_t i = free_.back();
+    free_.pop_back();
+    return i;
+  }
   void release(std::uint32_t i) { free_.push_back(i); }
   T& operator[](std::uint32_t i) { return items_[i]; }
   const T& operator[](std::uint32_t i) const { return items_[i]; }

@@ -104,15 +104,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
       PairState& p = pair(s.stream, s.rank, op.peer);
-      std::uint32_t id;
-      if (freeInFlight_.empty()) {
-        id = std::uint32_t(inFlight_.size());
-        inFlight_.emplace_back();
-      } else {
-        id = freeInFlight_.back();
-        freeInFlight_.pop_back();
-      }
-      inFlight_[id] = {l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes};
+      std::uint32_t id = inFlight_.add({l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes});
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
@@ -180,7 +172,7 @@ void ScheduleExecutor::onEvent(std::uint64_t arg) {
 
 void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
   InFlight m = inFlight_[cookie];
-  freeInFlight_.push_back(std::uint32_t(cookie));
+  inFlight_.release(std::uint32_t(cookie));
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
   complete(m.srcLane); // the send

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "algorithms/core/schedule.h"
+#include "sim/core/index_pool.h"
 #include "sim/network/network.h"
 
 namespace collsim {
@@ -103,8 +104,7 @@ private:
   std::vector<std::vector<std::pair<std::uint32_t, int>>> waiters_;
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
   std::unordered_map<std::uint64_t, PairState> pairs_;
-  std::vector<InFlight> inFlight_;
-  std::vector<std::uint32_t> freeInFlight_;
+  IndexPool<InFlight> inFlight_; // sends on the network, by cookie
   ExecutionResult result_;
 };
 

@@ -31,16 +31,6 @@ LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint3
   stats_.resize(channels_.size());
 }
 
-std::uint32_t LinkNetwork::allocateMessage() {
-  if (!freeMessages_.empty()) {
-    std::uint32_t id = freeMessages_.back();
-    freeMessages_.pop_back();
-    return id;
-  }
-  messages_.emplace_back();
-  return std::uint32_t(messages_.size() - 1);
-}
-
 Bytes LinkNetwork::segmentBytes(const Message& m, std::uint32_t index) const {
   return index + 1 < m.segments ? segment_ : m.bytes - Bytes(m.segments - 1) * segment_;
 }
@@ -48,7 +38,7 @@ Bytes LinkNetwork::segmentBytes(const Message& m, std::uint32_t index) const {
 void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   Routing::Route route = routing_.route(src, dst);
   if (route.hops > kMaxHops) throw std::runtime_error("route longer than 255 hops");
-  std::uint32_t id = allocateMessage();
+  std::uint32_t id = messages_.acquire();
   Message& m = messages_[id];
   m.route = route;
   m.segments = bytes == 0 ? 1 : std::uint32_t((bytes + segment_ - 1) / segment_);
@@ -181,7 +171,7 @@ void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
     if (++m.delivered == m.segments) {
       latency_.add(engine_.now() - m.sentAt);
       std::uint64_t cookie = m.cookie;
-      freeMessages_.push_back(id);
+      messages_.release(id);
       if (listener_) listener_->onDelivered(cookie);
     }
     return;

@@ -77,7 +77,6 @@ private:
   void arrive(std::uint32_t msg, std::uint32_t hop);
   void kick(std::uint32_t channel);
   void startNext(std::uint32_t channel);
-  std::uint32_t allocateMessage();
 
   EventEngine& engine_;
   const Cluster& cluster_;
@@ -86,7 +85,7 @@ private:
   Bytes segment_;
   std::vector<Channel> channels_;
   std::vector<ChannelStats> stats_;
-  std::vector<Message> messages_;
+  IndexPool<Message> messages_; // reused with their per-hop vectors
   struct TailArrival {
     Time at;
     std::uint32_t next;
@@ -94,7 +93,6 @@ private:
   IndexPool<TailArrival> tailPool_;
   void pushTail(Message& m, std::uint32_t hop, Time at);
   Time popTail(Message& m, std::uint32_t hop);
-  std::vector<std::uint32_t> freeMessages_;
   SampleSet<Time> latency_;
 };
 
