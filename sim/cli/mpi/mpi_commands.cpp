@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "algorithms/transports/transport.h"
 #include "sim/cli/mpi/mpi_command.h"
@@ -56,7 +57,7 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
   }
 
   bool anyWrong = false;
-  std::ostringstream json;
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
   if (o.format == "csv") out << "op,algorithm,ranks,bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,wrong\n";
   for (const auto& algo : algos) {
     if (o.format == "table") {
@@ -84,15 +85,14 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
             << o.dtype << ',' << o.redop << ',' << fixed(r.seconds * 1e6, 3) << ',' << fixed(algbw, 6) << ','
             << fixed(busbw, 6) << ',' << r.wrong << "\n";
       } else {
-        json << (json.tellp() > 0 ? ",\n" : "") << "    {\"op\": \"" << o.op << "\", \"algorithm\": \"" << algo.name
-             << "\", \"ranks\": " << spec.ranks << ", \"bytes\": " << spec.bytes() << ", \"count\": " << spec.count
-             << ", \"dtype\": \"" << o.dtype << "\", \"time_us\": " << fixed(r.seconds * 1e6, 3)
-             << ", \"algbw_GBps\": " << fixed(algbw, 6) << ", \"busbw_GBps\": " << fixed(busbw, 6)
-             << ", \"wrong\": " << r.wrong << "}";
+        results.push_back({{"op", o.op}, {"algorithm", algo.name}, {"ranks", spec.ranks}, {"bytes", spec.bytes()},
+                           {"count", spec.count}, {"dtype", o.dtype}, {"redop", o.redop}, {"time_us", r.seconds * 1e6},
+                           {"algbw_GBps", algbw}, {"busbw_GBps", busbw}, {"wrong", r.wrong}});
       }
     }
   }
-  if (o.format == "json") out << "{\n  \"tool\": \"collsim-mpi\",\n  \"results\": [\n" << json.str() << "\n  ]\n}\n";
+  if (o.format == "json")
+    out << nlohmann::ordered_json{{"tool", "collsim-mpi"}, {"results", results}}.dump(2) << "\n";
   return anyWrong ? 1 : 0;
 }
 
