@@ -3,28 +3,17 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/core/enum_names.h"
 #include "topologies/cluster_graph.h"
 
 namespace collsim {
 
-const char* fabricKindName(FabricKind k) {
-  switch (k) {
-  case FabricKind::Switch: return "switch";
-  case FabricKind::LeafSpine: return "leaf-spine";
-  case FabricKind::Rail: return "rail";
-  }
-  return "?";
-}
+constexpr std::array<Named<FabricKind>, 3> kFabricKinds = {
+    {{FabricKind::Switch, "switch"}, {FabricKind::LeafSpine, "leaf-spine"}, {FabricKind::Rail, "rail"}}};
 
-bool parseFabricKind(const std::string& name, FabricKind& out) {
-  for (FabricKind k : {FabricKind::Switch, FabricKind::LeafSpine, FabricKind::Rail}) {
-    if (name == fabricKindName(k)) {
-      out = k;
-      return true;
-    }
-  }
-  return false;
-}
+const char* fabricKindName(FabricKind k) { return nameOf(kFabricKinds, k); }
+
+bool parseFabricKind(const std::string& name, FabricKind& out) { return parseName(kFabricKinds, name, out); }
 
 namespace {
 

@@ -1,28 +1,18 @@
 #include "topologies/server_shapes.h"
 
+#include "sim/core/enum_names.h"
 #include "topologies/cluster_graph.h"
 
 namespace collsim {
 
-const char* hccsShapeName(HccsShape s) {
-  switch (s) {
-  case HccsShape::Ring: return "ring";
-  case HccsShape::Mesh: return "mesh";
-  case HccsShape::TwoGroupsOfFour: return "2x4";
-  case HccsShape::Custom: return "links";
-  }
-  return "?";
-}
+constexpr std::array<Named<HccsShape>, 4> kHccsShapes = {{{HccsShape::Ring, "ring"},
+                                                           {HccsShape::Mesh, "mesh"},
+                                                           {HccsShape::TwoGroupsOfFour, "2x4"},
+                                                           {HccsShape::Custom, "links"}}};
 
-bool parseHccsShape(const std::string& name, HccsShape& out) {
-  for (HccsShape s : {HccsShape::Ring, HccsShape::Mesh, HccsShape::TwoGroupsOfFour, HccsShape::Custom}) {
-    if (name == hccsShapeName(s)) {
-      out = s;
-      return true;
-    }
-  }
-  return false;
-}
+const char* hccsShapeName(HccsShape s) { return nameOf(kHccsShapes, s); }
+
+bool parseHccsShape(const std::string& name, HccsShape& out) { return parseName(kHccsShapes, name, out); }
 
 Cluster buildServer(const ServerParams& p) {
   if (p.device.stepOverhead < 0) throw TopologyError("device step overhead must not be negative");

@@ -2,34 +2,22 @@
 
 #include <stdexcept>
 
+#include "sim/core/enum_names.h"
+
 namespace collsim {
 
 namespace {
-struct NamedCollective {
-  Collective op;
-  const char* name;
-};
-constexpr NamedCollective kCollectives[] = {
-    {Collective::AllReduce, "allreduce"},   {Collective::ReduceScatter, "reducescatter"},
-    {Collective::AllGather, "allgather"},   {Collective::Broadcast, "broadcast"},
-    {Collective::Reduce, "reduce"},         {Collective::AllToAll, "alltoall"}};
+constexpr std::array<Named<Collective>, 6> kCollectives = {{{Collective::AllReduce, "allreduce"},
+                                                             {Collective::ReduceScatter, "reducescatter"},
+                                                             {Collective::AllGather, "allgather"},
+                                                             {Collective::Broadcast, "broadcast"},
+                                                             {Collective::Reduce, "reduce"},
+                                                             {Collective::AllToAll, "alltoall"}}};
 } // namespace
 
-const char* collectiveName(Collective c) {
-  for (const auto& n : kCollectives)
-    if (n.op == c) return n.name;
-  return "?";
-}
+const char* collectiveName(Collective c) { return nameOf(kCollectives, c); }
 
-bool parseCollective(const std::string& name, Collective& out) {
-  for (const auto& n : kCollectives) {
-    if (name == n.name) {
-      out = n.op;
-      return true;
-    }
-  }
-  return false;
-}
+bool parseCollective(const std::string& name, Collective& out) { return parseName(kCollectives, name, out); }
 
 std::vector<std::string> collectiveNames() {
   std::vector<std::string> names;

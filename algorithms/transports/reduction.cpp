@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "sim/core/enum_names.h"
+
 namespace collsim {
 namespace {
 
@@ -21,24 +23,11 @@ void apply(std::byte* dst, const std::byte* src, std::size_t count, ReduceOp op)
 
 } // namespace
 
-const char* reduceOpName(ReduceOp op) {
-  switch (op) {
-  case ReduceOp::Sum: return "sum";
-  case ReduceOp::Max: return "max";
-  case ReduceOp::Min: return "min";
-  }
-  return "?";
-}
+constexpr std::array<Named<ReduceOp>, 3> kReduceOps = {{{ReduceOp::Sum, "sum"}, {ReduceOp::Max, "max"}, {ReduceOp::Min, "min"}}};
 
-bool parseReduceOp(const std::string& name, ReduceOp& out) {
-  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}) {
-    if (name == reduceOpName(op)) {
-      out = op;
-      return true;
-    }
-  }
-  return false;
-}
+const char* reduceOpName(ReduceOp op) { return nameOf(kReduceOps, op); }
+
+bool parseReduceOp(const std::string& name, ReduceOp& out) { return parseName(kReduceOps, name, out); }
 
 bool canReduce(DataType type) { return type != DataType::Float16 && type != DataType::BFloat16; }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/enum_names.h"
 #include "sim/cli/text_table.h"
 
 #include "sim/cli/network_report.h"
@@ -186,14 +187,12 @@ std::string json(const Report& rep) {
 
 } // namespace
 
-bool parseOutputFormat(const std::string& name, OutputFormat& out) {
-  if (name == "table") out = OutputFormat::Table;
-  else if (name == "json") out = OutputFormat::Json;
-  else if (name == "csv") out = OutputFormat::Csv;
-  else if (name == "md") out = OutputFormat::Markdown;
-  else return false;
-  return true;
-}
+static constexpr std::array<Named<OutputFormat>, 4> kOutputFormats = {{{OutputFormat::Table, "table"},
+                                                                        {OutputFormat::Json, "json"},
+                                                                        {OutputFormat::Csv, "csv"},
+                                                                        {OutputFormat::Markdown, "md"}}};
+
+bool parseOutputFormat(const std::string& name, OutputFormat& out) { return parseName(kOutputFormats, name, out); }
 
 // Packet-level runs add their network figures below a table.
 static std::string networkBlock(const Report& report, bool md) {
