@@ -9,6 +9,7 @@
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/hccl/hccl_env.h"
+#include "sim/hccl/hccl_variables.h"
 
 using namespace collsim;
 using namespace collsim::testing;
@@ -106,4 +107,30 @@ TEST_CASE("collsim perf --env-file applies the settings and prints the notices")
   CHECK(r.status == 0);
   CHECK(r.out.find("hier:ring+rhd") != std::string::npos);
   CHECK(r.err.find("HCCL_COMM_ALGO_SELECT") != std::string::npos);
+}
+
+TEST_CASE("every listed HCCL variable is interpreted as its row says: real ones plainly, the article's as not real") {
+  Cluster atlas = collsim::testing::atlasCluster(2);
+  // A value each rule accepts on this cluster.
+  auto valueFor = [](const std::string& name) -> std::string {
+    if (name == "HCCL_ALGO") return "level0:NA;level1:ring";
+    if (name == "HCCL_GROUP_SPLIT") return "NODE";
+    if (name == "HCCL_INTER_NODE_DEVS") return "8";
+    if (name == "HCCL_ROCE_MTU") return "4096";
+    return "1";
+  };
+  for (const HcclVariable& v : hcclVariables()) {
+    std::string name = v.name;
+    if (name.back() == '*') name.back() = 'X'; // a name the prefix covers
+    CAPTURE(name);
+    HcclSettings h = interpretHcclSettings({{name, valueFor(name), "test"}}, atlas);
+    REQUIRE(!h.notices.empty());
+    const std::string& notice = h.notices.front(); // SELECT adds what it chose after it
+    CHECK(notice.rfind("test: " + name + "=", 0) == 0);
+    CHECK((notice.find("not a real HCCL setting") != std::string::npos) == !v.real);
+    if (*v.realName) CHECK(notice.find(std::string("HCCL's is ") + v.realName) != std::string::npos);
+  }
+  CHECK(findHcclVariable("HCCL_NO_SUCH") == nullptr);
+  CHECK(interpretHcclSettings({{"HCCL_NO_SUCH", "1", "test"}}, atlas).notices.front() ==
+        "test: HCCL_NO_SUCH=1: unknown HCCL setting, ignored");
 }

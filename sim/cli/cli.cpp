@@ -14,7 +14,8 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
   CLI::App app{"collsim: a discrete-event simulator of collective communication on NPU/GPU clusters"};
   app.require_subcommand(1);
   std::vector<Command> commands = {addRunCommand(app),        addPerfCommand(app),   addVerifyCommand(app),
-                                   addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app)};
+                                   addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app),
+                                   addHcclEnvCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
