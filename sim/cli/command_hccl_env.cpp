@@ -29,10 +29,7 @@ int listVariables(const std::string& format, std::ostream& out) {
     out << nlohmann::ordered_json{{"hccl_variables", all}}.dump(2) << "\n";
   } else if (format == "csv") {
     out << "variable,kind,hccl_setting,applies\n";
-    for (const auto& v : hcclVariables()) {
-      std::vector<std::string> r = row(v);
-      out << csvField(r[0]) << ',' << csvField(r[1]) << ',' << csvField(r[2]) << ',' << csvField(r[3]) << "\n";
-    }
+    for (const auto& v : hcclVariables()) out << csvRow(row(v));
   } else {
     TextTable t(headers);
     for (const auto& v : hcclVariables()) t.add(row(v));

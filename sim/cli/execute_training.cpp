@@ -61,7 +61,7 @@ WorkEstimate estimateTrainingJobs(std::vector<TrainingJob>& jobs) {
     const Scenario& s = *job.scenario;
     try {
       WorkEstimate e = estimateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, job.algorithm, 1, nullptr));
-      enforceLimits(e, WorkLimits{1e300, 1e300, 1}, "this point"); // the clock, per point
+      enforceClock(e, "this point");
       total.addSequential(e);
     } catch (const InputError& e) {
       job.error = printable(e.what(), false);

@@ -147,10 +147,10 @@ std::string csv(const Report& rep) {
   std::ostringstream os;
   os << "op,algorithm,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps,events,messages,fastest\n";
   for (const auto& r : rep.results)
-    os << collectiveName(r.op) << ',' << r.algorithm << ',' << r.ranks << ',' << r.bytes << ',' << r.count << ','
-       << dataTypeInfo(r.dtype).name << ',' << fixed(r.timeUs(), 6) << ',' << fixed(r.algbwGBps(), 6) << ','
-       << fixed(r.busbwGBps(), 6) << ',' << r.execution.events << ',' << r.execution.messages << ','
-       << (isFastest(rep, r) ? "true" : "false") << "\n";
+    os << csvRow({collectiveName(r.op), r.algorithm, std::to_string(r.ranks), std::to_string(r.bytes),
+                  std::to_string(r.count), dataTypeInfo(r.dtype).name, fixed(r.timeUs(), 6), fixed(r.algbwGBps(), 6),
+                  fixed(r.busbwGBps(), 6), std::to_string(r.execution.events), std::to_string(r.execution.messages),
+                  isFastest(rep, r) ? "true" : "false"});
   return os.str();
 }
 

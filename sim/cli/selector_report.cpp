@@ -1,6 +1,7 @@
 #include "sim/cli/selector_report.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -110,8 +111,8 @@ std::string csv(const SelectorCheckReport& r) {
   std::ostringstream os;
   os << "key,pick,rule,best,pick_us,best_us,regret\n";
   for (const auto& s : r.scores)
-    os << csvField(s.key) << ',' << csvField(s.pick) << ',' << csvField(s.rule) << ',' << csvField(s.best) << ','
-       << fixed(s.pickSeconds * 1e6, 3) << ',' << fixed(s.bestSeconds * 1e6, 3) << ',' << fixed(s.regret(), 6) << "\n";
+    os << csvRow({s.key, s.pick, s.rule, s.best, fixed(s.pickSeconds * 1e6, 3), fixed(s.bestSeconds * 1e6, 3),
+                  fixed(s.regret(), 6)});
   return os.str();
 }
 

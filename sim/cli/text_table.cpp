@@ -30,6 +30,12 @@ std::string csvField(const std::string& text) {
   return q + "\"";
 }
 
+std::string csvRow(const std::vector<std::string>& fields) {
+  std::string row;
+  for (const auto& f : fields) row += (row.empty() ? "" : ",") + csvField(f);
+  return row + "\n";
+}
+
 std::string TextTable::text() const {
   std::vector<std::size_t> width(headers_.size());
   for (std::size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();

@@ -13,6 +13,8 @@ std::string fixed(double v, int decimals);
 std::string percent(double share);
 // A CSV field, quoted (and its quotes doubled) when it holds , " or a newline.
 std::string csvField(const std::string& text);
+// One CSV record: the fields escaped, joined by commas, ending in a newline.
+std::string csvRow(const std::vector<std::string>& fields);
 
 class TextTable {
 public:

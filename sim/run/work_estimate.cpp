@@ -201,11 +201,15 @@ std::string describeEstimate(const WorkEstimate& e) {
          gib(e.memoryBytes) + " of memory";
 }
 
-void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what) {
-  if (total.simulatedSeconds > kMaxSimulatedSeconds)
-    throw InputError(what + ": the simulated time would be at least " + duration(total.simulatedSeconds) +
+void enforceClock(const WorkEstimate& run, const std::string& what) {
+  if (run.simulatedSeconds > kMaxSimulatedSeconds)
+    throw InputError(what + ": the simulated time would be at least " + duration(run.simulatedSeconds) +
                      ", beyond what collsim's picosecond clock holds (" + duration(kMaxSimulatedSeconds) +
                      "); check the link bandwidths, latencies and compute rates");
+}
+
+void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what) {
+  enforceClock(total, what);
   if (total.events > limits.maxEvents)
     throw InputError(what + ": " + describeEstimate(total) + "; the limit is " + engineering(limits.maxEvents) +
                      " events: raise --max-events or shrink the study");

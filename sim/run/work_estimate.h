@@ -61,6 +61,8 @@ WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& wo
 // Throws InputError when `total` (the whole scenario or study) passes a
 // limit: "<what>: about 2.1e12 events (~60 h at 10 M events/s) ...".
 void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what);
+// Only the clock: for one run of a study, whose events count towards the whole.
+void enforceClock(const WorkEstimate& run, const std::string& what);
 
 // "2.1e12", "~60 h": for messages and progress lines.
 std::string describeEstimate(const WorkEstimate& e);

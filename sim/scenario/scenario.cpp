@@ -4,8 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <fstream>
-#include <sstream>
 
 #include "algorithms/core/registry.h"
 #include "sim/run/resolve_algorithm.h"

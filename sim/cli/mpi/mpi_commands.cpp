@@ -81,9 +81,9 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
                       o.redop.c_str(), spec.root, r.seconds * 1e6, algbw, busbw, (unsigned long long)r.wrong);
         out << line;
       } else if (o.format == "csv") {
-        out << o.op << ',' << algo.name << ',' << spec.ranks << ',' << spec.bytes() << ',' << spec.count << ','
-            << o.dtype << ',' << o.redop << ',' << fixed(r.seconds * 1e6, 3) << ',' << fixed(algbw, 6) << ','
-            << fixed(busbw, 6) << ',' << r.wrong << "\n";
+        out << csvRow({o.op, algo.name, std::to_string(spec.ranks), std::to_string(spec.bytes()),
+                       std::to_string(spec.count), o.dtype, o.redop, fixed(r.seconds * 1e6, 3), fixed(algbw, 6),
+                       fixed(busbw, 6), std::to_string(r.wrong)});
       } else {
         results.push_back({{"op", o.op}, {"algorithm", algo.name}, {"ranks", spec.ranks}, {"bytes", spec.bytes()},
                            {"count", spec.count}, {"dtype", o.dtype}, {"redop", o.redop}, {"time_us", r.seconds * 1e6},
