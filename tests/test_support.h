@@ -32,6 +32,14 @@ inline Cluster atlasCluster(int servers) {
   return loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"servers=" + std::to_string(servers)}).cluster;
 }
 
+// A number with 9 significant decimals, as a log would print it.
+inline std::string fixedText(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << std::fixed << v;
+  return os.str();
+}
+
 struct CliResult {
   int status;
   std::string out, err;

@@ -51,3 +51,30 @@ TEST_CASE("impossible topologies are rejected with a reason") {
   zero.hccs.bandwidth = 0;
   CHECK_THROWS_WITH_AS(buildServer(zero), doctest::Contains("bandwidth"), TopologyError);
 }
+
+TEST_CASE("a switch-shaped server: one link per device to a lossless switch, every pair two hops apart") {
+  ServerParams p;
+  p.devices = 8;
+  p.shape = HccsShape::Switch;
+  p.hccs = {300_GBps, 500'000};
+  Cluster c = buildServer(p);
+  CHECK(c.nodes.size() == 9);
+  CHECK(c.links.size() == 8);
+  CHECK(c.nodes.back().kind == NodeKind::ServerSwitch);
+  CHECK(c.nodes.back().server == 0);
+  Routing r(c);
+  for (int b = 1; b < 8; ++b) CHECK(r.route(c.rankNode[0], c.rankNode[b]).hops == 2);
+}
+
+TEST_CASE("a link list may join a pair twice (two NVLinks): two channels, one hop") {
+  ServerParams p;
+  p.devices = 3;
+  p.shape = HccsShape::Custom;
+  p.hccs = {25_GBps, 500'000};
+  p.customLinks = {{0, 1}, {0, 1}, {1, 2}};
+  Cluster c = buildServer(p);
+  CHECK(c.links.size() == 3);
+  Routing r(c);
+  CHECK(r.route(c.rankNode[0], c.rankNode[1]).hops == 1);
+  CHECK(r.route(c.rankNode[0], c.rankNode[2]).hops == 2);
+}

@@ -33,10 +33,11 @@ struct DeviceModel {
 };
 
 // Switch: an Ethernet switch (finite buffers, ECN marking, PFC, drops at
-// packet level). Nic and PcieSwitch forward losslessly: a NIC shared by a
-// server's devices (or a PCIe switch) holds back its PCIe inputs when its
-// queue fills (back-pressure); it never marks or drops.
-enum class NodeKind { Device, Switch, Nic, PcieSwitch };
+// packet level). Nic and ServerSwitch (a PCIe switch, or an NVSwitch-like
+// switch joining a server's devices) forward losslessly: they hold back
+// their inputs when their queue fills (credit back-pressure); they never
+// mark or drop.
+enum class NodeKind { Device, Switch, Nic, ServerSwitch };
 
 struct ClusterNode {
   NodeKind kind;

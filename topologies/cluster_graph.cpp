@@ -50,10 +50,15 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
     for (int grp = 0; grp < 2; ++grp)
       for (int a = 0; a < 4; ++a)
         for (int b = a + 1; b < 4; ++b) hccs(4 * grp + a, 4 * grp + b);
-    Vertex sw0 = addNode(g, NodeKind::PcieSwitch, prefix + "pcie0", server);
-    Vertex sw1 = addNode(g, NodeKind::PcieSwitch, prefix + "pcie1", server);
+    Vertex sw0 = addNode(g, NodeKind::ServerSwitch, prefix + "pcie0", server);
+    Vertex sw1 = addNode(g, NodeKind::ServerSwitch, prefix + "pcie1", server);
     for (int d = 0; d < 8; ++d) addLink(g, dev[d], d < 4 ? sw0 : sw1, p.interGroup, "pcie");
     addLink(g, sw0, sw1, p.interGroup, "pcie");
+    break;
+  }
+  case HccsShape::Switch: {
+    Vertex sw = addNode(g, NodeKind::ServerSwitch, prefix + "nvswitch", server);
+    for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, "hccs");
     break;
   }
   case HccsShape::Custom:

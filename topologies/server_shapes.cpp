@@ -5,10 +5,11 @@
 
 namespace collsim {
 
-constexpr std::array<Named<HccsShape>, 4> kHccsShapes = {{{HccsShape::Ring, "ring"},
+constexpr std::array<Named<HccsShape>, 5> kHccsShapes = {{{HccsShape::Ring, "ring"},
                                                            {HccsShape::Mesh, "mesh"},
                                                            {HccsShape::TwoGroupsOfFour, "2x4"},
-                                                           {HccsShape::Custom, "links"}}};
+                                                           {HccsShape::Custom, "links"},
+                                                           {HccsShape::Switch, "switch"}}};
 
 const char* hccsShapeName(HccsShape s) { return nameOf(kHccsShapes, s); }
 

@@ -6,6 +6,9 @@
 //        hangs off its own PCIe switch and the two switches are joined by
 //        one slower link, so cross-group traffic takes 3 hops.
 //  links an explicit list of device pairs (what-if shapes).
+//  switch every device has one link (its lanes together) to a switch in the
+//        server, NVSwitch style: any pair is two hops apart, and a device's
+//        link is shared by everything it sends or receives.
 #pragma once
 
 #include <utility>
@@ -15,9 +18,9 @@
 
 namespace collsim {
 
-enum class HccsShape { Ring, Mesh, TwoGroupsOfFour, Custom };
+enum class HccsShape { Ring, Mesh, TwoGroupsOfFour, Custom, Switch };
 
-const char* hccsShapeName(HccsShape s);      // "ring", "mesh", "2x4", "links"
+const char* hccsShapeName(HccsShape s);      // "ring", "mesh", "2x4", "links", "switch"
 bool parseHccsShape(const std::string& name, HccsShape& out);
 
 struct ServerParams {

@@ -61,7 +61,7 @@ ServerParams loadServer(const ConfigNode& node) {
   ConfigNode hccs = node.at("hccs");
   hccs.allowOnly({"shape", "bandwidth", "latency", "links", "jitter"});
   ConfigNode shape = hccs.at("shape");
-  if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links"}), p.shape)) shape.fail("unknown shape");
+  if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
   if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
 
   if (p.shape == HccsShape::Custom) {

@@ -4,11 +4,6 @@
 
 namespace collsim {
 
-Bytes wireBytes(const EgressPort& port, const Packet& p) {
-  if (port.kind != LinkKind::Roce) return p.payload;
-  return p.payload + kRocePacketOverhead + (p.first ? kRethBytes : 0);
-}
-
 bool redMarks(const EcnModel& e, Bytes queued, std::mt19937_64& rng) {
   if (!e.enabled || queued <= e.kmin) return false;
   double chance = queued >= e.kmax ? 1.0 : e.pmax * double(queued - e.kmin) / double(std::max<Bytes>(1, e.kmax - e.kmin));

@@ -64,7 +64,10 @@ struct EgressPort {
 };
 
 // Bytes a packet takes on this port's link: RoCE framing on RoCE links.
-Bytes wireBytes(const EgressPort& port, const Packet& p);
+inline Bytes wireBytes(const EgressPort& port, const Packet& p) {
+  if (port.kind != LinkKind::Roce) return p.payload;
+  return p.payload + kRocePacketOverhead + (p.first ? kRethBytes : 0);
+}
 
 // RED: whether a packet joining a queue of `queued` bytes is marked.
 bool redMarks(const EcnModel& ecn, Bytes queued, std::mt19937_64& rng);

@@ -39,7 +39,7 @@ PacketNetwork::PacketNetwork(EventEngine& engine, const Cluster& cluster, const 
       p.toNode = to;
       p.toSwitch = sink.kind == NodeKind::Switch;
       p.fromSwitch = source.kind == NodeKind::Switch;
-      p.toBridge = sink.kind == NodeKind::Nic || sink.kind == NodeKind::PcieSwitch;
+      p.toBridge = sink.kind == NodeKind::Nic || sink.kind == NodeKind::ServerSwitch;
       p.ecn = &model_.ecn;
       for (const auto& sw : model_.switches)
         if (p.fromSwitch && sw.ecn && sw.matches(source.name)) p.ecn = &*sw.ecn;

@@ -1,0 +1,55 @@
+#include "sim/validation/compare.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/run/resolve_algorithm.h"
+#include "sim/run/simulate.h"
+
+namespace collsim {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+} // namespace
+
+Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
+                               const CompareOptions& o) {
+  const Cluster& cluster = setup.cluster;
+  int ranks = ranksOf(curve, op);
+  if (ranks > 0 && ranks != cluster.ranks())
+    throw InputError(curve.source + ": measured on " + std::to_string(ranks) + " ranks; the cluster " + cluster.name +
+                     " has " + std::to_string(cluster.ranks()) + " (--set servers=N or devices=N)");
+  AlgorithmEntry algo = requireAlgorithm(op, o.algorithm, cluster, "--algo");
+  std::vector<MeasuredPoint> used;
+  for (const auto& p : curve.points)
+    if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);
+  if (used.empty()) throw InputError(curve.source + ": no measured size at or above " + formatBytes(o.minBytes));
+
+  Comparison c{o.algorithm, op, cluster.ranks(), {}, 0, 0, 0, 0};
+  // The two-point line t = a + b n through the ends.
+  const MeasuredPoint &lo = used.front(), &hi = used.back();
+  double slope = hi.bytes > lo.bytes ? (hi.timeUs - lo.timeUs) / double(hi.bytes - lo.bytes) : 0;
+  std::vector<double> errors, lineErrors;
+  for (const auto& p : used) {
+    RunRequest req{op, &algo, curve.dtype, p.bytes, o.segment, false};
+    req.roce = setup.roce;
+    double predicted = simulateCollective(cluster, req).timeUs();
+    ComparedPoint cp{p.bytes, p.timeUs, predicted, lo.timeUs + slope * double(p.bytes - lo.bytes)};
+    errors.push_back(std::abs(cp.error()));
+    lineErrors.push_back(std::abs(cp.lineError()));
+    c.points.push_back(cp);
+  }
+  c.medianAbsError = median(errors);
+  c.maxAbsError = *std::max_element(errors.begin(), errors.end());
+  c.lineMedianAbsError = median(lineErrors);
+  c.lineMaxAbsError = *std::max_element(lineErrors.begin(), lineErrors.end());
+  return c;
+}
+
+} // namespace collsim

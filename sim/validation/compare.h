@@ -1,0 +1,44 @@
+// A measured curve against collsim's prediction of the same collective on
+// a cluster: per size, measured and predicted time and the relative error,
+// and the median and largest absolute error over the sizes compared. The
+// two-point alpha-beta line through the smallest and largest compared size
+// is reported beside it: a prediction is worth something where it beats
+// that line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/cluster_config.h"
+#include "sim/validation/measured_curve.h"
+
+namespace collsim {
+
+struct ComparedPoint {
+  Bytes bytes;
+  double measuredUs, predictedUs, lineUs;
+  double error() const { return predictedUs / measuredUs - 1; }
+  double lineError() const { return lineUs / measuredUs - 1; }
+};
+
+struct Comparison {
+  std::string algorithm;
+  Collective op;
+  int ranks;
+  std::vector<ComparedPoint> points;
+  double medianAbsError = 0, maxAbsError = 0;
+  double lineMedianAbsError = 0, lineMaxAbsError = 0;
+};
+
+struct CompareOptions {
+  std::string algorithm = "ring";
+  Bytes minBytes = Bytes(64) << 10; // smaller sizes are launch-bound noise in most logs
+  Bytes segment = Bytes(1) << 20;
+};
+
+// Throws InputError when the cluster's rank count is not the log's, or the
+// algorithm cannot run there.
+Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const ClusterSetup& cluster,
+                               const CompareOptions& options);
+
+} // namespace collsim

@@ -1,0 +1,117 @@
+#include "sim/validation/measured_curve.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "sim/config/config_node.h"
+#include "sim/config/input_file.h"
+
+namespace collsim {
+namespace {
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
+
+bool isNumber(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(v);
+}
+
+bool isCount(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// nccl-tests' type names -> collsim's.
+bool ncclType(const std::string& name, DataType& out) {
+  static const std::map<std::string, std::string> names = {
+      {"float", "float32"}, {"half", "float16"}, {"double", "float64"}, {"bfloat16", "bfloat16"},
+      {"int8", "int8"},     {"int32", "int32"},  {"float32", "float32"}, {"float16", "float16"}, {"fp32", "float32"},
+      {"fp16", "float16"},  {"bf16", "bfloat16"}};
+  auto it = names.find(name);
+  return it != names.end() && parseDataType(it->second, out);
+}
+
+// The operation, from a tool name in the text ("all_reduce_perf", "all_gather_test").
+bool opFromText(const std::string& text, Collective& op) {
+  static const std::pair<const char*, Collective> tools[] = {
+      {"all_reduce", Collective::AllReduce}, {"reduce_scatter", Collective::ReduceScatter},
+      {"all_gather", Collective::AllGather}, {"alltoall", Collective::AllToAll},
+      {"all_to_all", Collective::AllToAll},  {"broadcast", Collective::Broadcast},
+      {"reduce_perf", Collective::Reduce},   {"reduce_test", Collective::Reduce}};
+  for (const auto& [name, c] : tools)
+    if (text.find(name) != std::string::npos) {
+      op = c;
+      return true;
+    }
+  return false;
+}
+
+// p from busbw / algbw = factor(p), for the operations whose factor depends on p.
+int ranksFromFactor(Collective op, double ratio) {
+  for (int p = 2; p <= 1 << 20; ++p)
+    if (std::abs(busBandwidthFactor(op, p) - ratio) < 0.5 * std::abs(busBandwidthFactor(op, p + 1) - busBandwidthFactor(op, p)))
+      return p;
+  return 0;
+}
+
+} // namespace
+
+MeasuredCurve readMeasuredCurve(const std::string& file) {
+  return parseMeasuredCurve(readInputFile(file, "a measured log"), file);
+}
+
+MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& label) {
+  MeasuredCurve c;
+  c.source = label;
+  c.opKnown = opFromText(text, c.op);
+  std::istringstream in(text);
+  std::string line;
+  int rankLines = 0;
+  double bestRatio = 0, bestBusbw = 0;
+  for (int n = 1; std::getline(in, line); ++n) {
+    auto fail = [&](const std::string& why) { throw ConfigError(label + ":" + std::to_string(n) + ": " + why); };
+    std::vector<std::string> w = words(line);
+    if (w.empty()) continue;
+    if (w[0] == "#" && w.size() > 2 && w[1] == "Rank") ++rankLines;
+    if (line.find("data_size") != std::string::npos) c.tool = "hccl_test";
+    if (w[0][0] == '#' || !isCount(w[0])) continue;
+    double v[12] = {};
+    // hccl_test: size time algbw check.
+    if (w.size() == 4 && c.tool == "hccl_test") {
+      if (!isNumber(w[1], v[1])) fail("aveg_time '" + w[1] + "' is not a number");
+      c.points.push_back({Bytes(std::stoull(w[0])), v[1]});
+      continue;
+    }
+    // nccl-tests: 13 fields with the root column, 12 without.
+    if (w.size() != 12 && w.size() != 13) fail("expected a nccl-tests row (size count type redop [root] time algbw busbw #wrong x2) or an hccl_test row");
+    c.tool = "nccl-tests";
+    std::size_t t = w.size() == 13 ? 5 : 4; // the out-of-place time
+    double time, algbw, busbw;
+    if (!isNumber(w[t], time) || !isNumber(w[t + 1], algbw) || !isNumber(w[t + 2], busbw))
+      fail("time, algbw and busbw must be numbers");
+    if (!ncclType(w[2], c.dtype)) fail("unknown data type '" + w[2] + "'");
+    c.points.push_back({Bytes(std::stoull(w[0])), time});
+    if (algbw > 0 && busbw > bestBusbw) bestBusbw = busbw, bestRatio = busbw / algbw;
+  }
+  if (c.points.empty()) throw ConfigError(label + ": no measurements (nccl-tests or hccl_test rows) found");
+  if (c.tool.empty()) c.tool = "nccl-tests";
+  std::sort(c.points.begin(), c.points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  c.ranks = rankLines;
+  c.busFactor = bestRatio;
+  return c;
+}
+
+int ranksOf(const MeasuredCurve& curve, Collective op) {
+  if (curve.ranks > 0) return curve.ranks;
+  return curve.busFactor > 0 ? ranksFromFactor(op, curve.busFactor) : 0;
+}
+
+} // namespace collsim

@@ -1,0 +1,46 @@
+// Measured collective timings, read from benchmark logs as they are printed:
+//
+//  nccl-tests (all_reduce_perf and the other *_perf tools): rows of size,
+//    count, type, redop, root (absent in old versions), then out-of-place
+//    time_us algbw busbw #wrong and the same in place; "#" lines are
+//    comments. The rank count comes from the "#  Rank N ..." lines, or else
+//    from busbw / algbw (the bus factor of the operation is a function of it).
+//  hccl_test (all_reduce_test ...): rows of data_size(Bytes) aveg_time(us)
+//    alg_bandwidth(GB/s) check_result; the rank count is not printed.
+//
+// Only the out-of-place time is kept (nccl-tests' first figure).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "algorithms/core/schedule.h"
+#include "algorithms/core/dtype.h"
+#include "sim/core/units.h"
+
+namespace collsim {
+
+struct MeasuredPoint {
+  Bytes bytes;
+  double timeUs;
+};
+
+struct MeasuredCurve {
+  std::string source;    // the file
+  std::string tool;      // "nccl-tests" or "hccl_test"
+  Collective op = Collective::AllReduce;
+  bool opKnown = false;  // named in the log (the tool or command line)
+  DataType dtype = DataType::Float32;
+  int ranks = 0;         // from "# Rank" lines; 0: the log does not list them
+  double busFactor = 0;  // busbw / algbw as printed (nccl-tests), 0 if absent
+  std::vector<MeasuredPoint> points; // by size, ascending
+};
+
+// Throws ConfigError ("file:line: ...") on a log it cannot read.
+MeasuredCurve readMeasuredCurve(const std::string& file);
+MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& label);
+// The rank count: listed, or the p whose bus factor for `op` is the printed
+// busbw / algbw; 0 when neither says.
+int ranksOf(const MeasuredCurve& curve, Collective op);
+
+} // namespace collsim

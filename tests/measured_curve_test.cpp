@@ -1,0 +1,94 @@
+// Reading benchmark logs (sim/validation/measured_curve.h) and comparing
+// them with predictions (compare.h): every layout the parser accepts, the
+// rank count it infers, and a comparison whose answer is known because the
+// "measurement" is collsim's own prediction.
+#include <doctest/doctest.h>
+
+#include "test_support.h"
+
+#include "sim/run/simulate.h"
+#include "sim/validation/compare.h"
+
+using namespace collsim;
+using namespace collsim::testing;
+
+TEST_CASE("nccl-tests logs, new and old layouts: sizes, out-of-place times, op, type and ranks") {
+  // New layout (root column), one rank line per GPU as nccl-tests prints them.
+  MeasuredCurve fresh = parseMeasuredCurve("# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor)\n"
+                                           "#  Rank  0 Group  0 Pid 1 on host device  0 [0x07] NVIDIA H100\n"
+                                           "#  Rank  1 Group  0 Pid 2 on host device  1 [0x08] NVIDIA H100\n"
+                                           "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                                           "        1024           512      half     sum      -1    20.50    0.05    0.05      0    19.00    0.05    0.05      0\n"
+                                           "         512           256      half     sum      -1    18.25    0.03    0.03      0    17.00    0.03    0.03      0\n",
+                                           "log.txt");
+  CHECK(fresh.tool == "nccl-tests");
+  CHECK_FALSE(fresh.opKnown);
+  CHECK(fresh.dtype == DataType::Float16);
+  CHECK(fresh.ranks == 2);
+  REQUIRE(fresh.points.size() == 2);
+  CHECK(fresh.points[0].bytes == 512); // sorted by size
+  CHECK(fresh.points[0].timeUs == 18.25);
+  CHECK(fresh.points[1].timeUs == 20.50); // out of place, not in place
+
+  // Old layout (no root column, an error column): ranks from busbw / algbw.
+  MeasuredCurve old = readMeasuredCurve(source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt"));
+  CHECK(old.opKnown);
+  CHECK(old.op == Collective::AllReduce);
+  CHECK(old.ranks == 0);
+  CHECK(ranksOf(old, Collective::AllReduce) == 16);
+  CHECK(old.points.size() == 28);
+  CHECK(old.points.back().bytes == 1073741824);
+  CHECK(old.points.back().timeUs == 61556);
+
+  for (const char* f : {"a100-1x8-nvswitch-nccl2.19.txt", "v100-1x8-cubemesh-nccl.txt", "h100-2x8-ib400-nccl2.26.txt"}) {
+    CAPTURE(f);
+    MeasuredCurve c = readMeasuredCurve(source(std::string("tests/data/measured/") + f));
+    CHECK(ranksOf(c, c.op) == (std::string(f).find("2x8") != std::string::npos ? 16 : 8));
+  }
+}
+
+TEST_CASE("hccl_test logs: size and average time; the rank count is not printed") {
+  MeasuredCurve c = parseMeasuredCurve("the minbytes is 8192, maxbytes is 16384, iters is 20, warmup_iters is 5\n"
+                                       "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+                                       "8192      182.84     0.04480    success\n"
+                                       "16384     190.10     0.08619    success\n",
+                                       "all_reduce_test.log");
+  CHECK(c.tool == "hccl_test");
+  CHECK_FALSE(c.opKnown); // nothing in it names the operation: compare takes --op
+  CHECK(ranksOf(c, c.op) == 0);
+  REQUIRE(c.points.size() == 2);
+  CHECK(c.points[1].bytes == 16384);
+  CHECK(c.points[1].timeUs == 190.10);
+}
+
+TEST_CASE("a log that is not a benchmark's is refused with its line") {
+  CHECK_THROWS_WITH(parseMeasuredCurve("hello\n", "x.txt"), doctest::Contains("x.txt: no measurements"));
+  CHECK_THROWS_WITH(parseMeasuredCurve("# all_reduce_perf\n1024 256 float sum 12.0\n", "x.txt"),
+                    doctest::Contains("x.txt:2: expected a nccl-tests row"));
+  CHECK_THROWS_WITH(parseMeasuredCurve("1024 256 quad sum -1 1 1 1 0 1 1 1 0\n", "x.txt"),
+                    doctest::Contains("x.txt:1: unknown data type 'quad'"));
+}
+
+TEST_CASE("compare: collsim's own prediction as the measurement has no error; another rank count is refused") {
+  ClusterSetup setup = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {});
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  std::string log = "# all_reduce_perf\n";
+  for (Bytes n : {Bytes(1) << 16, Bytes(1) << 20, Bytes(1) << 24}) {
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32, n, Bytes(1) << 20, false};
+    double us = simulateCollective(setup.cluster, req).timeUs();
+    double algbw = double(n) / us / 1e3, busbw = algbw * 2 * 7 / 8;
+    log += std::to_string(n) + " " + std::to_string(n / 4) + " float sum -1 " + fixedText(us) + " " +
+           fixedText(algbw) + " " + fixedText(busbw) + " 0 " + fixedText(us) + " 1 1 0\n";
+  }
+  Comparison c = compareWithMeasured(parseMeasuredCurve(log, "self.txt"), Collective::AllReduce, setup, {});
+  REQUIRE(c.points.size() == 3);
+  CHECK(c.medianAbsError < 1e-6);
+  CHECK(c.maxAbsError < 1e-6);
+  // The two-point line meets the ends and misses the middle.
+  CHECK(c.points.front().lineError() == doctest::Approx(0).epsilon(1e-9));
+  CHECK(c.points.back().lineError() == doctest::Approx(0).epsilon(1e-9));
+
+  ClusterSetup four = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {"devices=4"});
+  CHECK_THROWS_WITH(compareWithMeasured(parseMeasuredCurve(log, "self.txt"), Collective::AllReduce, four, {}),
+                    doctest::Contains("self.txt: measured on 8 ranks; the cluster hccs-ring-8 has 4"));
+}
