@@ -13,24 +13,25 @@ trap 'rm -f "$log"' EXIT
 # Runs ctest with the given arguments, keeping its summary for the total.
 run_ctest() { ctest --output-on-failure -j "$jobs" "$@" | tee -a "$log"; }
 
-echo "== Release build and tests"
+phase() { echo "== $1 (at $((SECONDS / 60)) min $((SECONDS % 60)) s)"; }
+phase "Release build and tests"
 scripts/build.sh release
 run_ctest --test-dir build
 
-echo "== ASan+UBSan build and tests"
+phase "ASan+UBSan build and tests"
 scripts/build.sh asan
 # The interrupted-study test runs a whole capacity plan twice: Release covers it.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_ctest --test-dir build-asan -E "continues an interrupted study"
 
-echo "== ThreadSanitizer build: the threads transport, parallel studies, selector check -j 2"
+phase "ThreadSanitizer build: the threads transport, parallel studies, selector check -j 2"
 scripts/build.sh tsan
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest --test-dir build-tsan \
   -R "threads transport|Compute operation|reach a training study|failing study point|selector check|selector_check"
 
-echo "== Fuzzing the input loaders (60 s; longer: scripts/fuzz.sh SECONDS)"
+phase "Fuzzing the input loaders (60 s; longer: scripts/fuzz.sh SECONDS)"
 scripts/fuzz.sh 60
 
 # One closing line over the three ctest runs (set -e has stopped us on any failure).
 total=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-echo "total: $total passed, 0 failed"
+echo "total: $total passed, 0 failed ($((SECONDS / 60)) min $((SECONDS % 60)) s)"

@@ -13,6 +13,7 @@ namespace {
 struct CompareCliOptions {
   std::string measured, cluster, algo = "ring", op, minBytes = "64KiB", format = "table";
   std::vector<std::string> sets;
+  int channels = 1;
 };
 
 std::string table(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
@@ -63,6 +64,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
   CompareOptions options;
   options.algorithm = o.algo;
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
+  options.channels = o.channels;
   Comparison c = compareWithMeasured(curve, op, setup, options);
   io.out << (o.format == "json" ? json(curve, c, setup.cluster.name)
              : o.format == "csv" ? csv(c)
@@ -79,6 +81,9 @@ Command addCompareCommand(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware")->required();
   cmd->add_option("--algo", o->algo, "the algorithm to predict with")->capture_default_str();
   cmd->add_option("--op", o->op, "the collective, when the log does not name it");
+  cmd->add_option("--channels", o->channels, "predict with the algorithm as this many channels")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--min-bytes", o->minBytes, "compare sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=4");
   cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();

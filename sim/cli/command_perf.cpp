@@ -19,6 +19,7 @@ struct PerfOptions {
   EnvOptions env;
   std::string cluster, op = "allreduce", algo = "ring", dtype = "float32";
   std::string begin = "8", end = "1GiB", segment = "1MiB", fidelity = "fast";
+  int channels = 1;
   double factor = 2;
   int root = 0;
   bool verify = true;
@@ -44,6 +45,7 @@ int perf(const PerfOptions& p, CliStreams io) {
                      std::to_string(int(kMaxSizes)));
   s.sizes = geometricSizes(b, e, p.factor);
   s.simulation.segment = optionBytes("--segment", p.segment);
+  s.simulation.channels = p.channels;
   if (s.simulation.segment == 0) throw UsageError("--segment must be positive");
   s.simulation.verify = p.verify;
   if (!parseFidelity(p.fidelity, s.simulation.fidelity)) throw UsageError("--fidelity: '" + p.fidelity + "' is not a network model (" + describeNetworkModels() + ")");
@@ -70,6 +72,9 @@ Command addPerfCommand(CLI::App& app) {
   cmd->add_option("-d,--dtype", p->dtype, "element type")->capture_default_str();
   cmd->add_option("-r,--root", p->root, "root rank of broadcast and reduce")->capture_default_str();
   cmd->add_option("--segment", p->segment, "segment size of the fast network model")->capture_default_str();
+  cmd->add_option("--channels", p->channels, "run each collective as this many channels (allreduce)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--fidelity", p->fidelity, "fast (large segments) or packet (RoCE packets, ECN, PFC, DCQCN)")
       ->capture_default_str();
   cmd->add_flag("!--no-verify", p->verify, "skip the symbolic check of the schedule");

@@ -25,8 +25,8 @@ LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint3
   channels_.reserve(2 * cluster.links.size());
   for (const auto& l : cluster.links) {
     bool roce = l.type == "roce";
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, 0, {}});
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, 0, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, BusyPeriod{}, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, BusyPeriod{}, {}});
   }
   stats_.resize(channels_.size());
 }

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "algorithms/check/symbolic_checker.h"
+#include "algorithms/core/channels.h"
 #include "sim/core/input_error.h"
 #include "sim/network/network_models.h"
 #include "sim/trace/trace_recorder.h"
@@ -66,7 +67,10 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   return run;
 }
 
-static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req, Bytes bytes, TraceRecorder* trace) {
+static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& request, Bytes bytes, TraceRecorder* trace) {
+  const AlgorithmEntry channelled = withChannels(*request.algorithm, request.channels);
+  RunRequest req = request;
+  req.algorithm = &channelled;
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   CollectiveSpec spec{req.op, cluster.ranks(), bytes / elemSize, elemSize, req.root};
   spec.devicesPerServer = layoutOf(cluster, req.op).devicesPerServer;

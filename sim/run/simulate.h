@@ -39,6 +39,7 @@ struct RunRequest {
   Fidelity fidelity = Fidelity::Fast; // packet: the RoCE packet-level model
   std::uint64_t seed = 1;             // jitter draws
   RoceModel roce = defaultRoceModel(); // the NICs and switches (MTU framing at either fidelity)
+  int channels = 1; // > 1: the algorithm as that many channels (algorithms/core/channels.h)
 };
 
 // Throws std::runtime_error if the checker rejects the schedule.

@@ -147,7 +147,8 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
     d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joined(dataTypeNames()) + ")");
   if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
-    sim->allowOnly({"fidelity", "segment", "verify", "seed"});
+    sim->allowOnly({"fidelity", "segment", "verify", "seed", "channels"});
+    if (auto v = sim->find("channels")) s.simulation.channels = int(v->integer(1, 64));
     if (auto v = sim->find("seed")) s.simulation.seed = std::uint64_t(v->integer(0, std::numeric_limits<long long>::max()));
     if (auto f = sim->find("fidelity"); f && !parseFidelity(f->choice({"fast", "packet"}), s.simulation.fidelity))
       f->fail("unknown fidelity");

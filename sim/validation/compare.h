@@ -34,6 +34,7 @@ struct CompareOptions {
   std::string algorithm = "ring";
   Bytes minBytes = Bytes(64) << 10; // smaller sizes are launch-bound noise in most logs
   Bytes segment = Bytes(1) << 20;
+  int channels = 1;
 };
 
 // Throws InputError when the cluster's rank count is not the log's, or the
