@@ -2,7 +2,7 @@
 # Installs the Debian packages collsim needs, only those that are missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev doctest-dev
+packages=(cmake ninja-build g++ clang libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev doctest-dev
           libopenmpi-dev openmpi-bin python3-matplotlib)
 
 missing=()

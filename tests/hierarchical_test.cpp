@@ -52,7 +52,8 @@ TEST_CASE("hierarchical AllReduce on 2x8 matches its hand-derived closed form") 
 }
 
 TEST_CASE("hierarchical schedules are correct symbolically and on real data") {
-  for (auto [servers, devices] : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
+  for (auto layout : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
+    const int servers = layout.first, devices = layout.second; // plain names: CAPTURE cannot take bindings (clang 14)
     for (const char* name : {"hier:ring+ring", "hier:ring+rhd", "hier:mesh+nhr", "hier:mesh+nb", "hierpipe:ring+rhd",
                              "level0:NA;level1:H-D_R"}) {
       AlgorithmEntry algo = *findAlgorithm(Collective::AllReduce, name);
@@ -70,7 +71,8 @@ TEST_CASE("hierarchical schedules are correct symbolically and on real data") {
 
 TEST_CASE("hierarchical ReduceScatter, AllGather and Broadcast are correct for every level pair") {
   const char* both[] = {"ring", "mesh", "rhd", "nhr", "nb"};
-  for (auto [servers, devices] : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
+  for (auto layout : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
+    const int servers = layout.first, devices = layout.second; // plain names: CAPTURE cannot take bindings (clang 14)
     for (Collective op : {Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast}) {
       std::vector<std::string> levels = op == Collective::Broadcast ? std::vector<std::string>{"ring"}
                                                                     : std::vector<std::string>(std::begin(both), std::end(both));
@@ -185,7 +187,8 @@ TEST_CASE("ECMP spreads flows between leaves over all spines") {
     }
   }
   REQUIRE(perSpine.size() == 8); // every spine is used
-  for (auto [spine, n] : perSpine) {
+  for (const auto& entry : perSpine) {
+    const int spine = entry.first, n = entry.second;
     CAPTURE(spine);
     CHECK(n > flows / 8 * 0.7); // 1024 flows: about 128 each
     CHECK(n < flows / 8 * 1.3);

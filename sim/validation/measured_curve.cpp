@@ -94,7 +94,7 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     if (w.size() != 12 && w.size() != 13) fail("expected a nccl-tests row (size count type redop [root] time algbw busbw #wrong x2) or an hccl_test row");
     c.tool = "nccl-tests";
     std::size_t t = w.size() == 13 ? 5 : 4; // the out-of-place time
-    double time, algbw, busbw;
+    double time = 0, algbw = 0, busbw = 0;
     if (!isNumber(w[t], time) || !isNumber(w[t + 1], algbw) || !isNumber(w[t + 2], busbw))
       fail("time, algbw and busbw must be numbers");
     if (!ncclType(w[2], c.dtype)) fail("unknown data type '" + w[2] + "'");
