@@ -3,12 +3,17 @@
 #   scripts/build.sh            Release build in build/ (build/collsim)
 #   scripts/build.sh asan       ASan+UBSan build in build-asan/
 #   scripts/build.sh tsan       ThreadSanitizer build of the tests in build-tsan/
-#   scripts/build.sh fuzz       libFuzzer targets in build-fuzz/ (needs clang++)
+#   scripts/build.sh fuzz       libFuzzer targets, in build-asan/ (needs clang++)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 flavour="${1:-release}"
 sanitizer_cxx=$(command -v clang++ || command -v g++)
+asan_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
+            "-DCMAKE_CXX_COMPILER=$sanitizer_cxx" -DCOLLSIM_SANITIZE=ON)
+# With clang the ASan objects also carry libFuzzer's coverage hooks, so the
+# fuzz target links from them instead of a build of its own.
+[[ "$sanitizer_cxx" == *clang++ ]] && asan_flags+=(-DCOLLSIM_FUZZ=ON)
 targets=()
 case "$flavour" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
@@ -16,15 +21,12 @@ case "$flavour" in
   # g++ takes), -O1 (ASan's advice) and line tables only (-g1: stack traces
   # name file:line), which keeps CI's two extra builds short. The MPI tool is
   # not tested under the sanitizers (Open MPI's own allocations would drown the reports).
-  asan)    dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
-                                  "-DCMAKE_CXX_COMPILER=$sanitizer_cxx" -DCOLLSIM_SANITIZE=ON)
-           targets=(collsim collsim_tests) ;;
+  asan)    dir=build-asan; flags=("${asan_flags[@]}"); targets=(collsim collsim_tests) ;;
   # The threads transport, parallel studies and selector check: what runs on several threads.
   tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
                                   "-DCMAKE_CXX_COMPILER=$sanitizer_cxx" -DCOLLSIM_SANITIZE_THREAD=ON)
            targets=(collsim collsim_tests) ;;
-  fuzz)    dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSIM_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++)
-           targets=(collsim_fuzz_loaders) ;;
+  fuzz)    dir=build-asan; flags=("${asan_flags[@]}"); targets=(collsim_fuzz_loaders) ;;
   *) echo "usage: scripts/build.sh [release|asan|tsan|fuzz]" >&2; exit 2 ;;
 esac
 
