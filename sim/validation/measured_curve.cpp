@@ -83,11 +83,11 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     if (w[0] == "#" && w.size() > 2 && w[1] == "Rank") ++rankLines;
     if (line.find("data_size") != std::string::npos) c.tool = "hccl_test";
     if (w[0][0] == '#' || !isCount(w[0])) continue;
-    double v[12] = {};
     // hccl_test: size time algbw check.
     if (w.size() == 4 && c.tool == "hccl_test") {
-      if (!isNumber(w[1], v[1])) fail("aveg_time '" + w[1] + "' is not a number");
-      c.points.push_back({Bytes(std::stoull(w[0])), v[1]});
+      double time = 0;
+      if (!isNumber(w[1], time)) fail("aveg_time '" + w[1] + "' is not a number");
+      c.points.push_back({Bytes(std::stoull(w[0])), time});
       continue;
     }
     // nccl-tests: 13 fields with the root column, 12 without.
