@@ -66,14 +66,16 @@ TEST_CASE("a switch-shaped server: one link per device to a lossless switch, eve
   for (int b = 1; b < 8; ++b) CHECK(r.route(c.rankNode[0], c.rankNode[b]).hops == 2);
 }
 
-TEST_CASE("a link list may join a pair twice (two NVLinks): two channels, one hop") {
+TEST_CASE("a link list may join a pair twice (two NVLinks): bonded into one link of twice the bandwidth, one hop") {
   ServerParams p;
   p.devices = 3;
   p.shape = HccsShape::Custom;
   p.hccs = {25_GBps, 500'000};
   p.customLinks = {{0, 1}, {0, 1}, {1, 2}};
   Cluster c = buildServer(p);
-  CHECK(c.links.size() == 3);
+  REQUIRE(c.links.size() == 2);
+  CHECK(c.links[0].params.bandwidth == 50_GBps);
+  CHECK(c.links[1].params.bandwidth == 25_GBps);
   Routing r(c);
   CHECK(r.route(c.rankNode[0], c.rankNode[1]).hops == 1);
   CHECK(r.route(c.rankNode[0], c.rankNode[2]).hops == 2);

@@ -59,6 +59,9 @@ struct Cluster {
   std::vector<ClusterNode> nodes;
   std::vector<ClusterLink> links;
   std::vector<int> rankNode; // rank -> node index
+  // Ring orders of a server's devices along its own links (ring_orders.h);
+  // empty when any order will do (a switch, a full mesh, a ring in index order).
+  std::vector<std::vector<int>> serverRings;
   DeviceModel device;
 
   int ranks() const { return int(rankNode.size()); }

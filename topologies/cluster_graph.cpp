@@ -1,5 +1,7 @@
 #include "topologies/cluster_graph.h"
 
+#include <map>
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -61,14 +63,23 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
     for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, "hccs");
     break;
   }
-  case HccsShape::Custom:
+  case HccsShape::Custom: {
+    // A pair listed k times is joined by k links, bonded as one of k times the
+    // bandwidth (DGX-1's NV2 pairs): routing takes one link per pair.
+    std::map<std::pair<int, int>, int> bonded;
     for (auto [a, b] : p.customLinks) {
       if (a < 0 || b < 0 || a >= p.devices || b >= p.devices || a == b)
         throw TopologyError("link [" + std::to_string(a) + ", " + std::to_string(b) +
                             "] must join two different devices in 0.." + std::to_string(p.devices - 1));
-      hccs(a, b);
+      ++bonded[std::minmax(a, b)];
+    }
+    for (auto [pair, k] : bonded) {
+      LinkParams l = p.hccs;
+      l.bandwidth *= Bandwidth(k);
+      addLink(g, dev[pair.first], dev[pair.second], l, "hccs");
     }
     break;
+  }
   }
   return dev;
 }

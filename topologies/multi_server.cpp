@@ -126,6 +126,7 @@ Cluster buildCluster(const ClusterParams& p) {
   graph::checkConnected(g);
   Cluster c = graph::exportCluster(g, p.name, p.servers, D, p.server.device, describe(p));
   c.hccsShape = hccsShapeName(p.server.shape);
+  c.serverRings = serverRingsOf(p.server);
   c.fabric = fabricKindName(p.fabric.kind);
   c.intraServerRoce = p.intraServerRoce;
   return c;

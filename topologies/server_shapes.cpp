@@ -1,5 +1,7 @@
 #include "topologies/server_shapes.h"
 
+#include "topologies/ring_orders.h"
+
 #include "sim/core/enum_names.h"
 #include "topologies/cluster_graph.h"
 
@@ -15,6 +17,11 @@ const char* hccsShapeName(HccsShape s) { return nameOf(kHccsShapes, s); }
 
 bool parseHccsShape(const std::string& name, HccsShape& out) { return parseName(kHccsShapes, name, out); }
 
+std::vector<std::vector<int>> serverRingsOf(const ServerParams& p) {
+  if (p.shape != HccsShape::Custom) return {};
+  return ringsAlongLinks(p.devices, p.customLinks, kMaxRingsPerServer);
+}
+
 Cluster buildServer(const ServerParams& p) {
   if (p.device.stepOverhead < 0) throw TopologyError("device step overhead must not be negative");
   graph::Graph g;
@@ -24,6 +31,7 @@ Cluster buildServer(const ServerParams& p) {
                             formatBandwidth(p.hccs.bandwidth) + " per direction, " + formatTime(p.hccs.latency);
   Cluster c = graph::exportCluster(g, p.name, 1, p.devices, p.device, description);
   c.hccsShape = hccsShapeName(p.shape);
+  c.serverRings = serverRingsOf(p);
   return c;
 }
 

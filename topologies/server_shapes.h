@@ -35,5 +35,8 @@ struct ServerParams {
 
 // Throws TopologyError on impossible parameters.
 Cluster buildServer(const ServerParams& params);
+// Rings along the server's links for shape `links` (topologies/ring_orders.h), else none.
+std::vector<std::vector<int>> serverRingsOf(const ServerParams& params);
+inline constexpr int kMaxRingsPerServer = 32;
 
 } // namespace collsim

@@ -3,21 +3,29 @@
 // (nccl-facts.md). Channel k visits the devices of each server starting k
 // places further on, so a flat ring leaves and enters each server through a
 // different device, and with a NIC per device through a different NIC; on
-// one server it starts k ranks further on. AllReduce only for now: every
-// rank ends with the whole result, whatever order a channel visits them in.
+// one server it starts k ranks further on. Given rings along a server's
+// links (topologies/ring_orders.h), channel k visits each server's devices
+// in ring k mod R's order instead, starting k / R places further on. AllReduce
+// only for now: every rank ends with the whole result, whatever order a
+// channel visits them in.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "algorithms/core/registry.h"
 
 namespace collsim {
 
-// `entry` as `channels` channels (the entry itself when channels is 1).
-AlgorithmEntry withChannels(const AlgorithmEntry& entry, int channels);
+using ServerRings = std::vector<std::vector<int>>;
+
+// `entry` as `channels` channels (the entry itself when channels is 1 and
+// there are no rings).
+AlgorithmEntry withChannels(const AlgorithmEntry& entry, int channels, const ServerRings& rings = {});
 
 // The global rank at local index i of channel k (rotated within servers of
-// `devicesPerServer` devices, or over all ranks when that is 0).
-int channelMember(int i, int k, int ranks, int devicesPerServer);
+// `devicesPerServer` devices, or over all ranks when that is 0; along
+// `rings` when there are some).
+int channelMember(int i, int k, int ranks, int devicesPerServer, const ServerRings& rings = {});
 
 } // namespace collsim

@@ -10,15 +10,23 @@ SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts) : parts_(std:
   for (const auto& p : parts_)
     if (p->ranks() != parts_.front()->ranks() || p->streamCount() != 1)
       throw std::invalid_argument("sequenced schedules must be single-stream with the same rank count");
+  for (int r = 0; r < ranks(); ++r) {
+    int n = parts_.front()->stepCount(r);
+    for (const auto& p : parts_)
+      if (p->stepCount(r) != n) n = -1;
+    uniformSteps_.push_back(n);
+  }
 }
 
 int SequenceSchedule::stepCount(int rank) const {
+  if (uniformSteps_[rank] >= 0) return uniformSteps_[rank] * int(parts_.size());
   int n = 0;
   for (const auto& p : parts_) n += p->stepCount(rank);
   return n;
 }
 
 void SequenceSchedule::appendOps(int rank, int step, std::vector<Op>& out) const {
+  if (int n = uniformSteps_[rank]; n > 0) return parts_[std::size_t(step / n)]->appendOps(rank, step % n, out);
   for (const auto& p : parts_) {
     int n = p->stepCount(rank);
     if (step < n) {

@@ -20,6 +20,9 @@ public:
 
 private:
   std::vector<SchedulePtr> parts_;
+  // Per rank: the step count of every part when they are all equal (chunk
+  // loops of one algorithm: a step finds its part by division), else -1.
+  std::vector<int> uniformSteps_;
 };
 
 SchedulePtr sequence(SchedulePtr first, SchedulePtr second);

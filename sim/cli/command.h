@@ -42,6 +42,7 @@ Command addSelectCommand(CLI::App& app);
 Command addSelectorCommand(CLI::App& app);
 Command addHcclEnvCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
+Command addCalibrateCommand(CLI::App& app);
 
 // Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
 // -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.

@@ -1,10 +1,9 @@
 // collsim compare: a measured nccl-tests or hccl_test log against collsim's
 // prediction of the same collective on a cluster (sim/validation/compare.h).
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "sim/cli/command.h"
-#include "sim/cli/text_table.h"
+#include "sim/cli/comparison_report.h"
 #include "sim/validation/compare.h"
 
 namespace collsim {
@@ -15,42 +14,6 @@ struct CompareCliOptions {
   std::vector<std::string> sets;
   int channels = 1;
 };
-
-std::string table(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
-  std::string s = "# " + curve.source + ": " + curve.tool + ", " + collectiveName(c.op) + " " +
-                  dataTypeInfo(curve.dtype).name + ", " + std::to_string(c.ranks) + " ranks; predicted: " + c.algorithm +
-                  " on " + clusterName + "\n";
-  TextTable t({"size", "bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"});
-  for (const auto& p : c.points)
-    t.add({formatBytes(p.bytes), std::to_string(p.bytes), fixed(p.measuredUs, 2), fixed(p.predictedUs, 2),
-           percent(p.error()), fixed(p.lineUs, 2), percent(p.lineError())});
-  s += t.text();
-  s += "# median |error| " + percent(c.medianAbsError) + ", max " + percent(c.maxAbsError) +
-       "; the two-point line through the end sizes: median " + percent(c.lineMedianAbsError) + ", max " +
-       percent(c.lineMaxAbsError) + "\n";
-  return s;
-}
-
-std::string json(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
-  nlohmann::ordered_json points = nlohmann::ordered_json::array();
-  for (const auto& p : c.points)
-    points.push_back({{"bytes", p.bytes}, {"measured_us", p.measuredUs}, {"predicted_us", p.predictedUs},
-                      {"error", p.error()}, {"line_us", p.lineUs}, {"line_error", p.lineError()}});
-  nlohmann::ordered_json j = {{"measured", curve.source}, {"tool", curve.tool},     {"op", collectiveName(c.op)},
-                              {"dtype", dataTypeInfo(curve.dtype).name},          {"ranks", c.ranks},
-                              {"cluster", clusterName},   {"algorithm", c.algorithm}, {"points", points},
-                              {"median_abs_error", c.medianAbsError},             {"max_abs_error", c.maxAbsError},
-                              {"line_median_abs_error", c.lineMedianAbsError},    {"line_max_abs_error", c.lineMaxAbsError}};
-  return j.dump(2) + "\n";
-}
-
-std::string csv(const Comparison& c) {
-  std::string s = csvRow({"bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"});
-  for (const auto& p : c.points)
-    s += csvRow({std::to_string(p.bytes), fixed(p.measuredUs, 3), fixed(p.predictedUs, 3), fixed(p.error(), 6),
-                 fixed(p.lineUs, 3), fixed(p.lineError(), 6)});
-  return s;
-}
 
 int run(const CompareCliOptions& o, CliStreams io) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
@@ -66,9 +29,9 @@ int run(const CompareCliOptions& o, CliStreams io) {
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
   Comparison c = compareWithMeasured(curve, op, setup, options);
-  io.out << (o.format == "json" ? json(curve, c, setup.cluster.name)
-             : o.format == "csv" ? csv(c)
-                                 : table(curve, c, setup.cluster.name));
+  io.out << (o.format == "json" ? comparisonJson(curve, c, setup.cluster.name).dump(2) + "\n"
+             : o.format == "csv" ? comparisonCsv(c)
+                                 : comparisonTable(curve, c, setup.cluster.name));
   return 0;
 }
 

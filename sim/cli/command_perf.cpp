@@ -30,6 +30,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   ClusterSetup setup = loadClusterFile(p.cluster, p.output.sets);
   s.cluster = std::move(setup.cluster);
   s.roce = std::move(setup.roce);
+  s.library = std::move(setup.library);
   s.name = p.op + " " + p.algo;
   if (!parseCollective(p.op, s.op)) throw UsageError("--op: unknown collective '" + p.op + "'");
   s.algorithms = p.algo == "all" ? algorithmNames(s.op) : std::vector<std::string>{p.algo};

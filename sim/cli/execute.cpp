@@ -21,7 +21,7 @@ std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
 CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace, std::uint64_t seed) {
   AlgorithmEntry algo = requireAlgorithm(s.op, point.algorithm, s.cluster, s.name);
   RunRequest req{s.op,   &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes,
-                 s.simulation.fidelity, seed, s.roce, s.simulation.channels};
+                 s.simulation.fidelity, seed, s.roce, s.simulation.channels, s.library};
   return simulateCollective(s.cluster, req, trace);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/config/library_config.h"
 #include "sim/config/roce_config.h"
 #include "sim/network/packet/pfc_budget.h"
 #include "topologies/multi_server.h"
@@ -29,6 +30,11 @@ LinkParams loadLink(const ConfigNode& n) {
   LinkParams l;
   l.bandwidth = n.at("bandwidth").bandwidth();
   l.latency = n.at("latency").time();
+  if (auto e = n.find("efficiency")) {
+    double v = e->number();
+    if (!(v > 0 && v <= 1)) e->fail("efficiency is the share of the line rate that carries data, in (0, 1]");
+    l.bandwidth = Bandwidth(double(l.bandwidth) * v);
+  }
   return l;
 }
 
@@ -59,7 +65,7 @@ ServerParams loadServer(const ConfigNode& node) {
   p.device = loadDevice(node.find("device"));
 
   ConfigNode hccs = node.at("hccs");
-  hccs.allowOnly({"shape", "bandwidth", "latency", "links", "jitter"});
+  hccs.allowOnly({"shape", "bandwidth", "latency", "efficiency", "links", "jitter"});
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
   if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
@@ -87,7 +93,7 @@ ServerParams loadServer(const ConfigNode& node) {
 NicParams loadNic(const ConfigNode& node) {
   NicParams n;
   n.roce = loadLink(node.at("roce"));
-  node.at("roce").allowOnly({"bandwidth", "latency", "mtu", "queue_pairs", "buffer", "retransmit_timeout", "ack_every",
+  node.at("roce").allowOnly({"bandwidth", "latency", "efficiency", "mtu", "queue_pairs", "buffer", "retransmit_timeout", "ack_every",
                              "dcqcn", "ecn", "pfc", "jitter", "switches"});
   if (auto nic = node.find("nic")) {
     nic->allowOnly({"per", "count", "pcie"});
@@ -159,7 +165,7 @@ void checkClusterSize(const ConfigNode& node, const ServerParams& server, int se
 
 ClusterSetup loadCluster(const ConfigNode& node) {
   node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device", "nic", "roce", "fabric",
-                  "intra_server_roce"});
+                  "intra_server_roce", "library"});
   ServerParams server = loadServer(node);
   int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
   checkClusterSize(node, server, servers);
@@ -178,7 +184,7 @@ ClusterSetup loadCluster(const ConfigNode& node) {
         const ConfigNode& r = node.at("roce");
         (r.find("pfc") ? r.at("pfc") : r).fail(*why);
       }
-    return {std::move(built), std::move(roce)};
+    return {std::move(built), std::move(roce), loadLibrary(node.find("library"))};
   } catch (const TopologyError& e) {
     node.fail(e.what());
   }

@@ -9,12 +9,16 @@
 //   inter_group: {bandwidth: 8GB/s, latency: 2us}          # 2x4 only
 //   device: {step_overhead: 0us, reduce_bandwidth: 400GB/s,
 //            flops: 256TFLOPS, memory: 32GiB, memory_bandwidth: 1.2TB/s}
+//   library: nccl                                          # see library_config.h
+// A link's `efficiency` (hccs, roce; default 1) is the share of its line
+// rate that carries data (calibrate fits it): the link runs at bandwidth x efficiency.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "sim/config/config_node.h"
+#include "sim/run/library_model.h"
 #include "sim/network/roce_model.h"
 #include "topologies/cluster.h"
 
@@ -23,6 +27,7 @@ namespace collsim {
 struct ClusterSetup {
   Cluster cluster;
   RoceModel roce;
+  LibraryModel library = {}; // `library:`, ideal when absent
 };
 
 // Throws ConfigError (with the place in the file), also when PFC is on and a

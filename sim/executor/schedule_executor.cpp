@@ -1,6 +1,7 @@
 #include "sim/executor/schedule_executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -8,15 +9,22 @@
 
 namespace collsim {
 namespace {
-// Event argument: the low bit says which event, the rest which rank.
+// Event argument: the low two bits say which event, the rest which lane
+// (or, for kDeliver, which message).
 constexpr std::uint64_t kStartStep = 0;
-constexpr std::uint64_t kOpDone = 1; // a reduction or a computation
+constexpr std::uint64_t kOpDone = 1;  // a reduction or a computation
+constexpr std::uint64_t kDeliver = 2; // a message held back by its lane's bandwidth
+constexpr int kKindBits = 2;
+
+bool communicates(const Op& op) {
+  return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
+}
 } // namespace
 
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
                                    const Schedule& schedule, TraceSink* trace)
     : engine_(engine), network_(network), cluster_(cluster), trace_(trace),
-      ranks_(schedule.ranks()) {
+      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()) {
   if (schedule.ranks() != cluster.ranks())
     throw std::invalid_argument("schedule has " + std::to_string(schedule.ranks()) + " ranks, cluster " +
                                 std::to_string(cluster.ranks()));
@@ -32,6 +40,7 @@ ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const 
     }
   }
   reduceFreeAt_.assign(std::size_t(ranks_), 0);
+  for (int node : cluster.rankNode) rankServer_.push_back(cluster.nodes[std::size_t(node)].server);
   waiters_.resize(lanes_.size());
   result_.rankFinish.assign(std::size_t(ranks_), 0);
 }
@@ -40,8 +49,11 @@ ExecutionResult ScheduleExecutor::run() {
   network_.setListener(this);
   Time begin = engine_.now();
   std::uint64_t events = engine_.eventsProcessed();
-  for (std::uint32_t l = 0; l < lanes_.size(); ++l)
-    if (lanes_[l].steps > 0) runSteps(l);
+  for (std::uint32_t l = 0; l < lanes_.size(); ++l) {
+    if (lanes_[l].steps == 0) continue;
+    if (costs_.launch > 0) engine_.scheduleAfter(costs_.launch, this, std::uint64_t(l) << kKindBits | kStartStep);
+    else runSteps(l);
+  }
   engine_.run();
   network_.setListener(nullptr);
   network_.flushTrace();
@@ -62,8 +74,20 @@ ScheduleExecutor::PairState& ScheduleExecutor::pair(int stream, int src, int dst
   return pairs_[key];
 }
 
+// The latency a step pays before its transfers start: none for a step that
+// only computes or waits; the inter-server one if a peer is on another server.
+Time ScheduleExecutor::stepLatency(const Lane& s) const {
+  bool any = false, crosses = false;
+  for (const Op& op : s.ops) {
+    if (!communicates(op)) continue;
+    any = true;
+    crosses = crosses || rankServer_[std::size_t(op.peer)] != rankServer_[std::size_t(s.rank)];
+  }
+  return !any ? 0 : crosses ? costs_.interStep : costs_.intraStep;
+}
+
 // Starts steps until one has to wait for the network, a computation or
-// the step overhead. Only steps that communicate pay the overhead (it is
+// the step latency. Only steps that communicate pay the latency (it is
 // the cost of launching transfers); computations and waits do not.
 void ScheduleExecutor::runSteps(std::uint32_t l) {
   Lane& s = lanes_[l];
@@ -72,10 +96,8 @@ void ScheduleExecutor::runSteps(std::uint32_t l) {
       s.ops.clear();
       s.schedule->appendOps(s.rank, s.step, s.ops);
       s.loaded = true;
-      if (cluster_.device.stepOverhead > 0 && std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
-            return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
-          }))
-        return engine_.scheduleAfter(cluster_.device.stepOverhead, this, std::uint64_t(l) << 1 | kStartStep);
+      if (Time latency = stepLatency(s); latency > 0)
+        return engine_.scheduleAfter(latency, this, std::uint64_t(l) << kKindBits | kStartStep);
     }
     postStep(l);
     if (s.outstanding > 0) return;
@@ -93,7 +115,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
   s.posting = true;
   for (const Op& op : s.ops) {
     if (op.kind == OpKind::Compute) {
-      engine_.scheduleAfter(op.durationPs, this, std::uint64_t(l) << 1 | kOpDone);
+      engine_.scheduleAfter(op.durationPs, this, std::uint64_t(l) << kKindBits | kOpDone);
     } else if (op.kind == OpKind::Copy) {
       // A device-local copy runs at memory speed (~1 TB/s), two orders of
       // magnitude above a link: not modelled.
@@ -104,11 +126,14 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
       PairState& p = pair(s.stream, s.rank, op.peer);
-      std::uint32_t id = inFlight_.add({l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes});
+      Bytes wire = costs_.dataShare < 1 ? Bytes(std::ceil(double(op.bytes) / costs_.dataShare)) : op.bytes;
+      if (costs_.laneBandwidth > 0)
+        s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(op.bytes, costs_.laneBandwidth);
+      std::uint32_t id = inFlight_.add({l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes, s.pushedAt});
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
-      network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[op.peer], op.bytes, id);
+      network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[op.peer], wire, id);
     } else {
       bool reduce = op.kind == OpKind::RecvReduce;
       PairState& p = pair(s.stream, op.peer, s.rank);
@@ -161,18 +186,29 @@ void ScheduleExecutor::receiveArrived(std::uint32_t l, Bytes bytes, bool reduce)
   if (!reduce || rate == 0) return complete(l);
   Time& freeAt = reduceFreeAt_[lanes_[l].rank];
   freeAt = std::max(engine_.now(), freeAt) + serializationTime(bytes, rate);
-  engine_.schedule(freeAt, this, std::uint64_t(l) << 1 | kOpDone);
+  engine_.schedule(freeAt, this, std::uint64_t(l) << kKindBits | kOpDone);
 }
 
 void ScheduleExecutor::onEvent(std::uint64_t arg) {
-  auto l = std::uint32_t(arg >> 1);
-  if ((arg & 1) == kOpDone) complete(l);
-  else runSteps(l);
+  auto index = std::uint32_t(arg >> kKindBits);
+  switch (arg & ((1u << kKindBits) - 1)) {
+  case kOpDone: return complete(index);
+  case kDeliver: return deliver(index);
+  default: return runSteps(index);
+  }
 }
 
+// The network has delivered the message's last byte; its lane may not have
+// pushed it out yet (the lane bandwidth is below the network's).
 void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
+  Time pushedAt = inFlight_[cookie].pushedAt;
+  if (pushedAt > engine_.now()) return engine_.schedule(pushedAt, this, cookie << kKindBits | kDeliver);
+  deliver(std::uint32_t(cookie));
+}
+
+void ScheduleExecutor::deliver(std::uint32_t cookie) {
   InFlight m = inFlight_[cookie];
-  inFlight_.release(std::uint32_t(cookie));
+  inFlight_.release(cookie);
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
   complete(m.srcLane); // the send

@@ -2,7 +2,8 @@
 //
 // Each rank walks the steps of each stream in order (streams progress
 // independently: each is a "lane"). A step posts all its operations at
-// once (a step that communicates first pays the device's step overhead); a
+// once (a step that communicates first pays a step latency: the device's
+// step overhead, or the collective library's per-hop latency); a
 // send becomes a network message from the rank's device to the peer's; a
 // receive matches the peer's sends to this rank in posting order. A send completes when its last byte has
 // arrived (an RDMA write with remote completion); a receive completes when
@@ -32,6 +33,24 @@ struct MessageRecord {
   auto operator<=>(const MessageRecord&) const = default;
 };
 
+// What the collective library adds to the network's work (chosen per run by
+// sim/run/library_run.h; the default is the device's step overhead alone).
+// - launch: before any rank starts (kernel launch, the library's base latency);
+// - a latency before each step that communicates, by whether one of its
+//   peers is on another server (NCCL's per-hop latency of a protocol);
+// - dataShare: the part of each line on the wire that is data (LL carries
+//   4 B of data in an 8 B line): a send of n bytes puts n / dataShare on the wire;
+// - laneBandwidth: the most one lane (one channel of one rank: one thread
+//   block copying through the protocol's lines) moves per second; a message
+//   is not delivered before its lane could have pushed it out. 0 = no limit.
+struct StepCosts {
+  Time launch = 0;
+  Time intraStep = 0, interStep = 0;
+  double dataShare = 1;
+  Bandwidth laneBandwidth = 0;
+  static StepCosts ofDevice(const DeviceModel& d) { return {0, d.stepOverhead, d.stepOverhead, 1, 0}; }
+};
+
 struct ExecutionResult {
   Time finish = 0;                 // when the last rank finished its last step
   std::vector<Time> rankFinish;    // per rank
@@ -53,6 +72,8 @@ public:
   ExecutionResult run();
   // Keep a MessageRecord of every message (tests; costs memory at scale).
   void recordMessages(bool on) { record_ = on; }
+  // Replaces the device's step overhead (call before run()).
+  void setCosts(const StepCosts& costs) { costs_ = costs; }
 
   void onEvent(std::uint64_t arg) override;
   void onDelivered(std::uint64_t cookie) override;
@@ -69,6 +90,7 @@ private:
     bool posting = false;
     bool loaded = false; // `ops` holds the current step, not yet posted
     Time stepStart = 0;
+    Time pushedAt = 0; // when the lane has pushed out what it sent so far (laneBandwidth)
     Bytes stepBytesSent = 0;
     std::vector<Op> ops;
   };
@@ -84,6 +106,7 @@ private:
     std::uint32_t dstLane;
     std::uint32_t seq;
     Bytes bytes;
+    Time pushedAt; // not delivered before this
   };
 
   PairState& pair(int stream, int src, int dst);
@@ -92,13 +115,17 @@ private:
   void endStep(std::uint32_t lane);
   void complete(std::uint32_t lane);
   void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
+  void deliver(std::uint32_t cookie);
+  Time stepLatency(const Lane& lane) const;
 
   EventEngine& engine_;
   Network& network_;
   const Cluster& cluster_;
   TraceSink* trace_;
   bool record_ = false;
+  StepCosts costs_;
   int ranks_;
+  std::vector<int> rankServer_;
   std::vector<Lane> lanes_;         // stream * ranks + rank
   // Per lane: lanes waiting for it to complete a number of steps.
   std::vector<std::vector<std::pair<std::uint32_t, int>>> waiters_;

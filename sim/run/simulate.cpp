@@ -1,9 +1,14 @@
 #include "sim/run/simulate.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <type_traits>
 #include <stdexcept>
 
 #include "algorithms/check/symbolic_checker.h"
 #include "algorithms/core/channels.h"
+#include "algorithms/core/chunk_loops.h"
 #include "sim/core/input_error.h"
 #include "sim/network/network_models.h"
 #include "sim/trace/trace_recorder.h"
@@ -36,15 +41,118 @@ bool verifyAlgorithm(const AlgorithmEntry& algorithm, Collective op, int ranks, 
   return true;
 }
 
+namespace {
+
+// How the algorithm runs: as which entry (channels, chunk loops) and with
+// which per-step costs.
+struct RunShape {
+  AlgorithmEntry entry;
+  StepCosts costs;
+  std::string protocol;
+  int channels = 1;
+  Bytes loopBytes = 0; // the whole buffer's bytes per chunk loop (0: one loop)
+};
+
+// AllReduce's channels follow the server's rings (its result does not
+// depend on the order ranks are visited in; other collectives' does).
+const ServerRings& ringsFor(const Cluster& cluster, Collective op) {
+  static const ServerRings none;
+  return op == Collective::AllReduce ? cluster.serverRings : none;
+}
+
+RunShape idealShape(const Cluster& cluster, const RunRequest& req) {
+  return {withChannels(*req.algorithm, req.channels, ringsFor(cluster, req.op)), StepCosts::ofDevice(cluster.device), "",
+          req.channels, 0};
+}
+
+// Channels and chunk loops change AllReduce only (algorithms/core/channels.h).
+RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
+  int ranks = cluster.ranks();
+  bool split = req.op == Collective::AllReduce;
+  int channels = !split ? 1 : req.channels > 1 ? req.channels : req.library.channelsFor(p, req.bytes, ranks);
+  AlgorithmEntry looped = split ? withChunkLoops(*req.algorithm, p.chunk) : *req.algorithm;
+  StepCosts costs{req.library.launch + p.baseLatency, p.hopIntra, p.hopNetwork, p.dataShare, p.channelBandwidth};
+  std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
+  Bytes loopBytes = split && p.chunk > 0 ? std::max<Bytes>(1, p.chunk / elemSize) * elemSize * Bytes(ranks) * Bytes(channels) : 0;
+  return {withChannels(looped, channels, ringsFor(cluster, req.op)), costs, p.name, channels, loopBytes};
+}
+
+// No run of protocol `shape` can beat this: the launch, and each rank's
+// share of the bus bytes through its channels at the protocol's bandwidth.
+double lowerBoundUs(const RunShape& shape, const RunRequest& req, int ranks) {
+  double us = toMicroseconds(shape.costs.launch);
+  if (shape.costs.laneBandwidth > 0)
+    us += double(req.bytes) * busBandwidthFactor(req.op, ranks) / double(shape.costs.laneBandwidth * Bandwidth(shape.channels)) * 1e6;
+  return us;
+}
+
+} // namespace
+
 // One collective over `bytes`, without loops.
-static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req, Bytes bytes, TraceRecorder* trace);
+static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& req, const RunShape& shape, Bytes bytes,
+                                  TraceRecorder* trace);
+static CollectiveRun simulateShape(const Cluster& cluster, const RunRequest& req, const RunShape& shape,
+                                   TraceRecorder* trace);
+
+// Chunk loops settle into a steady state after a few: every further loop
+// adds the same time, bytes and events (each rank repeats the same steps on
+// the next slice). Past kSteadyLoops loops, the run of kSteadyLoops loops and
+// the run of half as many give that increment, and the rest is extended
+// along it. Exact for a periodic schedule on a network without jitter.
+constexpr Bytes kSteadyLoops = 8;
+
+static CollectiveRun simulateSteady(const Cluster& cluster, const RunRequest& req, const RunShape& shape) {
+  if (shape.loopBytes == 0 || req.loopBytes > 0 || req.bytes <= 2 * kSteadyLoops * shape.loopBytes)
+    return simulateShape(cluster, req, shape, nullptr);
+  RunRequest part = req;
+  part.bytes = kSteadyLoops * shape.loopBytes;
+  CollectiveRun run = simulateShape(cluster, part, shape, nullptr);
+  part.bytes /= 2;
+  part.verify = false;
+  const ExecutionResult half = simulateShape(cluster, part, shape, nullptr).execution;
+  double more = (double(req.bytes) / double(shape.loopBytes) - double(kSteadyLoops)) / double(kSteadyLoops / 2);
+  ExecutionResult& x = run.execution;
+  auto extend = [more](auto& full, auto halfValue) {
+    full += static_cast<std::remove_reference_t<decltype(full)>>(std::llround(more * double(full - halfValue)));
+  };
+  extend(x.finish, half.finish);
+  extend(x.events, half.events);
+  extend(x.messages, half.messages);
+  extend(x.bytesSent, half.bytesSent);
+  extend(x.bytesReceived, half.bytesReceived);
+  std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
+  run.count = req.bytes / elemSize;
+  run.bytes = run.count * elemSize;
+  return run;
+}
 
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, TraceRecorder* trace) {
-  if (req.loopBytes == 0 || req.bytes <= req.loopBytes) return simulateOnce(cluster, req, req.bytes, trace);
+  if (req.library.ideal()) return simulateShape(cluster, req, idealShape(cluster, req), trace);
+  // The most promising first, so that the bound prunes the others.
+  std::vector<std::pair<double, RunShape>> shapes;
+  for (const ProtocolModel* p : req.library.candidates()) {
+    RunShape shape = protocolShape(cluster, req, *p);
+    shapes.emplace_back(lowerBoundUs(shape, req, cluster.ranks()), std::move(shape));
+  }
+  std::stable_sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::optional<CollectiveRun> best;
+  for (const auto& [bound, shape] : shapes) {
+    if (best && bound >= best->timeUs()) continue;
+    CollectiveRun run = simulateSteady(cluster, req, shape);
+    if (!best || run.execution.finish < best->execution.finish) best = std::move(run);
+  }
+  if (!best) throw InputError("library " + req.library.name + " has no protocol " + req.library.protocol);
+  if (trace) return simulateShape(cluster, req, protocolShape(cluster, req, *req.library.find(best->protocol)), trace);
+  return *best;
+}
+
+static CollectiveRun simulateShape(const Cluster& cluster, const RunRequest& req, const RunShape& shape,
+                                   TraceRecorder* trace) {
+  if (req.loopBytes == 0 || req.bytes <= req.loopBytes) return simulateOnce(cluster, req, shape, req.bytes, trace);
   // HCCL runs data larger than its buffer as loops of the buffer's size, one
   // after another: full loops take the same time, so one of them is simulated.
   Bytes loops = req.bytes / req.loopBytes, rest = req.bytes % req.loopBytes;
-  CollectiveRun run = simulateOnce(cluster, req, req.loopBytes, trace);
+  CollectiveRun run = simulateOnce(cluster, req, shape, req.loopBytes, trace);
   ExecutionResult& x = run.execution;
   x.finish *= Time(loops);
   x.events *= loops;
@@ -54,7 +162,7 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   if (rest > 0) {
     RunRequest tail = req;
     tail.verify = false;
-    CollectiveRun last = simulateOnce(cluster, tail, rest, nullptr);
+    CollectiveRun last = simulateOnce(cluster, tail, shape, rest, nullptr);
     x.finish += last.execution.finish;
     x.events += last.execution.events;
     x.messages += last.execution.messages;
@@ -67,10 +175,10 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   return run;
 }
 
-static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& request, Bytes bytes, TraceRecorder* trace) {
-  const AlgorithmEntry channelled = withChannels(*request.algorithm, request.channels);
+static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& request, const RunShape& shape, Bytes bytes,
+                                  TraceRecorder* trace) {
   RunRequest req = request;
-  req.algorithm = &channelled;
+  req.algorithm = &shape.entry;
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   CollectiveSpec spec{req.op, cluster.ranks(), bytes / elemSize, elemSize, req.root};
   spec.devicesPerServer = layoutOf(cluster, req.op).devicesPerServer;
@@ -90,7 +198,9 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& requ
     network->setTrace(sink);
   }
   ScheduleExecutor executor(engine, *network, cluster, *schedule, sink);
-  CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run(), checked};
+  executor.setCosts(shape.costs);
+  CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run(), checked,
+                    shape.protocol, shape.channels};
   return run;
 }
 

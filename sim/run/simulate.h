@@ -6,6 +6,7 @@
 #include "algorithms/core/dtype.h"
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
+#include "sim/run/library_model.h"
 
 namespace collsim {
 
@@ -20,6 +21,8 @@ struct CollectiveRun {
   Bytes bytes;
   ExecutionResult execution;
   bool symbolicallyChecked = false; // the schedule passed the checker before this run
+  std::string protocol;             // the library's protocol that ran ("" when ideal)
+  int channels = 1;                 // channels it ran as
 
   double timeUs() const { return toMicroseconds(execution.finish); }
   // nccl-tests: algbw = bytes / time, busbw = algbw * factor; GB/s = 1e9 B/s.
@@ -40,9 +43,12 @@ struct RunRequest {
   std::uint64_t seed = 1;             // jitter draws
   RoceModel roce = defaultRoceModel(); // the NICs and switches (MTU framing at either fidelity)
   int channels = 1; // > 1: the algorithm as that many channels (algorithms/core/channels.h)
+  LibraryModel library = {}; // ideal: the algorithm as it is; else protocols, chunk loops, channels per size
 };
 
-// Throws std::runtime_error if the checker rejects the schedule.
+// Throws std::runtime_error if the checker rejects the schedule. With a
+// library, runs each candidate protocol (those whose bandwidth bound could
+// still beat the fastest so far) and returns the fastest.
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& request,
                                  TraceRecorder* trace = nullptr);
 

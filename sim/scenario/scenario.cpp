@@ -125,6 +125,7 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   ClusterSetup setup = loadCluster(cluster);
   s.cluster = std::move(setup.cluster);
   s.roce = std::move(setup.roce);
+  s.library = std::move(setup.library);
   if (auto t = root.find("training")) {
     s.training = loadTraining(*t);
     if (auto v = t->find("selector")) s.selector = loadSelectorRulesAt(*v, baseDir);

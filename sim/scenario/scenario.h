@@ -28,6 +28,7 @@
 #include "algorithms/core/dtype.h"
 #include "algorithms/core/schedule.h"
 #include "sim/network/network.h"
+#include "sim/run/library_model.h"
 #include "sim/selector/rules.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
@@ -55,6 +56,7 @@ struct Scenario {
   std::string description;
   Cluster cluster;
   RoceModel roce; // the cluster's NICs and switches (its `roce:` section)
+  LibraryModel library = {}; // the cluster's collective library (its `library:` section)
   Collective op = Collective::AllReduce;
   std::vector<std::string> algorithms;
   std::vector<Bytes> sizes;

@@ -66,6 +66,7 @@ double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, cons
   AlgorithmEntry e = *findAlgorithm(op, algorithm);
   RunRequest req{op, &e, DataType::Float32, bytes, Bytes(1) << 20, false};
   req.roce = cluster.roce;
+  req.library = cluster.library;
   return toSeconds(simulateCollective(cluster.cluster, req).execution.finish);
 }
 

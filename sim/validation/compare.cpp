@@ -31,7 +31,8 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
     if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);
   if (used.empty()) throw InputError(curve.source + ": no measured size at or above " + formatBytes(o.minBytes));
 
-  Comparison c{o.channels > 1 ? o.algorithm + " x" + std::to_string(o.channels) : o.algorithm, op, cluster.ranks(), {}, 0, 0, 0, 0};
+  Comparison c{o.channels > 1 ? o.algorithm + " x" + std::to_string(o.channels) : o.algorithm, setup.library.name, op,
+               cluster.ranks(), {}, 0, 0, 0, 0};
   // The two-point line t = a + b n through the ends.
   const MeasuredPoint &lo = used.front(), &hi = used.back();
   double slope = hi.bytes > lo.bytes ? (hi.timeUs - lo.timeUs) / double(hi.bytes - lo.bytes) : 0;
@@ -39,9 +40,11 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   for (const auto& p : used) {
     RunRequest req{op, &algo, curve.dtype, p.bytes, o.segment, false};
     req.roce = setup.roce;
+    req.library = setup.library;
     req.channels = o.channels;
-    double predicted = simulateCollective(cluster, req).timeUs();
-    ComparedPoint cp{p.bytes, p.timeUs, predicted, lo.timeUs + slope * double(p.bytes - lo.bytes)};
+    CollectiveRun run = simulateCollective(cluster, req);
+    ComparedPoint cp{p.bytes, p.timeUs, run.timeUs(), lo.timeUs + slope * double(p.bytes - lo.bytes), run.protocol,
+                     run.channels};
     errors.push_back(std::abs(cp.error()));
     lineErrors.push_back(std::abs(cp.lineError()));
     c.points.push_back(cp);

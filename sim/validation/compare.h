@@ -17,12 +17,15 @@ namespace collsim {
 struct ComparedPoint {
   Bytes bytes;
   double measuredUs, predictedUs, lineUs;
+  std::string protocol; // the library's protocol for this size ("" when ideal)
+  int channels = 1;
   double error() const { return predictedUs / measuredUs - 1; }
   double lineError() const { return lineUs / measuredUs - 1; }
 };
 
 struct Comparison {
   std::string algorithm;
+  std::string library; // "ideal", "nccl", ...
   Collective op;
   int ranks;
   std::vector<ComparedPoint> points;

@@ -1,0 +1,32 @@
+#include "algorithms/core/chunk_loops.h"
+
+#include <algorithm>
+
+#include "algorithms/core/compose.h"
+
+namespace collsim {
+
+std::uint64_t chunkLoopCount(std::uint64_t count, std::uint32_t elemSize, int ranks, std::uint64_t chunkBytes) {
+  if (chunkBytes == 0 || count == 0) return 1;
+  std::uint64_t loopElems = std::max<std::uint64_t>(1, chunkBytes / elemSize) * std::uint64_t(ranks);
+  return (count + loopElems - 1) / loopElems;
+}
+
+AlgorithmEntry withChunkLoops(const AlgorithmEntry& entry, std::uint64_t chunkBytes) {
+  if (chunkBytes == 0) return entry;
+  AlgorithmEntry e = entry;
+  e.build = [entry, chunkBytes](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
+    std::uint64_t loops = chunkLoopCount(g.count(), g.elemSize(), g.size(), chunkBytes);
+    if (loops <= 1 || spec.op != Collective::AllReduce) return entry.build(g, spec);
+    std::uint64_t loopElems = std::max<std::uint64_t>(1, chunkBytes / g.elemSize()) * std::uint64_t(g.size());
+    std::vector<SchedulePtr> parts;
+    for (std::uint64_t k = 0; k < loops; ++k) {
+      std::uint64_t first = k * loopElems;
+      parts.push_back(entry.build(g.sub(Block{first, std::min(loopElems, g.count() - first)}), spec));
+    }
+    return std::make_unique<SequenceSchedule>(std::move(parts));
+  };
+  return e;
+}
+
+} // namespace collsim

@@ -1,0 +1,83 @@
+// collsim calibrate: fits a cluster file's physical figures to a measured
+// nccl-tests or hccl_test log and writes the calibrated file
+// (sim/validation/calibrate.h).
+#include <CLI/CLI.hpp>
+
+#include "sim/cli/command.h"
+#include "sim/cli/comparison_report.h"
+#include "sim/cli/output_file.h"
+#include "sim/cli/text_table.h"
+#include "sim/validation/calibrate.h"
+
+namespace collsim {
+namespace {
+
+struct CalibrateCliOptions {
+  std::string measured, cluster, out, algo = "ring", op, minBytes = "64KiB", format = "table";
+  std::vector<std::string> sets, fit;
+  int channels = 1;
+};
+
+std::string summary(const char* label, const Comparison& c) {
+  return std::string("# ") + label + ": median |error| " + percent(c.medianAbsError) + ", max " +
+         percent(c.maxAbsError) + "\n";
+}
+
+int run(const CalibrateCliOptions& o, CliStreams io) {
+  if (o.format != "table" && o.format != "json") throw UsageError("--format: '" + o.format + "' is not table or json");
+  std::optional<OutputFile> out;
+  if (!o.out.empty()) out = OutputFile::check("--out", o.out);
+  MeasuredCurve curve = readMeasuredCurve(o.measured);
+  Collective op = curve.op;
+  if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  CalibrateOptions options;
+  options.fit = o.fit;
+  options.compare.algorithm = o.algo;
+  options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
+  options.compare.channels = o.channels;
+  io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
+  CalibrationResult r = calibrate(curve, op, o.cluster, o.sets, options);
+  if (out) writeOutputFiles({{*out, r.yaml}});
+  std::string name = o.cluster + " (calibrated)";
+  if (o.format == "json") {
+    nlohmann::ordered_json j = comparisonJson(curve, r.after, name);
+    nlohmann::ordered_json fitted = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.fitted) fitted[k] = v;
+    j["fitted"] = fitted;
+    j["before"] = {{"median_abs_error", r.before.medianAbsError}, {"max_abs_error", r.before.maxAbsError}};
+    j["evaluations"] = r.evaluations;
+    if (out) j["out"] = o.out;
+    io.out << j.dump(2) << "\n";
+    return 0;
+  }
+  TextTable fitted({"parameter", "value"});
+  for (const auto& [k, v] : r.fitted) fitted.add({k, k == "launch" ? fixed(v, 3) + "us" : fixed(v, 4)});
+  io.out << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
+         << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);
+  return 0;
+}
+
+} // namespace
+
+Command addCalibrateCommand(CLI::App& app) {
+  auto o = std::make_shared<CalibrateCliOptions>();
+  auto* cmd = app.add_subcommand("calibrate", "fit a cluster file's figures to a measured nccl-tests or hccl_test log");
+  cmd->add_option("measured", o->measured, "the benchmark's output, as printed")->required();
+  cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware (with a library:)")->required();
+  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has): " + [] {
+    std::string s;
+    for (const auto& n : calibrationParameterNames()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }())->delimiter(',');
+  cmd->add_option("--out", o->out, "write the calibrated cluster file here");
+  cmd->add_option("--algo", o->algo, "the algorithm to predict with")->capture_default_str();
+  cmd->add_option("--op", o->op, "the collective, when the log does not name it");
+  cmd->add_option("--channels", o->channels, "a fixed channel count (default: the library's choice per size)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--min-bytes", o->minBytes, "fit sizes from this one up")->capture_default_str();
+  cmd->add_option("--set", o->sets, "override a cluster key before fitting: --set servers=4");
+  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  return {cmd, [o](CliStreams io) { return run(*o, io); }};
+}
+
+} // namespace collsim

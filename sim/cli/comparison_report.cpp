@@ -1,0 +1,57 @@
+#include "sim/cli/comparison_report.h"
+
+#include "sim/cli/text_table.h"
+
+namespace collsim {
+
+std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
+  bool library = c.library != "ideal";
+  std::string s = "# " + curve.source + ": " + curve.tool + ", " + collectiveName(c.op) + " " +
+                  dataTypeInfo(curve.dtype).name + ", " + std::to_string(c.ranks) + " ranks; predicted: " + c.algorithm +
+                  (library ? " under " + c.library : "") + " on " + clusterName + "\n";
+  std::vector<std::string> header = {"size", "bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"};
+  if (library) header.insert(header.end(), {"protocol", "channels"});
+  TextTable t(header);
+  for (const auto& p : c.points) {
+    std::vector<std::string> row = {formatBytes(p.bytes), std::to_string(p.bytes), fixed(p.measuredUs, 2),
+                                    fixed(p.predictedUs, 2), percent(p.error()), fixed(p.lineUs, 2), percent(p.lineError())};
+    if (library) row.insert(row.end(), {p.protocol, std::to_string(p.channels)});
+    t.add(row);
+  }
+  s += t.text();
+  s += "# median |error| " + percent(c.medianAbsError) + ", max " + percent(c.maxAbsError) +
+       "; the two-point line through the end sizes: median " + percent(c.lineMedianAbsError) + ", max " +
+       percent(c.lineMaxAbsError) + "\n";
+  return s;
+}
+
+nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const auto& p : c.points)
+  {
+    nlohmann::ordered_json point = {{"bytes", p.bytes}, {"measured_us", p.measuredUs}, {"predicted_us", p.predictedUs},
+                                    {"error", p.error()}, {"line_us", p.lineUs}, {"line_error", p.lineError()}};
+    if (!p.protocol.empty()) {
+      point["protocol"] = p.protocol;
+      point["channels"] = p.channels;
+    }
+    points.push_back(point);
+  }
+  nlohmann::ordered_json j = {{"measured", curve.source}, {"tool", curve.tool},     {"op", collectiveName(c.op)},
+                              {"dtype", dataTypeInfo(curve.dtype).name},          {"ranks", c.ranks},
+                              {"cluster", clusterName},   {"algorithm", c.algorithm}, {"library", c.library},
+                              {"points", points},
+                              {"median_abs_error", c.medianAbsError},             {"max_abs_error", c.maxAbsError},
+                              {"line_median_abs_error", c.lineMedianAbsError},    {"line_max_abs_error", c.lineMaxAbsError}};
+  return j;
+}
+
+std::string comparisonCsv(const Comparison& c) {
+  std::string s = csvRow({"bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"});
+  for (const auto& p : c.points)
+    s += csvRow({std::to_string(p.bytes), fixed(p.measuredUs, 3), fixed(p.predictedUs, 3), fixed(p.error(), 6),
+                 fixed(p.lineUs, 3), fixed(p.lineError(), 6)});
+  return s;
+}
+
+} // namespace collsim

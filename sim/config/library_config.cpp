@@ -1,0 +1,108 @@
+#include "sim/config/library_config.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+namespace {
+
+// Six significant digits: what calibrate writes loads back the same to within 1e-6.
+std::string us6(Time t) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.6gus", toMicroseconds(t));
+  return b;
+}
+std::string gbps6(Bandwidth bw) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.6gGB/s", double(bw) / 1e9);
+  return b;
+}
+
+std::string presetList() {
+  std::string s;
+  for (const auto& n : libraryPresetNames()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
+  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "channel_bandwidth", "chunk", "channel_bytes",
+               "channel_bytes_per_rank"});
+  if (auto v = n.find("data_share")) {
+    p.dataShare = v->number();
+    if (!(p.dataShare > 0 && p.dataShare <= 1)) v->fail("the data share of a line is in (0, 1]");
+  }
+  if (auto v = n.find("base_latency")) p.baseLatency = v->time();
+  if (auto v = n.find("hop_intra")) p.hopIntra = v->time();
+  if (auto v = n.find("hop_network")) p.hopNetwork = v->time();
+  if (auto v = n.find("channel_bandwidth")) {
+    std::string t = v->text();
+    p.channelBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();
+  }
+  if (auto v = n.find("chunk")) p.chunk = v->bytes();
+  if (auto v = n.find("channel_bytes")) p.channelBytes = v->bytes();
+  if (auto v = n.find("channel_bytes_per_rank")) p.channelBytesPerRank = v->bytes();
+}
+
+} // namespace
+
+LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
+  LibraryModel m;
+  if (!node) return m;
+  if (!node->isMap()) {
+    if (!libraryPreset(node->text(), m)) node->fail("unknown library (libraries: " + presetList() + ")");
+    return m;
+  }
+  node->allowOnly({"name", "protocol", "channels", "min_channels", "launch", "protocols"});
+  ConfigNode name = node->at("name");
+  if (!libraryPreset(name.text(), m)) name.fail("unknown library (libraries: " + presetList() + ")");
+  if (auto v = node->find("launch")) m.launch = v->time();
+  if (auto v = node->find("channels")) m.channels = int(v->integer(1, 256));
+  if (auto v = node->find("min_channels")) m.minChannels = int(v->integer(1, 256));
+  if (m.minChannels > m.channels) node->at("min_channels").fail("min_channels is above channels");
+  if (auto protocols = node->find("protocols")) {
+    for (const auto& [key, value] : protocols->entries()) {
+      ProtocolModel* p = nullptr;
+      for (auto& q : m.protocols)
+        if (q.name == key) p = &q;
+      if (!p) {
+        std::string names;
+        for (const auto& q : m.protocols) names += (names.empty() ? "" : ", ") + q.name;
+        value.fail("library " + m.name + " has no protocol " + key + (names.empty() ? "" : " (protocols: " + names + ")"));
+      }
+      loadProtocol(value, *p);
+    }
+  }
+  if (auto v = node->find("protocol")) {
+    m.protocol = v->text();
+    if (m.protocol != "auto" && !m.find(m.protocol)) {
+      std::string names = "auto";
+      for (const auto& q : m.protocols) names += ", " + q.name;
+      v->fail("library " + m.name + " has no protocol " + m.protocol + " (protocols: " + names + ")");
+    }
+  }
+  return m;
+}
+
+std::string libraryYaml(const LibraryModel& m, int indent) {
+  std::string pad(std::size_t(indent), ' ');
+  std::ostringstream o;
+  o << pad << "name: " << m.name << "\n";
+  o << pad << "protocol: " << m.protocol << "\n";
+  o << pad << "channels: " << m.channels << "\n";
+  o << pad << "min_channels: " << m.minChannels << "\n";
+  o << pad << "launch: " << us6(m.launch) << "\n";
+  if (m.protocols.empty()) return o.str();
+  o << pad << "protocols:\n";
+  for (const auto& p : m.protocols) {
+    o << pad << "  " << p.name << ": {data_share: " << p.dataShare << ", base_latency: " << us6(p.baseLatency)
+      << ", hop_intra: " << us6(p.hopIntra) << ", hop_network: " << us6(p.hopNetwork)
+      << ", channel_bandwidth: " << (p.channelBandwidth ? gbps6(p.channelBandwidth) : "none")
+      << ", chunk: " << p.chunk << ", channel_bytes: " << p.channelBytes
+      << ", channel_bytes_per_rank: " << p.channelBytesPerRank << "}\n";
+  }
+  return o.str();
+}
+
+} // namespace collsim

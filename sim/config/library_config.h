@@ -1,0 +1,31 @@
+// The `library:` section of a cluster file: which collective library moves
+// the data (sim/run/library_model.h) and any of its figures changed.
+//
+//   library: nccl                      # ideal | nccl | hccl
+//   library:
+//     name: nccl
+//     protocol: auto                   # or one of the library's (NCCL_PROTO)
+//     channels: 16                     # the most channels (NCCL_MAX_NCHANNELS)
+//     min_channels: 1                  # NCCL_MIN_NCHANNELS
+//     launch: 10us
+//     protocols:                       # any figure of any protocol
+//       LL128: {data_share: 0.9375, base_latency: 14us, hop_intra: 1.9us, hop_network: 4us,
+//               channel_bandwidth: 16.7GB/s, chunk: 576000, channel_bytes: 5KiB, channel_bytes_per_rank: 0}
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/config/config_node.h"
+#include "sim/run/library_model.h"
+
+namespace collsim {
+
+// The ideal library when the section is absent.
+LibraryModel loadLibrary(const std::optional<ConfigNode>& node);
+
+// The section that loads back as `m` (calibrate writes it), as YAML text
+// indented by `indent` spaces under "library:".
+std::string libraryYaml(const LibraryModel& m, int indent);
+
+} // namespace collsim

@@ -1,0 +1,84 @@
+#include "sim/run/library_model.h"
+
+#include <algorithm>
+
+namespace collsim {
+namespace {
+
+constexpr Time us(double v) { return Time(v * 1e6); }
+constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
+
+// NCCL 2.1x (src/graph/tuning.cc and src/include/device.h, ring AllReduce):
+// - data share: LL line 8 B = 4 B data + 4 B flag; LL128 line 128 B = 120 B
+//   data + 8 B flag; Simple moves plain buffers.
+// - base latency 6.6 / 14.0 / 8.4 us; per-hop latency on NVLink 0.47 / 1.9 /
+//   3.4 us, over the network 2.7 / 4.0 / 9.6 us.
+// - per channel: LL128 at most 16.7 GB/s (ll128MaxBwPerCh, AllReduce); LL's
+//   bus bandwidth is a quarter of the links' and capped at 87.7 GB/s on one
+//   Ampere node (llMaxBws), some 5.5 GB/s a channel over 16 channels.
+//   Simple: 20 GB/s a channel, NCCL's per-channel NVLink speed on
+//   Ampere/Hopper (SM80/SM90_NVLINK_BW in src/graph/topo.h; its ring
+//   search gives each channel that share of the links).
+// - chunk per loop and rank: Simple's 4 MiB buffer in 8 slots, 4 slots a
+//   chunk (2 MiB); LL's 512 KiB of 16 B lines in 8 slots, a slot a chunk
+//   (32 KiB of data); LL128's 4,915,200 B in 8 slots (576,000 B of data).
+// - a channel per 512 threads x 64 B (Simple), 640 x 8 B (LL128) or
+//   512 x 8 B x ranks (LL): NCCL_*_THREAD_THRESHOLD.
+// - up to 16 channels: NCCL builds 8-32 on NVSwitch nodes (nccl-facts.md).
+// - launch 10 us: a CUDA kernel launch and NCCL's enqueue take a few us
+//   each; measured 8 B AllReduce floors are 25-50 us. Calibrate fits it.
+LibraryModel ncclLibrary() {
+  LibraryModel m;
+  m.name = "nccl";
+  m.launch = us(20);
+  m.channels = 16;
+  m.protocols = {
+      {"LL", 0.5, us(6.6), us(0.47), us(2.7), GBps(5.5), 32 << 10, 0, 4 << 10},
+      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), GBps(16.7), 576000, 5 << 10, 0},
+      {"Simple", 1, us(8.4), us(3.4), us(9.6), GBps(20), 2 << 20, 32 << 10, 0},
+  };
+  return m;
+}
+
+// HCCL: one protocol moving plain buffers, data larger than HCCL_BUFFSIZE
+// (200 MB) in loops of it, a 13 us static latency per step (the constant of
+// HCCL's own cost model, hccl-facts.md); one stream per ring.
+LibraryModel hcclLibrary() {
+  LibraryModel m;
+  m.name = "hccl";
+  m.protocols = {{"Simple", 1, 0, us(13), us(13), 0, 0, 0, 0}};
+  return m;
+}
+
+} // namespace
+
+const ProtocolModel* LibraryModel::find(const std::string& protocolName) const {
+  for (const auto& p : protocols)
+    if (p.name == protocolName) return &p;
+  return nullptr;
+}
+
+std::vector<const ProtocolModel*> LibraryModel::candidates() const {
+  std::vector<const ProtocolModel*> out;
+  for (const auto& p : protocols)
+    if (protocol == "auto" || p.name == protocol) out.push_back(&p);
+  return out;
+}
+
+int LibraryModel::channelsFor(const ProtocolModel& p, Bytes bytes, int ranks) const {
+  Bytes per = p.channelBytes + p.channelBytesPerRank * Bytes(ranks);
+  Bytes wanted = per == 0 ? Bytes(channels) : bytes / per;
+  return int(std::clamp<Bytes>(wanted, Bytes(std::max(1, minChannels)), Bytes(std::max(minChannels, channels))));
+}
+
+bool libraryPreset(const std::string& name, LibraryModel& out) {
+  if (name == "ideal") out = LibraryModel{};
+  else if (name == "nccl") out = ncclLibrary();
+  else if (name == "hccl") out = hcclLibrary();
+  else return false;
+  return true;
+}
+
+std::vector<std::string> libraryPresetNames() { return {"ideal", "nccl", "hccl"}; }
+
+} // namespace collsim

@@ -1,0 +1,63 @@
+// The collective library between an algorithm and the network: how NCCL or
+// HCCL actually move a buffer (nccl-facts.md, hccl-facts.md).
+//
+// A library runs a collective under one of its protocols. A protocol says
+// - what share of each line on the wire is data (NCCL's LL: 4 B of data and
+//   a 4 B flag in each 8 B line; LL128: 120 of 128 B; Simple: all of it);
+// - its latencies: once per collective (base) and per step, by whether the
+//   step crosses servers (NCCL's per-hop latencies);
+// - the most data one channel moves per second with it (one thread block
+//   writing lines; 0 = only the links limit it);
+// - its chunk: the bytes per rank of one loop (NCCL: its staging buffer per
+//   channel, a few slots of it per step);
+// - how many bytes a channel needs before the library uses another channel.
+// The library picks per size the protocol that finishes first (NCCL picks
+// the one its cost model predicts fastest; collsim runs the candidates and
+// keeps the fastest, which is what that model aims at), unless one is fixed
+// (`protocol:`, NCCL_PROTO); and runs it as up to `channels` channels.
+//
+// `ideal` (no protocols) is collsim's plain model: one channel unless asked,
+// no chunk loops, the device's step overhead.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+struct ProtocolModel {
+  std::string name;
+  double dataShare = 1;
+  Time baseLatency = 0;
+  Time hopIntra = 0;   // a step between devices of one server
+  Time hopNetwork = 0; // a step that crosses servers
+  Bandwidth channelBandwidth = 0;
+  Bytes chunk = 0;
+  // A channel per this many bytes (plus per rank times the rank count), as
+  // NCCL's thread thresholds do; at least min_channels.
+  Bytes channelBytes = 0;
+  Bytes channelBytesPerRank = 0;
+};
+
+struct LibraryModel {
+  std::string name = "ideal";
+  Time launch = 0;            // per collective: kernel launch, enqueue
+  int channels = 1;           // the most (NCCL_MAX_NCHANNELS)
+  int minChannels = 1;        // NCCL_MIN_NCHANNELS
+  std::string protocol = "auto";
+  std::vector<ProtocolModel> protocols; // empty: ideal
+  bool ideal() const { return protocols.empty(); }
+  const ProtocolModel* find(const std::string& protocolName) const;
+  // The protocols to try: all, or the fixed one.
+  std::vector<const ProtocolModel*> candidates() const;
+  // How many channels `protocol` uses for `bytes` on `ranks` ranks.
+  int channelsFor(const ProtocolModel& protocol, Bytes bytes, int ranks) const;
+};
+
+// The named defaults: ideal, nccl, hccl (their sources in the .cpp).
+bool libraryPreset(const std::string& name, LibraryModel& out);
+std::vector<std::string> libraryPresetNames();
+
+} // namespace collsim

@@ -1,0 +1,46 @@
+// Calibration: the few physical figures of a cluster file that make
+// collsim's prediction follow a measured curve (sim/validation/compare.h).
+//
+// Each parameter is a figure of the file with physical bounds:
+//   efficiency          hccs.efficiency, share of the intra-server line rate that carries data, 0.2-1
+//   network_efficiency  roce.efficiency, the same between servers, 0.2-1
+//   launch              library.launch, the fixed cost of a collective, 0-500 us
+//   hop_scale           every protocol's per-step latencies times this, 0.1-10
+//   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4
+// (no bandwidth above line rate, no negative latency). The default set is
+// all of them that the cluster has (network_efficiency with several
+// servers). The fit is a deterministic bounded pattern search on the mean
+// absolute log error plus a quarter of the largest, from the file's own
+// values and from three points across the ranges; each ends when steps shrink below 1/64 of a range or after
+// kMaxEvaluations comparisons.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/validation/compare.h"
+
+namespace collsim {
+
+struct CalibrationResult {
+  std::map<std::string, double> fitted;  // parameter -> value (us for launch)
+  std::vector<std::string> assignments;  // the same as --set assignments on the cluster file
+  std::string yaml;                      // the calibrated cluster file
+  Comparison before, after;
+  int evaluations = 0;
+};
+
+struct CalibrateOptions {
+  std::vector<std::string> fit; // empty: the default set
+  CompareOptions compare;
+};
+
+std::vector<std::string> calibrationParameterNames();
+
+// `clusterFile` with `overrides` applied is the starting point. Throws
+// InputError for an unknown parameter or one the cluster has not.
+CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
+                            const std::vector<std::string>& overrides, const CalibrateOptions& options);
+
+} // namespace collsim

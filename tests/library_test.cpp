@@ -1,0 +1,143 @@
+// The collective library's mechanisms (sim/run/library_model.h): what each
+// adds to a run, picosecond-exact on one link; chunk loops are still
+// AllReduces; rings follow a server's links; and the library's section of a
+// cluster file is checked like the rest.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "test_support.h"
+
+#include "algorithms/check/symbolic_checker.h"
+#include "algorithms/core/channels.h"
+#include "algorithms/core/chunk_loops.h"
+#include "sim/config/cluster_config.h"
+#include "sim/network/link_network.h"
+#include "sim/run/simulate.h"
+#include "topologies/ring_orders.h"
+
+using namespace collsim;
+using namespace collsim::testing;
+
+namespace {
+
+// Rank 0 sends 12,000 bytes to rank 1 over one 12 GB/s link of 1 us.
+Time oneSend(const StepCosts& costs) {
+  Cluster c = hccsRing(2);
+  MaterializedSchedule steps(2);
+  steps[0].push_back({Op{OpKind::Send, 1, 0, 12'000}});
+  steps[1].push_back({Op{OpKind::Recv, 0, 0, 12'000}});
+  ExplicitSchedule s(steps);
+  EventEngine engine;
+  LinkNetwork network(engine, c, 1024, Bytes(1) << 20);
+  ScheduleExecutor x(engine, network, c, s);
+  x.setCosts(costs);
+  return x.run().finish;
+}
+
+} // namespace
+
+TEST_CASE("step costs: launch, step latency, line data share and lane bandwidth, exact on one link") {
+  // Plain: 1 us latency + 12,000 B / 12 GB/s = 1 us.
+  CHECK(oneSend({}) == 2'000'000);
+  // Launch 5 us and a 2 us step latency come first: 5 + 2 + 1 + 1.
+  CHECK(oneSend({5'000'000, 2'000'000, 0, 1, 0}) == 9'000'000);
+  // Half of each line is data (LL): 24,000 B on the wire, 2 us: 1 + 2.
+  CHECK(oneSend({0, 0, 0, 0.5, 0}) == 3'000'000);
+  // A lane pushing 3 GB/s of data needs 4 us, longer than the network's 2.
+  CHECK(oneSend({0, 0, 0, 1, 3'000'000'000ULL}) == 4'000'000);
+  // The inter-server latency is not paid between devices of one server.
+  CHECK(oneSend({0, 0, 7'000'000, 1, 0}) == 2'000'000);
+}
+
+TEST_CASE("chunk loops: an AllReduce in loops of ranks x chunk is still an AllReduce, with loops x 2(p-1) steps") {
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  // 103 floats on 4 ranks in loops of 4 x 2 elements: 13 loops, the last of 7.
+  CollectiveSpec spec{Collective::AllReduce, 4, 103, 4, 0, 0};
+  CHECK(chunkLoopCount(103, 4, 4, 8) == 13);
+  SchedulePtr looped = buildSchedule(withChunkLoops(ring, 8), spec);
+  CHECK(looped->stepCount(0) == 13 * 6);
+  CheckReport r = checkSchedule(*looped, spec);
+  CHECK_MESSAGE(r.ok(), r.summary());
+  // As channels, each looping on its own share.
+  for (const char* name : {"ring", "rhd", "mesh"}) {
+    CAPTURE(name);
+    SchedulePtr s = buildSchedule(withChannels(withChunkLoops(*findAlgorithm(Collective::AllReduce, name), 8), 3), spec);
+    CheckReport c = checkSchedule(*s, spec);
+    CHECK_MESSAGE(c.ok(), c.summary());
+  }
+  // Other collectives run in one loop (their blocks would move).
+  CollectiveSpec rs{Collective::ReduceScatter, 4, 103, 4, 0, 0};
+  AlgorithmEntry rsRing = *findAlgorithm(Collective::ReduceScatter, "ring");
+  CHECK(buildSchedule(withChunkLoops(rsRing, 8), rs)->stepCount(0) == buildSchedule(rsRing, rs)->stepCount(0));
+}
+
+TEST_CASE("rings along a DGX-1's links use only direct links, no link direction more often than it has links") {
+  ClusterSetup v100 = loadClusterFile(source("configs/clusters/v100-cubemesh-8.yaml"), {});
+  const auto& rings = v100.cluster.serverRings;
+  REQUIRE(rings.size() >= 2);
+  std::map<std::pair<int, int>, int> links, used;
+  YAML::Node root = loadYamlFile(source("configs/clusters/v100-cubemesh-8.yaml"), "a cluster file");
+  for (const auto& l : root["hccs"]["links"]) {
+    int a = l[0].as<int>(), b = l[1].as<int>();
+    ++links[{a, b}], ++links[{b, a}];
+  }
+  for (const auto& ring : rings) {
+    CHECK(std::set<int>(ring.begin(), ring.end()).size() == 8);
+    for (int i = 0; i < 8; ++i) ++used[{ring[i], ring[(i + 1) % 8]}];
+  }
+  for (const auto& [pair, n] : used) {
+    CAPTURE(pair.first);
+    CAPTURE(pair.second);
+    CHECK(n <= links[pair]);
+  }
+  // Six links a device, two of them a ring's: at most six rings use disjoint directions.
+  CHECK(rings.size() <= 6);
+  // Index order where any order will do.
+  CHECK(hccsRing(8).serverRings.empty());
+  CHECK(ringsAlongLinks(4, {{0, 1}, {1, 2}, {2, 3}}, 4).empty()); // a path has no ring
+}
+
+TEST_CASE("the library section: presets, figures, and located errors") {
+  const std::string file = source("configs/clusters/dgx-a100-8.yaml");
+  ClusterSetup a100 = loadClusterFile(file, {});
+  CHECK(a100.library.name == "nccl");
+  CHECK(a100.library.channels == 24);
+  REQUIRE(a100.library.find("LL128"));
+  CHECK(a100.library.find("LL128")->dataShare == doctest::Approx(120.0 / 128));
+  ClusterSetup fixed = loadClusterFile(file, {"library.protocol=Simple", "library.protocols.Simple.hop_intra=5us"});
+  CHECK(fixed.library.candidates().size() == 1);
+  CHECK(fixed.library.find("Simple")->hopIntra == 5'000'000);
+  CHECK(loadClusterFile(file, {"library=ideal"}).library.ideal());
+  auto error = [&](const std::string& set) {
+    try {
+      loadClusterFile(file, {set});
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(contains(error("library=mpich"), "unknown library (libraries: ideal, nccl, hccl)"));
+  CHECK(contains(error("library.protocol=LL64"), "has no protocol LL64 (protocols: auto, LL, LL128, Simple)"));
+  CHECK(contains(error("library.protocols.LL.data_share=1.5"), "in (0, 1]"));
+  CHECK(contains(error("hccs.efficiency=1.2"), "efficiency"));
+  CHECK(contains(error("library.channels=0"), "library.channels"));
+}
+
+TEST_CASE("the library picks LL for small sizes, Simple for large, and more channels as sizes grow") {
+  ClusterSetup a100 = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {});
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  auto run = [&](Bytes bytes) {
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32, bytes, Bytes(1) << 20, false};
+    req.library = a100.library;
+    return simulateCollective(a100.cluster, req);
+  };
+  CollectiveRun small = run(Bytes(64) << 10), large = run(Bytes(256) << 20);
+  CHECK(small.protocol == "LL");
+  CHECK(large.protocol == "Simple");
+  CHECK(small.channels < large.channels);
+  CHECK(large.channels == 24);
+  // Bytes sent equal bytes received, whatever the lines carried on the wire.
+  CHECK(large.execution.bytesSent == large.execution.bytesReceived);
+}

@@ -1,0 +1,21 @@
+// Rings along a server's own links, as NCCL's topology search builds them
+// on machines without an NVSwitch (DGX-1's hybrid cube-mesh): directed
+// Hamiltonian cycles of the devices' link graph, each chosen so that it
+// uses the link directions the rings before it left free (a pair joined by
+// two links can carry two rings each way). A ring through devices in index
+// order would cross pairs with no direct link and share links.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+namespace collsim {
+
+// Up to `most` rings (orders of device indices 0..devices-1, each starting at
+// 0), stopping when no ring has a free direction on every link. Empty when
+// the links admit no ring or devices exceed kMaxRingSearchDevices.
+std::vector<std::vector<int>> ringsAlongLinks(int devices, const std::vector<std::pair<int, int>>& links, int most);
+
+inline constexpr int kMaxRingSearchDevices = 12;
+
+} // namespace collsim
