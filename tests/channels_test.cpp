@@ -19,7 +19,12 @@ using namespace collsim;
 using namespace collsim::testing;
 
 TEST_CASE("channelled AllReduce algorithms are AllReduces, for every rank count and server layout") {
-  for (const AlgorithmEntry& flat : algorithmRegistry()) {
+  // Multi-stream ones too (dbtree, nvls's pipeline, hierpipe): each channel
+  // brings all its streams, their Waits renumbered.
+  std::vector<AlgorithmEntry> all = algorithmRegistry();
+  all.push_back(*findAlgorithm(Collective::AllReduce, "nvls"));
+  all.push_back(*findAlgorithm(Collective::AllReduce, "hierpipe:ring+ring"));
+  for (const AlgorithmEntry& flat : all) {
     if (flat.op != Collective::AllReduce) continue;
     for (int channels : {2, 3, 8})
       for (int p : {1, 2, 3, 4, 6, 8, 9, 16})
@@ -31,7 +36,7 @@ TEST_CASE("channelled AllReduce algorithms are AllReduces, for every rank count 
           CAPTURE(p);
           CAPTURE(d);
           SchedulePtr s = buildSchedule(e, spec);
-          CHECK(s->streamCount() == channels);
+          CHECK(s->streamCount() == channels * buildSchedule(flat, spec)->streamCount());
           CheckReport r = checkSchedule(*s, spec);
           CHECK_MESSAGE(r.ok(), r.summary());
         }

@@ -87,10 +87,11 @@ TEST_CASE("rings along a DGX-1's links use only direct links, no link direction 
     CHECK(std::set<int>(ring.begin(), ring.end()).size() == 8);
     for (int i = 0; i < 8; ++i) ++used[{ring[i], ring[(i + 1) % 8]}];
   }
-  for (const auto& [pair, n] : used) {
-    CAPTURE(pair.first);
-    CAPTURE(pair.second);
-    CHECK(n <= links[pair]);
+  for (const auto& entry : used) {
+    int from = entry.first.first, to = entry.first.second;
+    CAPTURE(from);
+    CAPTURE(to);
+    CHECK(entry.second <= links[entry.first]);
   }
   // Six links a device, two of them a ring's: at most six rings use disjoint directions.
   CHECK(rings.size() <= 6);

@@ -3,10 +3,10 @@
 // `collsim calibrate`. Targets (issue 14), on sizes >= 64 KiB: uncalibrated
 // median |error| < 30 %; calibrated median < 10 % and max < 30 %.
 //
-// The single-node sweeps meet them. The two-node ones (p4d over EFA, H100
-// over 400G InfiniBand with NVLS) do not yet: their measured bandwidth needs
-// in-network reduction and NCCL's tree, which collsim does not model yet;
-// for them this test checks that calibration helps and stays physical.
+// The single-node sweeps meet them. Of the two-node ones, H100 over 400G
+// InfiniBand meets the uncalibrated target once NVLS may take the sizes it
+// wins (as NCCL lets it); p4d over EFA does not yet (NCCL's tree across
+// servers is not modelled). Calibrating them takes 30-60 s: not here.
 #include <doctest/doctest.h>
 
 #include "test_support.h"
@@ -35,7 +35,7 @@ TEST_CASE("single-node sweeps: within 30 % uncalibrated, within 10 % (max 30 %) 
     CAPTURE(s.log);
     MeasuredCurve curve = readMeasuredCurve(source(s.log));
     CalibrationResult r = calibrate(curve, Collective::AllReduce, source(s.cluster), {}, {});
-    MESSAGE(s.log << ": before median " << r.before.medianAbsError << " max " << r.before.maxAbsError << "; after median "
+    MESSAGE(std::string(s.log) << ": before median " << r.before.medianAbsError << " max " << r.before.maxAbsError << "; after median "
                   << r.after.medianAbsError << " max " << r.after.maxAbsError << "; line median "
                   << r.after.lineMedianAbsError);
     CHECK(r.before.medianAbsError < 0.30);
@@ -69,18 +69,30 @@ TEST_CASE("calibrate fits only what it is asked to, and refuses what the cluster
 }
 
 TEST_CASE("two-node sweeps: compared with their presets, each size by the protocol the library picks") {
-  const Sweep twoNode[] = {
-      {"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"},
-      {"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"},
+  struct TwoNode {
+    Sweep sweep;
+    const char* algorithms;
+    double medianBelow;
   };
-  for (const Sweep& s : twoNode) {
-    CAPTURE(s.log);
-    MeasuredCurve curve = readMeasuredCurve(source(s.log));
-    Comparison c = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(source(s.cluster), {}), {});
-    MESSAGE(s.log << ": median " << c.medianAbsError << " max " << c.maxAbsError << "; line median "
-                  << c.lineMedianAbsError);
+  const TwoNode twoNode[] = {
+      // The ring alone: within 2x (NCCL's tree is missing).
+      {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0},
+      {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 1.0},
+      // NVLS where it wins: the uncalibrated target.
+      {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"},
+       "ring,hier:nvls+ring", 0.30},
+  };
+  for (const TwoNode& t : twoNode) {
+    CAPTURE(t.sweep.log);
+    CAPTURE(t.algorithms);
+    MeasuredCurve curve = readMeasuredCurve(source(t.sweep.log));
+    CompareOptions o;
+    o.algorithm = t.algorithms;
+    Comparison c = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(source(t.sweep.cluster), {}), o);
+    MESSAGE(std::string(t.sweep.log) << " " << std::string(t.algorithms) << ": median " << c.medianAbsError << " max " << c.maxAbsError
+                        << "; line median " << c.lineMedianAbsError);
     CHECK(c.points.back().protocol == "Simple");
     CHECK(c.points.front().protocol != "Simple");
-    CHECK(c.medianAbsError < 1.0); // within 2x: the mechanisms are in; the in-network ones are missing
+    CHECK(c.medianAbsError < t.medianBelow);
   }
 }

@@ -43,6 +43,7 @@ struct ClusterNode {
   NodeKind kind;
   std::string name;
   int server = -1; // the server it is part of; -1 for fabric switches
+  bool reduces = false; // a switch that adds up and multicasts what devices send (NVLS, SHARP)
 };
 
 struct ClusterLink {

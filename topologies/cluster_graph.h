@@ -21,6 +21,7 @@ struct VertexProps {
   NodeKind kind;
   std::string name;
   int server = -1;
+  bool reduces = false;
 };
 struct EdgeProps {
   LinkParams params;

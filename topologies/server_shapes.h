@@ -30,6 +30,7 @@ struct ServerParams {
   LinkParams hccs;       // every HCCS link
   LinkParams interGroup; // 2x4 only: device-switch and switch-switch links
   std::vector<std::pair<int, int>> customLinks; // Custom only: HCCS device pairs
+  bool switchReduces = false; // Switch only: it reduces and multicasts (NVLS)
   DeviceModel device;
 };
 

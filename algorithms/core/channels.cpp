@@ -3,7 +3,32 @@
 #include "algorithms/core/compose.h"
 #include "algorithms/core/group_view.h"
 
+#include <memory>
+
 namespace collsim {
+namespace {
+
+// Stream `index` of a channel's multi-stream schedule, its Waits pointing
+// `base` streams further on.
+class ChannelStream final : public Schedule {
+public:
+  ChannelStream(std::shared_ptr<const Schedule> channel, int index, int base)
+      : channel_(std::move(channel)), index_(index), base_(base) {}
+  int ranks() const override { return channel_->ranks(); }
+  int stepCount(int rank) const override { return channel_->stream(index_).stepCount(rank); }
+  void appendOps(int rank, int step, std::vector<Op>& out) const override {
+    std::size_t first = out.size();
+    channel_->stream(index_).appendOps(rank, step, out);
+    for (std::size_t i = first; i < out.size(); ++i)
+      if (out[i].kind == OpKind::Wait) out[i].peer += base_;
+  }
+
+private:
+  std::shared_ptr<const Schedule> channel_;
+  int index_, base_;
+};
+
+} // namespace
 
 int channelMember(int i, int k, int ranks, int devicesPerServer, const ServerRings& rings) {
   int d = devicesPerServer > 0 && ranks % devicesPerServer == 0 ? devicesPerServer : ranks;
@@ -25,19 +50,25 @@ AlgorithmEntry withChannels(const AlgorithmEntry& entry, int channels, const Ser
       std::vector<int> members;
       for (int i = 0; i < g.size(); ++i)
         members.push_back(g.global(channelMember(i, k, g.size(), spec.devicesPerServer, rings)));
-      streams.push_back(entry.build(g.sub(members, blockOf(g.count(), channels, k)), spec));
+      SchedulePtr channel = entry.build(g.sub(members, blockOf(g.count(), channels, k)), spec);
+      if (channels == 1) return channel;
+      if (channel->streamCount() == 1) {
+        streams.push_back(std::move(channel));
+        continue;
+      }
+      // A channel of several streams contributes each of them, its Waits
+      // renumbered to where its streams now are.
+      std::shared_ptr<const Schedule> shared(std::move(channel));
+      int base = int(streams.size());
+      for (int s = 0; s < shared->streamCount(); ++s) streams.push_back(std::make_unique<ChannelStream>(shared, s, base));
     }
-    if (streams.size() == 1) return std::move(streams.front());
     return std::make_unique<StreamsSchedule>(std::move(streams));
   };
   // The cost model knows one link per rank, which the channels share: the
   // one-channel cost stands.
-  e.unsupported = [entry, channels](const CollectiveSpec& spec) -> std::string {
+  e.unsupported = [entry](const CollectiveSpec& spec) -> std::string {
     if (spec.op != Collective::AllReduce) return "channels are for allreduce only (yet)";
-    if (std::string why = entry.unsupported(spec); !why.empty()) return why;
-    if (channels > 1 && entry.build(GroupView::whole(spec), spec)->streamCount() > 1)
-      return entry.name + " already runs as several streams: it cannot be split into channels";
-    return {};
+    return entry.unsupported(spec);
   };
   return e;
 }

@@ -18,6 +18,9 @@ AlgorithmEntry withChunkLoops(const AlgorithmEntry& entry, std::uint64_t chunkBy
   e.build = [entry, chunkBytes](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
     std::uint64_t loops = chunkLoopCount(g.count(), g.elemSize(), g.size(), chunkBytes);
     if (loops <= 1 || spec.op != Collective::AllReduce) return entry.build(g, spec);
+    // An algorithm that pipelines slices on streams of its own (hierpipe,
+    // nvls) already overlaps its parts: it runs in one loop.
+    if (SchedulePtr whole = entry.build(g, spec); whole->streamCount() > 1) return whole;
     std::uint64_t loopElems = std::max<std::uint64_t>(1, chunkBytes / g.elemSize()) * std::uint64_t(g.size());
     std::vector<SchedulePtr> parts;
     for (std::uint64_t k = 0; k < loops; ++k) {

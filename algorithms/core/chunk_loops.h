@@ -8,7 +8,8 @@
 //
 // AllReduce only: its result does not depend on how the buffer is cut.
 // ReduceScatter and AllGather would need each loop to take a slice of every
-// rank's block (a view with a layout); they run in one loop for now.
+// rank's block (a view with a layout); they run in one loop for now, as do
+// algorithms that pipeline slices on several streams of their own.
 #pragma once
 
 #include <cstdint>

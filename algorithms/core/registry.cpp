@@ -3,6 +3,7 @@
 #include "algorithms/flat/bruck_like.h"
 #include "algorithms/flat/double_tree.h"
 #include "algorithms/flat/mesh.h"
+#include "algorithms/flat/nvls.h"
 #include "algorithms/flat/pairwise.h"
 #include "algorithms/flat/rhd.h"
 #include "algorithms/flat/ring.h"
@@ -30,8 +31,16 @@ SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spe
   return entry.build(GroupView::whole(spec), spec);
 }
 
+const std::vector<AlgorithmEntry>& inNetworkRegistry() {
+  static const std::vector<AlgorithmEntry> entries = {nvlsAllReduceEntry(), nvlsReduceScatterEntry(),
+                                                      nvlsAllGatherEntry()};
+  return entries;
+}
+
 std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& name) {
   for (const auto& e : algorithmRegistry())
+    if (e.op == op && name == e.name) return e;
+  for (const auto& e : inNetworkRegistry())
     if (e.op == op && name == e.name) return e;
   HierarchyChoice choice;
   if (parseHierarchyName(name, choice)) return hierarchicalEntry(op, choice, name);

@@ -43,6 +43,9 @@ struct AlgorithmEntry {
 SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spec);
 
 const std::vector<AlgorithmEntry>& algorithmRegistry();
+// Algorithms that need a switch which reduces and multicasts (nvls): found
+// by name, never part of "all" (elsewhere they would run as plain meshes).
+const std::vector<AlgorithmEntry>& inNetworkRegistry();
 // The flat algorithm `name` for `op`, or a hierarchical one named
 // "hier:INTRA+INTER" (also "hierpipe:..." and HCCL's
 // "level0:INTRA;level1:INTER"); nothing when there is no such algorithm.

@@ -53,6 +53,17 @@ double busBandwidthFactor(Collective c, int ranks);
 
 enum class OpKind : std::uint8_t { Send, Recv, RecvReduce, Copy, Wait, Compute };
 
+// How a send may use a switch that reduces and multicasts (NVLink SHARP,
+// InfiniBand SHARP). The meaning of the schedule does not change: the
+// checker and the real transports see plain sends. A simulated network with
+// such a switch between the ranks moves less data:
+// - Reduce: this send is one of `group` sends of equal size to the same
+//   rank, which receive-reduces them all; the switch adds them up and
+//   passes one message on;
+// - Multicast: this send is one of `group` sends of the same bytes in one
+//   step to different ranks; the rank uploads them once, the switch copies.
+enum class InNetwork : std::uint8_t { None, Reduce, Multicast };
+
 struct Op {
   OpKind kind;
   int peer;                   // the other rank; unused by Copy; Wait: the stream
@@ -61,6 +72,8 @@ struct Op {
   std::uint64_t bytes;
   std::uint64_t srcOffset = 0; // Copy only: where the bytes come from
   std::int64_t durationPs = 0; // Compute only: how long the device is busy
+  InNetwork net = InNetwork::None; // Send only
+  std::uint16_t group = 0;         // Send with net: how many sends the switch combines
   bool operator==(const Op&) const = default;
 };
 

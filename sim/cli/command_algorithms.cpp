@@ -25,9 +25,12 @@ int list(const ListOptions& o, CliStreams io) {
       if (!e.unsupported(CollectiveSpec{e.op, p, 0, 4, 0}).empty()) s += (s.empty() ? "not p=" : ",") + std::to_string(p);
     return s.empty() ? std::string("any p") : s;
   };
+  // The in-network ones last: they say what switch they need.
+  std::vector<AlgorithmEntry> listed = algorithmRegistry();
+  listed.insert(listed.end(), inNetworkRegistry().begin(), inNetworkRegistry().end());
   if (o.format == "json") {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
-    for (const auto& e : algorithmRegistry())
+    for (const auto& e : listed)
       if (wanted(e))
         all.push_back({{"op", collectiveName(e.op)}, {"algorithm", e.name}, {"summary", e.summary},
                        {"cost", e.formula}, {"supports", supports(e)}});
@@ -38,7 +41,7 @@ int list(const ListOptions& o, CliStreams io) {
   std::ostringstream os;
   os << "# a = alpha (per-step latency), b = beta (s/byte on a link), g = gamma (s/byte reduced),\n"
      << "# n = bytes per rank, p = ranks, p' = largest power of two <= p\n";
-  for (const auto& e : algorithmRegistry()) {
+  for (const auto& e : listed) {
     if (!wanted(e)) continue;
     os << collectiveName(e.op) << " " << e.name << " (" << supports(e) << ")\n"
        << "    " << e.summary << "\n"

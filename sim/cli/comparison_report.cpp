@@ -6,15 +6,18 @@ namespace collsim {
 
 std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
   bool library = c.library != "ideal";
+  bool several = !c.points.empty() && !c.points.front().algorithm.empty();
   std::string s = "# " + curve.source + ": " + curve.tool + ", " + collectiveName(c.op) + " " +
                   dataTypeInfo(curve.dtype).name + ", " + std::to_string(c.ranks) + " ranks; predicted: " + c.algorithm +
                   (library ? " under " + c.library : "") + " on " + clusterName + "\n";
   std::vector<std::string> header = {"size", "bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"};
+  if (several) header.push_back("algorithm");
   if (library) header.insert(header.end(), {"protocol", "channels"});
   TextTable t(header);
   for (const auto& p : c.points) {
     std::vector<std::string> row = {formatBytes(p.bytes), std::to_string(p.bytes), fixed(p.measuredUs, 2),
                                     fixed(p.predictedUs, 2), percent(p.error()), fixed(p.lineUs, 2), percent(p.lineError())};
+    if (several) row.push_back(p.algorithm);
     if (library) row.insert(row.end(), {p.protocol, std::to_string(p.channels)});
     t.add(row);
   }
@@ -27,10 +30,10 @@ std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, con
 
 nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
-  for (const auto& p : c.points)
-  {
+  for (const auto& p : c.points) {
     nlohmann::ordered_json point = {{"bytes", p.bytes}, {"measured_us", p.measuredUs}, {"predicted_us", p.predictedUs},
                                     {"error", p.error()}, {"line_us", p.lineUs}, {"line_error", p.lineError()}};
+    if (!p.algorithm.empty()) point["algorithm"] = p.algorithm;
     if (!p.protocol.empty()) {
       point["protocol"] = p.protocol;
       point["channels"] = p.channels;

@@ -65,7 +65,7 @@ ServerParams loadServer(const ConfigNode& node) {
   p.device = loadDevice(node.find("device"));
 
   ConfigNode hccs = node.at("hccs");
-  hccs.allowOnly({"shape", "bandwidth", "latency", "efficiency", "links", "jitter"});
+  hccs.allowOnly({"shape", "bandwidth", "latency", "efficiency", "links", "jitter", "reduce"});
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
   if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
@@ -78,6 +78,10 @@ ServerParams loadServer(const ConfigNode& node) {
     }
   } else if (auto links = hccs.find("links")) {
     links->fail("'links' only goes with shape: links");
+  }
+  if (auto reduce = hccs.find("reduce")) {
+    if (p.shape != HccsShape::Switch) reduce->fail("'reduce' only goes with shape: switch (a switch that reduces)");
+    p.switchReduces = reduce->boolean();
   }
 
   if (auto ig = node.find("inter_group")) {

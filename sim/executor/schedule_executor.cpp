@@ -41,6 +41,10 @@ ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const 
   }
   reduceFreeAt_.assign(std::size_t(ranks_), 0);
   for (int node : cluster.rankNode) rankServer_.push_back(cluster.nodes[std::size_t(node)].server);
+  reducingSwitchOfServer_.assign(std::size_t(std::max(1, cluster.servers)), -1);
+  for (std::size_t n = 0; n < cluster.nodes.size(); ++n)
+    if (cluster.nodes[n].reduces && cluster.nodes[n].server >= 0 && cluster.nodes[n].server < cluster.servers)
+      reducingSwitchOfServer_[std::size_t(cluster.nodes[n].server)] = int(n);
   waiters_.resize(lanes_.size());
   result_.rankFinish.assign(std::size_t(ranks_), 0);
 }
@@ -113,6 +117,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
   s.stepBytesSent = 0;
   s.outstanding = int(s.ops.size());
   s.posting = true;
+  std::vector<std::pair<const Op*, std::uint32_t>> stepMulticasts; // this step's multicast groups
   for (const Op& op : s.ops) {
     if (op.kind == OpKind::Compute) {
       engine_.scheduleAfter(op.durationPs, this, std::uint64_t(l) << kKindBits | kOpDone);
@@ -127,13 +132,18 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
     } else if (op.kind == OpKind::Send) {
       PairState& p = pair(s.stream, s.rank, op.peer);
       Bytes wire = costs_.dataShare < 1 ? Bytes(std::ceil(double(op.bytes) / costs_.dataShare)) : op.bytes;
-      if (costs_.laneBandwidth > 0)
-        s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(op.bytes, costs_.laneBandwidth);
-      std::uint32_t id = inFlight_.add({l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes, s.pushedAt});
+      InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes, 0};
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
-      network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[op.peer], wire, id);
+      if (int sw = reducingSwitch(s.rank, op); sw >= 0) {
+        sendThroughSwitch(l, op, sw, message, wire, stepMulticasts);
+        continue;
+      }
+      if (costs_.laneBandwidth > 0)
+        s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(op.bytes, costs_.laneBandwidth);
+      message.pushedAt = s.pushedAt;
+      network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[op.peer], wire, inFlight_.add(message));
     } else {
       bool reduce = op.kind == OpKind::RecvReduce;
       PairState& p = pair(s.stream, op.peer, s.rank);
@@ -207,11 +217,17 @@ void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
 }
 
 void ScheduleExecutor::deliver(std::uint32_t cookie) {
+  if (inFlight_[cookie].leg != Leg::Direct && inFlight_[cookie].leg != Leg::MulticastCopy) return relay(cookie);
+  complete(inFlight_[cookie].srcLane); // the send
+  receiverGot(cookie);
+}
+
+// The message's data is at its receiver.
+void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   InFlight m = inFlight_[cookie];
   inFlight_.release(cookie);
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
-  complete(m.srcLane); // the send
   PairState& p = pair(dst.stream, src.rank, dst.rank);
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });
   if (it == p.waiting.end()) {

@@ -12,6 +12,12 @@
 // copy completes at once; a computation after its duration; a Wait
 // completes when the other stream of the rank has completed enough steps.
 // When all operations of a step have completed, the next step begins.
+//
+// Sends marked for in-network reduction or multicast (schedule.h,
+// InNetwork) between devices of a server whose switch reduces go through
+// that switch (schedule_executor_in_network.cpp): contributions wait there
+// until the group is complete and travel on as one message; a multicast is
+// uploaded once and copied to each destination. Elsewhere they are plain sends.
 #pragma once
 
 #include <cstdint>
@@ -97,16 +103,34 @@ private:
   // Sends and receives between one ordered pair in one stream, matched by sequence number.
   struct PairState {
     std::uint32_t sendsPosted = 0;
+    std::uint32_t reduceSends = 0; // in-network reduce sends: the round of the next one
     std::uint32_t recvsPosted = 0;
     std::vector<std::uint32_t> arrived;                 // seqs delivered, no receive yet
     std::vector<std::pair<std::uint32_t, bool>> waiting; // receives posted (seq, reduce), no data yet
   };
+  // Which leg of its way a message is on (in-network sends take two).
+  enum class Leg : std::uint8_t { Direct, ReduceUp, ReduceDown, MulticastUp, MulticastCopy };
   struct InFlight {
     std::uint32_t srcLane;
     std::uint32_t dstLane;
     std::uint32_t seq;
     Bytes bytes;
     Time pushedAt; // not delivered before this
+    Leg leg = Leg::Direct;
+    std::uint32_t relay = 0; // ReduceUp: its round; ReduceDown: its merge; MulticastUp: its multicast
+    std::uint16_t group = 0; // ReduceUp: contributions to wait for
+    Bytes wire = 0;
+  };
+  // Contributions waiting at a switch for the rest of their group.
+  struct Merge {
+    int switchNode = 0, expected = 0, arrived = 0;
+    std::vector<std::uint32_t> parts; // their InFlight entries, kept until delivered
+  };
+  // One upload, then a copy to each destination.
+  struct Multicast {
+    int switchNode = 0;
+    Bytes wire = 0;
+    std::vector<std::uint32_t> copies; // InFlight entries, one per destination
   };
 
   PairState& pair(int stream, int src, int dst);
@@ -116,7 +140,13 @@ private:
   void complete(std::uint32_t lane);
   void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
   void deliver(std::uint32_t cookie);
+  void receiverGot(std::uint32_t cookie);
   Time stepLatency(const Lane& lane) const;
+  // In-network sends (schedule_executor_in_network.cpp).
+  int reducingSwitch(int rank, const Op& op) const; // -1: a plain send
+  void sendThroughSwitch(std::uint32_t lane, const Op& op, int switchNode, InFlight message, Bytes wire,
+                         std::vector<std::pair<const Op*, std::uint32_t>>& stepMulticasts);
+  void relay(std::uint32_t cookie);
 
   EventEngine& engine_;
   Network& network_;
@@ -132,6 +162,10 @@ private:
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
   std::unordered_map<std::uint64_t, PairState> pairs_;
   IndexPool<InFlight> inFlight_; // sends on the network, by cookie
+  std::vector<int> reducingSwitchOfServer_; // node index, -1 none
+  IndexPool<Merge> merges_;
+  std::unordered_map<std::uint64_t, std::uint32_t> openMerges_; // (destination lane, round) -> merge
+  IndexPool<Multicast> multicasts_;
   ExecutionResult result_;
 };
 

@@ -1,5 +1,7 @@
 #include "sim/run/resolve_algorithm.h"
 
+#include <algorithm>
+
 #include "sim/core/input_error.h"
 #include "sim/run/simulate.h"
 
@@ -15,6 +17,14 @@ ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const
         op == Collective::Broadcast)
       list += ", hier:A+B, hierpipe:A+B";
     r.problem = "no algorithm '" + name + "' for " + collectiveName(op) + " (available: " + list + ")";
+    return r;
+  }
+  // In-network algorithms (alone or as a hierarchy's part) need a switch that reduces.
+  bool inNetwork = name == "nvls" || name.find("nvls+") != std::string::npos || name.find(":nvls") != std::string::npos;
+  bool reducing = std::any_of(cluster.nodes.begin(), cluster.nodes.end(), [](const ClusterNode& n) { return n.reduces; });
+  if (inNetwork && !reducing) {
+    r.problem = name + " needs a switch that reduces and multicasts (hccs: {shape: switch, reduce: true}); " +
+                cluster.name + " has none";
     return r;
   }
   if (std::string why = entry->unsupported(layoutOf(cluster, op)); !why.empty()) {

@@ -74,7 +74,10 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   StepCosts costs{req.library.launch + p.baseLatency, p.hopIntra, p.hopNetwork, p.dataShare, p.channelBandwidth};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   Bytes loopBytes = split && p.chunk > 0 ? std::max<Bytes>(1, p.chunk / elemSize) * elemSize * Bytes(ranks) * Bytes(channels) : 0;
-  return {withChannels(looped, channels, ringsFor(cluster, req.op)), costs, p.name, channels, loopBytes};
+  // Named as asked: the library chooses the channels (reported beside).
+  AlgorithmEntry entry = withChannels(looped, channels, ringsFor(cluster, req.op));
+  entry.name = req.algorithm->name;
+  return {std::move(entry), costs, p.name, channels, loopBytes};
 }
 
 // No run of protocol `shape` can beat this: the launch, and each rank's
@@ -109,7 +112,9 @@ static CollectiveRun simulateSteady(const Cluster& cluster, const RunRequest& re
   CollectiveRun run = simulateShape(cluster, part, shape, nullptr);
   part.bytes /= 2;
   part.verify = false;
-  const ExecutionResult half = simulateShape(cluster, part, shape, nullptr).execution;
+  const CollectiveRun halfRun = simulateShape(cluster, part, shape, nullptr);
+  const ExecutionResult& half = halfRun.execution;
+  run.simulatedEvents += halfRun.simulatedEvents;
   double more = (double(req.bytes) / double(shape.loopBytes) - double(kSteadyLoops)) / double(kSteadyLoops / 2);
   ExecutionResult& x = run.execution;
   auto extend = [more](auto& full, auto halfValue) {
@@ -127,7 +132,9 @@ static CollectiveRun simulateSteady(const Cluster& cluster, const RunRequest& re
 }
 
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, TraceRecorder* trace) {
-  if (req.library.ideal()) return simulateShape(cluster, req, idealShape(cluster, req), trace);
+  if (req.library.ideal()) {
+    return simulateShape(cluster, req, idealShape(cluster, req), trace);
+  }
   // The most promising first, so that the bound prunes the others.
   std::vector<std::pair<double, RunShape>> shapes;
   for (const ProtocolModel* p : req.library.candidates()) {
@@ -136,12 +143,15 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   }
   std::stable_sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::optional<CollectiveRun> best;
+  std::uint64_t events = 0;
   for (const auto& [bound, shape] : shapes) {
     if (best && bound >= best->timeUs()) continue;
     CollectiveRun run = simulateSteady(cluster, req, shape);
+    events += run.simulatedEvents;
     if (!best || run.execution.finish < best->execution.finish) best = std::move(run);
   }
   if (!best) throw InputError("library " + req.library.name + " has no protocol " + req.library.protocol);
+  best->simulatedEvents = events;
   if (trace) return simulateShape(cluster, req, protocolShape(cluster, req, *req.library.find(best->protocol)), trace);
   return *best;
 }
@@ -163,6 +173,7 @@ static CollectiveRun simulateShape(const Cluster& cluster, const RunRequest& req
     RunRequest tail = req;
     tail.verify = false;
     CollectiveRun last = simulateOnce(cluster, tail, shape, rest, nullptr);
+    run.simulatedEvents += last.simulatedEvents;
     x.finish += last.execution.finish;
     x.events += last.execution.events;
     x.messages += last.execution.messages;
@@ -201,6 +212,7 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& requ
   executor.setCosts(shape.costs);
   CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run(), checked,
                     shape.protocol, shape.channels};
+  run.simulatedEvents = run.execution.events;
   return run;
 }
 

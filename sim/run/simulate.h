@@ -23,6 +23,7 @@ struct CollectiveRun {
   bool symbolicallyChecked = false; // the schedule passed the checker before this run
   std::string protocol;             // the library's protocol that ran ("" when ideal)
   int channels = 1;                 // channels it ran as
+  std::uint64_t simulatedEvents = 0; // events actually simulated (every protocol tried, before extending loops): its cost
 
   double timeUs() const { return toMicroseconds(execution.finish); }
   // nccl-tests: algbw = bytes / time, busbw = algbw * factor; GB/s = 1e9 B/s.

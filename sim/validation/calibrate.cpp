@@ -16,6 +16,11 @@ namespace collsim {
 namespace {
 
 constexpr int kMaxEvaluations = 400;
+// Comparisons cost what their simulations cost: the budget is at most this
+// many simulated events (some 30 s on two cores), and at least
+// kMinEvaluations. Events, not seconds, so that a fit is the same on any machine.
+constexpr double kEventBudget = 6e8;
+constexpr int kMinEvaluations = 40;
 constexpr double kSmallestStep = 1.0 / 64;
 
 struct Parameter {
@@ -92,14 +97,98 @@ double fromUnit(const Parameter& p, double u) {
   return p.logScale ? p.lo * std::pow(p.hi / p.lo, u) : p.lo + u * (p.hi - p.lo);
 }
 
+// What the search minimizes: the median absolute log error, plus half the
+// mean (so that every size pulls) and an eighth of the largest.
 double objective(const Comparison& c) {
-  double sum = 0, worst = 0;
-  for (const auto& p : c.points) {
-    double e = std::abs(std::log(p.predictedUs / p.measuredUs));
-    sum += e;
-    worst = std::max(worst, e);
+  std::vector<double> e;
+  for (const auto& p : c.points) e.push_back(std::abs(std::log(p.predictedUs / p.measuredUs)));
+  std::sort(e.begin(), e.end());
+  double median = e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
+  double mean = 0;
+  for (double v : e) mean += v;
+  mean /= double(e.size());
+  return median + mean / 2 + e.back() / 8;
+}
+
+// The parameters asked for, or the default set: all the cluster has.
+std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Cluster& cluster) {
+  std::vector<std::string> names = asked;
+  if (names.empty())
+    for (const auto& p : parameters())
+      if (p.name != "network_efficiency" || cluster.servers > 1) names.push_back(p.name);
+  std::vector<Parameter> fit;
+  for (const auto& n : names) {
+    auto it = std::find_if(parameters().begin(), parameters().end(), [&](const Parameter& p) { return p.name == n; });
+    if (it == parameters().end()) {
+      std::string all;
+      for (const auto& p : parameters()) all += (all.empty() ? "" : ", ") + p.name;
+      throw InputError("--fit: no parameter '" + n + "' (parameters: " + all + ")");
+    }
+    if (n == "network_efficiency" && cluster.servers == 1)
+      throw InputError("--fit network_efficiency: " + cluster.name + " has one server");
+    fit.push_back(*it);
   }
-  return sum / double(c.points.size()) + worst / 8;
+  return fit;
+}
+
+// A point of the search: each parameter's place in its range, 0..1.
+using Point = std::vector<double>;
+
+// The fit: comparisons at points, and a bounded pattern search over them.
+struct Fit {
+  const MeasuredCurve& curve;
+  Collective op;
+  const ClusterTree& tree;
+  std::vector<Parameter> parameters;
+  const CompareOptions& options;
+  int evaluations = 0;
+
+  std::vector<std::string> assignments(const Point& at) const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+      for (auto& a : assignmentsOf(tree, parameters[i].name, fromUnit(parameters[i], at[i]))) out.push_back(a);
+    return out;
+  }
+  Comparison compare(const Point& at) const {
+    return compareWithMeasured(curve, op, tree.load(assignments(at)), options);
+  }
+
+  // From `best`: each coordinate both ways (the two comparisons on two
+  // threads), the better move taken; the step halves when no move helps;
+  // until the step is below kSmallestStep or `until` comparisons in all.
+  std::pair<Point, double> search(Point best, double bestScore, int until) {
+    for (double step = 0.25; step >= kSmallestStep && evaluations < until;) {
+      bool moved = false;
+      for (std::size_t i = 0; i < best.size() && evaluations < until; ++i) {
+        Point up = best, down = best;
+        up[i] = std::min(1.0, best[i] + step);
+        down[i] = std::max(0.0, best[i] - step);
+        double upScore = bestScore, downScore = bestScore;
+        std::thread other([&] {
+          if (up[i] != best[i]) upScore = objective(compare(up));
+        });
+        if (down[i] != best[i]) downScore = objective(compare(down));
+        other.join();
+        evaluations += 2;
+        if (upScore < bestScore && upScore <= downScore) best = up, bestScore = upScore, moved = true;
+        else if (downScore < bestScore) best = down, bestScore = downScore, moved = true;
+      }
+      if (!moved) step /= 2;
+    }
+    return {best, bestScore};
+  }
+};
+
+// The cluster file as the fit leaves it, with a header that says so.
+std::string calibratedYaml(const ClusterTree& tree, const CalibrationResult& r, const std::string& measured) {
+  YAML::Node out = YAML::Clone(tree.root);
+  auto origins = std::make_shared<ConfigOrigins>(tree.file);
+  for (const auto& a : r.assignments) applyOverride(out, a, *origins);
+  YAML::Emitter e;
+  e << out;
+  std::string header = "# Calibrated by collsim calibrate against " + measured + " from " + tree.file + ":";
+  for (const auto& [k, v] : r.fitted) header += " " + k + "=" + number(v);
+  return header + "\n" + e.c_str() + "\n";
 }
 
 } // namespace
@@ -122,93 +211,43 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
     throw InputError(clusterFile + ": calibrate fits a collective library's figures; the cluster has none "
                      "(add library: nccl or library: hccl)");
   tree.library = start.library;
-  if (tree.root["library"] && !tree.root["library"].IsMap()) {
+  if (tree.root["library"] && !tree.root["library"].IsMap()) { // a preset name: {name: preset}, to set its figures
     YAML::Node lib;
     lib["name"] = tree.root["library"].as<std::string>();
     tree.root["library"] = lib;
   }
 
-  std::vector<Parameter> fit;
-  std::vector<std::string> names = o.fit;
-  if (names.empty())
-    for (const auto& p : parameters())
-      if (p.name != "network_efficiency" || start.cluster.servers > 1) names.push_back(p.name);
-  for (const auto& n : names) {
-    auto it = std::find_if(parameters().begin(), parameters().end(), [&](const Parameter& p) { return p.name == n; });
-    if (it == parameters().end()) {
-      std::string all;
-      for (const auto& p : parameters()) all += (all.empty() ? "" : ", ") + p.name;
-      throw InputError("--fit: no parameter '" + n + "' (parameters: " + all + ")");
-    }
-    if (n == "network_efficiency" && start.cluster.servers == 1)
-      throw InputError("--fit network_efficiency: " + start.cluster.name + " has one server");
-    fit.push_back(*it);
-  }
-
-  auto assignmentsAt = [&](const std::vector<double>& unit) {
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < fit.size(); ++i)
-      for (auto& a : assignmentsOf(tree, fit[i].name, fromUnit(fit[i], unit[i]))) out.push_back(a);
-    return out;
-  };
+  Fit fit{curve, op, tree, chosen(o.fit, start.cluster), o.compare};
   CalibrationResult r;
-  auto evaluate = [&](const std::vector<double>& unit) {
-    return objective(compareWithMeasured(curve, op, tree.load(assignmentsAt(unit)), o.compare));
-  };
-
-  std::vector<double> fileStart;
-  for (const auto& p : fit) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
-  r.before = compareWithMeasured(curve, op, tree.load(assignmentsAt(fileStart)), o.compare);
-  r.evaluations = 1;
-  // Pattern search from `start`: each coordinate both ways (the two runs in
-  // parallel), the better move taken; the step halves when no move helps.
-  auto search = [&](std::vector<double> best, double bestScore, int budget) {
-  for (double step = 0.25; step >= kSmallestStep && r.evaluations < budget;) {
-    bool moved = false;
-    for (std::size_t i = 0; i < fit.size() && r.evaluations < budget; ++i) {
-      std::vector<double> up = best, down = best;
-      up[i] = std::min(1.0, best[i] + step);
-      down[i] = std::max(0.0, best[i] - step);
-      double upScore = 0, downScore = 0;
-      std::thread other([&] { upScore = up[i] == best[i] ? bestScore : evaluate(up); });
-      downScore = down[i] == best[i] ? bestScore : evaluate(down);
-      other.join();
-      r.evaluations += 2;
-      if (upScore < bestScore && upScore <= downScore) best = up, bestScore = upScore, moved = true;
-      else if (downScore < bestScore) best = down, bestScore = downScore, moved = true;
-    }
-    if (!moved) step /= 2;
-  }
-  return std::make_pair(best, bestScore);
-  };
+  Point fileStart;
+  for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
+  r.before = fit.compare(fileStart);
+  fit.evaluations = 1;
+  const int budget = int(std::clamp(kEventBudget / double(std::max<std::uint64_t>(1, r.before.events)),
+                                    double(kMinEvaluations), double(kMaxEvaluations)));
   // From the file's values, then from three points across every range
-  // (a quarter, a half, three quarters); the best end wins (the error
-  // surface has shallow local minima along ridges of coupled parameters).
-  auto [best, bestScore] = search(fileStart, objective(r.before), kMaxEvaluations / 4);
+  // (a quarter, a half, three quarters), a quarter of the budget each; the
+  // best end wins (the error surface has shallow local minima along ridges
+  // of coupled parameters).
+  auto [best, bestScore] = fit.search(fileStart, objective(r.before), budget / 4);
   for (double u : {0.25, 0.5, 0.75}) {
-    std::vector<double> start(fit.size(), u);
-    double startScore = evaluate(start);
-    ++r.evaluations;
-    auto [end, endScore] = search(start, startScore, r.evaluations + kMaxEvaluations / 4);
+    if (fit.evaluations >= budget) break;
+    Point from(fit.parameters.size(), u);
+    double fromScore = objective(fit.compare(from));
+    ++fit.evaluations;
+    auto [end, endScore] = fit.search(from, fromScore, std::min(budget, fit.evaluations + budget / 4));
     if (endScore < bestScore) best = end, bestScore = endScore;
   }
 
-  r.assignments = assignmentsAt(best);
-  for (std::size_t i = 0; i < fit.size(); ++i) r.fitted[fit[i].name] = std::stod(number(fromUnit(fit[i], best[i])));
-  YAML::Node out = YAML::Clone(tree.root);
-  {
-    auto origins = std::make_shared<ConfigOrigins>(clusterFile);
-    for (const auto& a : r.assignments) applyOverride(out, a, *origins);
-  }
-  YAML::Emitter e;
-  e << out;
-  std::string header = "# Calibrated by collsim calibrate against " + curve.source + " from " + clusterFile + ":";
-  for (const auto& [k, v] : r.fitted) header += " " + k + "=" + number(v);
-  r.yaml = header + "\n" + e.c_str() + "\n";
+  r.evaluations = fit.evaluations;
+  r.assignments = fit.assignments(best);
+  for (std::size_t i = 0; i < best.size(); ++i)
+    r.fitted[fit.parameters[i].name] = std::stod(number(fromUnit(fit.parameters[i], best[i])));
+  r.yaml = calibratedYaml(tree, r, curve.source);
   // The figures as the written file has them.
   auto origins = std::make_shared<ConfigOrigins>(clusterFile + " (calibrated)");
-  r.after = compareWithMeasured(curve, op, loadCluster(ConfigNode(parseYamlMapping(r.yaml, clusterFile, "a cluster"), origins)),
-                                o.compare);
+  r.after = compareWithMeasured(
+      curve, op, loadCluster(ConfigNode(parseYamlMapping(r.yaml, clusterFile, "a cluster"), origins)), o.compare);
   return r;
 }
 

@@ -9,10 +9,13 @@
 //   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4
 // (no bandwidth above line rate, no negative latency). The default set is
 // all of them that the cluster has (network_efficiency with several
-// servers). The fit is a deterministic bounded pattern search on the mean
-// absolute log error plus a quarter of the largest, from the file's own
-// values and from three points across the ranges; each ends when steps shrink below 1/64 of a range or after
-// kMaxEvaluations comparisons.
+// servers). The fit is a deterministic bounded pattern search on the
+// absolute log errors (their median, plus half their mean and an eighth of
+// the largest: the targets are median and largest error), from the file's own
+// values and from three points across the ranges; it ends when steps
+// shrink below 1/64 of a range or when its budget of comparisons is spent:
+// 400, or fewer for curves whose simulation costs more (a budget of
+// simulated events, the same on any machine).
 #pragma once
 
 #include <map>

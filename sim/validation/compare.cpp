@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
@@ -25,7 +26,15 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   if (ranks > 0 && ranks != cluster.ranks())
     throw InputError(curve.source + ": measured on " + std::to_string(ranks) + " ranks; the cluster " + cluster.name +
                      " has " + std::to_string(cluster.ranks()) + " (--set servers=N or devices=N)");
-  AlgorithmEntry algo = requireAlgorithm(op, o.algorithm, cluster, "--algo");
+  // "ring,hier:nvls+ring": per size the fastest, as a library picks its
+  // algorithm by size.
+  std::vector<AlgorithmEntry> algos;
+  for (std::size_t start = 0;;) {
+    std::size_t comma = o.algorithm.find(',', start);
+    algos.push_back(requireAlgorithm(op, o.algorithm.substr(start, comma - start), cluster, "--algo"));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   std::vector<MeasuredPoint> used;
   for (const auto& p : curve.points)
     if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);
@@ -38,13 +47,19 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   double slope = hi.bytes > lo.bytes ? (hi.timeUs - lo.timeUs) / double(hi.bytes - lo.bytes) : 0;
   std::vector<double> errors, lineErrors;
   for (const auto& p : used) {
-    RunRequest req{op, &algo, curve.dtype, p.bytes, o.segment, false};
-    req.roce = setup.roce;
-    req.library = setup.library;
-    req.channels = o.channels;
-    CollectiveRun run = simulateCollective(cluster, req);
+    std::optional<CollectiveRun> best;
+    for (const AlgorithmEntry& algo : algos) {
+      RunRequest req{op, &algo, curve.dtype, p.bytes, o.segment, false};
+      req.roce = setup.roce;
+      req.library = setup.library;
+      req.channels = o.channels;
+      CollectiveRun run = simulateCollective(cluster, req);
+      c.events += run.simulatedEvents;
+      if (!best || run.execution.finish < best->execution.finish) best = std::move(run);
+    }
+    const CollectiveRun& run = *best;
     ComparedPoint cp{p.bytes, p.timeUs, run.timeUs(), lo.timeUs + slope * double(p.bytes - lo.bytes), run.protocol,
-                     run.channels};
+                     run.channels, algos.size() > 1 ? run.algorithm : ""};
     errors.push_back(std::abs(cp.error()));
     lineErrors.push_back(std::abs(cp.lineError()));
     c.points.push_back(cp);

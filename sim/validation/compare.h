@@ -6,6 +6,7 @@
 // that line.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct ComparedPoint {
   double measuredUs, predictedUs, lineUs;
   std::string protocol; // the library's protocol for this size ("" when ideal)
   int channels = 1;
+  std::string algorithm; // the fastest of several algorithms compared ("" when one)
   double error() const { return predictedUs / measuredUs - 1; }
   double lineError() const { return lineUs / measuredUs - 1; }
 };
@@ -31,10 +33,11 @@ struct Comparison {
   std::vector<ComparedPoint> points;
   double medianAbsError = 0, maxAbsError = 0;
   double lineMedianAbsError = 0, lineMaxAbsError = 0;
+  std::uint64_t events = 0; // simulated, over every size and algorithm (a measure of its cost)
 };
 
 struct CompareOptions {
-  std::string algorithm = "ring";
+  std::string algorithm = "ring"; // or several, comma-separated: the fastest per size
   Bytes minBytes = Bytes(64) << 10; // smaller sizes are launch-bound noise in most logs
   Bytes segment = Bytes(1) << 20;
   int channels = 1;

@@ -1,0 +1,100 @@
+// In-network reduction and multicast (algorithms/flat/nvls.h, the executor's
+// switch legs): the nvls algorithms are AllReduce, ReduceScatter and
+// AllGather by the checker and with real sums; through a switch that
+// reduces, each device's links carry n/p per block, exact to the picosecond.
+#include <doctest/doctest.h>
+
+#include "test_support.h"
+
+#include "algorithms/check/symbolic_checker.h"
+#include "algorithms/transports/threads/run_threads.h"
+#include "sim/config/cluster_config.h"
+#include "sim/network/link_network.h"
+#include "sim/executor/schedule_executor.h"
+#include "sim/run/resolve_algorithm.h"
+
+using namespace collsim;
+using namespace collsim::testing;
+
+namespace {
+
+// Four devices on a switch, 12 GB/s and 1 us per link.
+Cluster switchServer(bool reduces) {
+  ServerParams p;
+  p.devices = 4;
+  p.shape = HccsShape::Switch;
+  p.hccs = {12'000'000'000ULL, 1'000'000};
+  p.switchReduces = reduces;
+  return buildServer(p);
+}
+
+struct Run {
+  ExecutionResult result;
+  Bytes down = 0; // bytes the switch sent down to devices
+};
+
+Run run(Collective op, bool reduces, std::uint64_t bytes) {
+  Cluster c = switchServer(reduces);
+  AlgorithmEntry nvls = *findAlgorithm(op, "nvls");
+  CollectiveSpec spec{op, 4, bytes / 4, 4, 0, 0};
+  SchedulePtr s = buildSchedule(nvls, spec);
+  EventEngine engine;
+  LinkNetwork network(engine, c, 1024, Bytes(1) << 20);
+  ScheduleExecutor x(engine, network, c, *s);
+  Run r{x.run()};
+  // Channel 2i carries link i from a to b; every link is device (a) to switch (b).
+  for (std::size_t i = 0; i < c.links.size(); ++i) r.down += network.channelStats()[2 * i + 1].bytes;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("nvls algorithms compute their collectives (checker, and real sums on threads)") {
+  for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather})
+    for (int p : {2, 3, 4, 8}) {
+      CAPTURE(collectiveName(op));
+      CAPTURE(p);
+      CollectiveSpec spec{op, p, std::uint64_t(5 * p + 3), 4, 0, 0};
+      SchedulePtr s = buildSchedule(*findAlgorithm(op, "nvls"), spec);
+      CheckReport r = checkSchedule(*s, spec);
+      CHECK_MESSAGE(r.ok(), r.summary());
+    }
+  CollectiveSpec spec{Collective::AllReduce, 4, 1001, 4, 0, 0};
+  RunOptions options{DataType::Float32, ReduceOp::Sum, std::chrono::milliseconds(20'000)};
+  RealRunReport r = runWithThreads(*buildSchedule(*findAlgorithm(Collective::AllReduce, "nvls"), spec), spec, options);
+  CHECK_MESSAGE(r.ok(), r.firstWrong);
+}
+
+TEST_CASE("through a reducing switch: reduce-scatter and all-gather in 2 latencies + n/B, exact") {
+  // n = 48,000 B, blocks of 12,000 B: 1 us each at 12 GB/s.
+  // Reduce-scatter: each device uploads its 3 blocks (done at 1, 2, 3 us,
+  // at the switch 1 us later); the last contribution to every device is
+  // there at 4 us; the sum comes down in 1 us + 1 us: 6 us.
+  Run rs = run(Collective::ReduceScatter, true, 48'000);
+  CHECK(rs.result.finish == 6'000'000);
+  CHECK(rs.down == 4 * 12'000); // one sum down to each device
+  // All-gather: each device uploads its block once (at the switch at 2 us);
+  // the switch copies 3 blocks down each link, one after another: 2 + 3 + 1.
+  CHECK(run(Collective::AllGather, true, 48'000).result.finish == 6'000'000);
+  // Without reduction the switch forwards all 3 blocks down to each device.
+  CHECK(run(Collective::ReduceScatter, false, 48'000).down == 4 * 3 * 12'000);
+  // AllReduce: each device's links carry n each way (4 blocks up, 4 down)
+  // instead of 1.5 n through a plain switch; the schedule's data is the same.
+  Run reduced = run(Collective::AllReduce, true, 480'000), plain = run(Collective::AllReduce, false, 480'000);
+  CHECK(reduced.down == 4 * 480'000);
+  CHECK(plain.down == 4 * 480'000 * 3 / 2);
+  CHECK(reduced.result.bytesSent == plain.result.bytesSent);
+  CHECK(reduced.result.bytesReceived == reduced.result.bytesSent);
+  // The switch merges a whole message before passing it on (real switches
+  // reduce packet by packet): a gap the time shows, see README.
+}
+
+TEST_CASE("nvls needs a switch that reduces") {
+  ClusterSetup a100 = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {});
+  CHECK_THROWS_WITH_AS(requireAlgorithm(Collective::AllReduce, "nvls", a100.cluster, "--algo"),
+                       doctest::Contains("reduce: true"), InputError);
+  ClusterSetup h100 = loadClusterFile(source("configs/clusters/dgx-h100-8.yaml"), {"hccs.reduce=true"});
+  CHECK(requireAlgorithm(Collective::AllReduce, "nvls", h100.cluster, "--algo").name == "nvls");
+  CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"hccs.reduce=true"}),
+                       doctest::Contains("only goes with shape: switch"), ConfigError);
+}
