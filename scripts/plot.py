@@ -8,6 +8,8 @@ A training study gives step-time stacked bars (compute, exposed
 communication) per point and, when the number of devices varies, scaling
 curves (samples/s and scaling efficiency against devices). A collective
 scenario gives bus bandwidth against message size, one line per algorithm.
+`collsim compare` or `calibrate` output (--format json) gives measured and
+predicted bus bandwidth against size, with the error per size below.
 """
 import argparse
 import json
@@ -77,9 +79,49 @@ def plot_collective(doc, fig):
     ax.legend()
 
 
+BUS_FACTOR = {"allreduce": lambda p: 2 * (p - 1) / p, "reducescatter": lambda p: (p - 1) / p,
+              "allgather": lambda p: (p - 1) / p, "alltoall": lambda p: (p - 1) / p,
+              "broadcast": lambda p: 1.0, "reduce": lambda p: 1.0}
+
+
+def human_bytes(b):
+    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if b >= size and b % size == 0:
+            return f"{b // size}{unit}"
+    return str(b)
+
+
+def plot_comparison(doc, fig):
+    """collsim compare / calibrate --format json: measured and predicted bus
+    bandwidth against size, and the two-point line, with the error below."""
+    factor = BUS_FACTOR.get(doc["op"], lambda p: 1.0)(doc["ranks"])
+    points = sorted(doc["points"], key=lambda p: p["bytes"])
+    sizes = [p["bytes"] for p in points]
+    busbw = lambda key: [p["bytes"] / (p[key] * 1e-6) / 1e9 * factor for p in points]  # noqa: E731
+    ax = fig.add_subplot(2, 1, 1)
+    ax.plot(sizes, busbw("measured_us"), marker="o", label=f"measured ({doc['tool']})")
+    ax.plot(sizes, busbw("predicted_us"), marker="s", label=f"collsim: {doc['algorithm']} ({doc['library']})")
+    ax.plot(sizes, busbw("line_us"), linestyle="--", color="grey", label="two-point line")
+    ax.set_ylabel("bus bandwidth (GB/s)")
+    ax.set_title(f"{doc['op']} on {doc['cluster']}: measured {doc['measured'].split('/')[-1]}")
+    ax.legend(fontsize=8)
+    err = fig.add_subplot(2, 1, 2, sharex=ax)
+    err.axhline(0, color="black", linewidth=0.5)
+    err.plot(sizes, [100 * p["error"] for p in points], marker="s", label="collsim")
+    err.plot(sizes, [100 * p["line_error"] for p in points], linestyle="--", color="grey", label="two-point line")
+    err.set_ylabel("error (%)")
+    err.set_xlabel("message size")
+    err.legend(fontsize=8)
+    for a in (ax, err):
+        a.set_xscale("log", base=2)
+        ticks = sizes[:: max(1, len(sizes) // 8)]
+        a.set_xticks(ticks)
+        a.set_xticklabels([human_bytes(t) for t in ticks])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("json", help="collsim run ... --format json output")
+    parser.add_argument("json", help="collsim run, compare or calibrate --format json output")
     parser.add_argument("--out", required=True, help="chart file, .png or .svg")
     args = parser.parse_args()
     try:
@@ -87,6 +129,15 @@ def main():
             doc = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"plot.py: cannot read {args.json}: {e}")
+    if "measured" in doc and "points" in doc:  # collsim compare / calibrate
+        if not doc["points"]:
+            sys.exit(f"plot.py: {args.json} has no sizes to plot")
+        fig = plt.figure(figsize=(9, 7))
+        plot_comparison(doc, fig)
+        fig.tight_layout()
+        fig.savefig(args.out, metadata={"Date": None} if args.out.endswith(".svg") else None)
+        print(f"plot.py: wrote {args.out}")
+        return
     training = doc.get("kind") == "training"
     if not training and "results" not in doc:
         sys.exit(f"plot.py: {args.json} is not collsim run output (no 'points' or 'results')")

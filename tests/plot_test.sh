@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/plot.py smoke test: a training study's and a collective scenario's
-# JSON each become a non-empty PNG (and the study an SVG).
+# scripts/plot.py smoke test: a training study's, a collective scenario's and
+# a comparison's JSON each become a non-empty PNG (and the study an SVG).
 #   tests/plot_test.sh COLLSIM SOURCE_DIR
 set -euo pipefail
 collsim=$1
@@ -12,7 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/study.json" --out "$tmp/study.png"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/study.json" --out "$tmp/study.svg"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/collective.json" --out "$tmp/collective.png"
-for f in study.png collective.png; do
+"$collsim" compare "$src/tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt" \
+  --cluster "$src/configs/clusters/dgx-a100-8.yaml" --format json > "$tmp/compare.json"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/compare.json" --out "$tmp/compare.png"
+for f in study.png collective.png compare.png; do
   [ -s "$tmp/$f" ] || { echo "plot_test: $f is empty" >&2; exit 1; }
   [ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "plot_test: $f is not a PNG" >&2; exit 1; }
 done
