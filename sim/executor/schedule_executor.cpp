@@ -78,9 +78,14 @@ ScheduleExecutor::PairState& ScheduleExecutor::pair(int stream, int src, int dst
   return pairs_[key];
 }
 
+Bytes ScheduleExecutor::wireBytes(Bytes data) const {
+  return costs_.dataShare < 1 ? Bytes(std::ceil(double(data) / costs_.dataShare)) : data;
+}
+
 // The latency a step pays before its transfers start: none for a step that
 // only computes or waits; the inter-server one if a peer is on another server.
 Time ScheduleExecutor::stepLatency(const Lane& s) const {
+  if (costs_.intraStep == 0 && costs_.interStep == 0) return 0;
   bool any = false, crosses = false;
   for (const Op& op : s.ops) {
     if (!communicates(op)) continue;
@@ -131,8 +136,8 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
       PairState& p = pair(s.stream, s.rank, op.peer);
-      Bytes wire = costs_.dataShare < 1 ? Bytes(std::ceil(double(op.bytes) / costs_.dataShare)) : op.bytes;
-      InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, op.bytes, 0};
+      Bytes wire = wireBytes(op.bytes);
+      InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, 0, op.bytes, 0};
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;

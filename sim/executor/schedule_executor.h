@@ -114,12 +114,11 @@ private:
     std::uint32_t srcLane;
     std::uint32_t dstLane;
     std::uint32_t seq;
+    std::uint32_t relay; // ReduceUp: its round; ReduceDown: its merge; MulticastUp: its multicast
     Bytes bytes;
     Time pushedAt; // not delivered before this
-    Leg leg = Leg::Direct;
-    std::uint32_t relay = 0; // ReduceUp: its round; ReduceDown: its merge; MulticastUp: its multicast
     std::uint16_t group = 0; // ReduceUp: contributions to wait for
-    Bytes wire = 0;
+    Leg leg = Leg::Direct;
   };
   // Contributions waiting at a switch for the rest of their group.
   struct Merge {
@@ -142,6 +141,7 @@ private:
   void deliver(std::uint32_t cookie);
   void receiverGot(std::uint32_t cookie);
   Time stepLatency(const Lane& lane) const;
+  Bytes wireBytes(Bytes data) const; // with the protocol's flags
   // In-network sends (schedule_executor_in_network.cpp).
   int reducingSwitch(int rank, const Op& op) const; // -1: a plain send
   void sendThroughSwitch(std::uint32_t lane, const Op& op, int switchNode, InFlight message, Bytes wire,

@@ -25,7 +25,6 @@ void ScheduleExecutor::sendThroughSwitch(std::uint32_t l, const Op& op, int sw, 
       s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(op.bytes, costs_.laneBandwidth);
     return s.pushedAt;
   };
-  message.wire = wire;
   if (op.net == InNetwork::Reduce) {
     message.leg = Leg::ReduceUp;
     message.relay = pair(s.stream, s.rank, op.peer).reduceSends++;
@@ -49,7 +48,7 @@ void ScheduleExecutor::sendThroughSwitch(std::uint32_t l, const Op& op, int sw, 
   group.wire = wire;
   group.copies.assign(1, copy);
   stepMulticasts.emplace_back(&op, mc);
-  InFlight upload{l, l, 0, 0, push(), Leg::MulticastUp, mc};
+  InFlight upload{l, l, 0, mc, 0, push(), 0, Leg::MulticastUp};
   network_.send(cluster_.rankNode[s.rank], sw, wire, inFlight_.add(upload));
 }
 
@@ -83,8 +82,8 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
     merge.parts.push_back(cookie);
     if (++merge.arrived < merge.expected) return;
     openMerges_.erase(it);
-    InFlight down{m.srcLane, m.dstLane, 0, m.bytes, 0, Leg::ReduceDown, index};
-    network_.send(merge.switchNode, cluster_.rankNode[lanes_[m.dstLane].rank], m.wire, inFlight_.add(down));
+    InFlight down{m.srcLane, m.dstLane, 0, index, m.bytes, 0, 0, Leg::ReduceDown};
+    network_.send(merge.switchNode, cluster_.rankNode[lanes_[m.dstLane].rank], wireBytes(m.bytes), inFlight_.add(down));
     return;
   }
   case Leg::ReduceDown: {
