@@ -111,6 +111,8 @@ TEST_CASE("the library section: presets, figures, and located errors") {
   CHECK(fixed.library.candidates().size() == 1);
   CHECK(fixed.library.find("Simple")->hopIntra == 5'000'000);
   CHECK(loadClusterFile(file, {"library=ideal"}).library.ideal());
+  // A preset name takes figures too: library: nccl becomes {name: nccl}.
+  CHECK(loadClusterFile(file, {"library=nccl", "library.launch=5us"}).library.launch == 5'000'000);
   auto error = [&](const std::string& set) {
     try {
       loadClusterFile(file, {set});

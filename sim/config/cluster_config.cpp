@@ -194,10 +194,23 @@ ClusterSetup loadCluster(const ConfigNode& node) {
   }
 }
 
+void libraryAsMapping(YAML::Node& root) {
+  YAML::Node library = root["library"];
+  if (!library || !library.IsScalar()) return;
+  YAML::Node mapping;
+  mapping["name"] = library.as<std::string>();
+  root["library"] = mapping;
+}
+
+void applyClusterOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins) {
+  if (assignment.rfind("library.", 0) == 0) libraryAsMapping(root);
+  applyOverride(root, assignment, origins);
+}
+
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
   auto origins = std::make_shared<ConfigOrigins>(file);
   YAML::Node root = loadYamlFile(file, "a cluster file");
-  for (const auto& o : overrides) applyOverride(root, o, *origins);
+  for (const auto& o : overrides) applyClusterOverride(root, o, *origins);
   return loadCluster(ConfigNode(root, origins));
 }
 

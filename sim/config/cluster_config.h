@@ -34,6 +34,12 @@ struct ClusterSetup {
 // switch's buffer cannot hold the headroom its links need.
 
 ClusterSetup loadCluster(const ConfigNode& node);
+// `library: nccl` as `library: {name: nccl}`, so that its figures can be set
+// ("library.launch=10us").
+void libraryAsMapping(YAML::Node& root);
+// A --set assignment on a cluster file's tree (library.X on a preset name too).
+void applyClusterOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);
+
 // A cluster file, with --set overrides ("hccs.bandwidth=24GB/s") applied.
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides);
 

@@ -53,7 +53,7 @@ struct ClusterTree {
   ClusterSetup load(const std::vector<std::string>& assignments) const {
     auto origins = std::make_shared<ConfigOrigins>(file);
     YAML::Node copy = YAML::Clone(root);
-    for (const auto& a : assignments) applyOverride(copy, a, *origins);
+    for (const auto& a : assignments) applyClusterOverride(copy, a, *origins);
     return loadCluster(ConfigNode(copy, origins));
   }
 };
@@ -183,7 +183,7 @@ struct Fit {
 std::string calibratedYaml(const ClusterTree& tree, const CalibrationResult& r, const std::string& measured) {
   YAML::Node out = YAML::Clone(tree.root);
   auto origins = std::make_shared<ConfigOrigins>(tree.file);
-  for (const auto& a : r.assignments) applyOverride(out, a, *origins);
+  for (const auto& a : r.assignments) applyClusterOverride(out, a, *origins);
   YAML::Emitter e;
   e << out;
   std::string header = "# Calibrated by collsim calibrate against " + measured + " from " + tree.file + ":";
@@ -204,18 +204,14 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   ClusterTree tree{clusterFile, loadYamlFile(clusterFile, "a cluster file"), {}};
   {
     auto origins = std::make_shared<ConfigOrigins>(clusterFile);
-    for (const auto& a : overrides) applyOverride(tree.root, a, *origins);
+    for (const auto& a : overrides) applyClusterOverride(tree.root, a, *origins);
   }
   ClusterSetup start = tree.load({});
   if (start.library.ideal())
     throw InputError(clusterFile + ": calibrate fits a collective library's figures; the cluster has none "
                      "(add library: nccl or library: hccl)");
   tree.library = start.library;
-  if (tree.root["library"] && !tree.root["library"].IsMap()) { // a preset name: {name: preset}, to set its figures
-    YAML::Node lib;
-    lib["name"] = tree.root["library"].as<std::string>();
-    tree.root["library"] = lib;
-  }
+  libraryAsMapping(tree.root);
 
   Fit fit{curve, op, tree, chosen(o.fit, start.cluster), o.compare};
   CalibrationResult r;
