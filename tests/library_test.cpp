@@ -22,12 +22,15 @@ using namespace collsim::testing;
 
 namespace {
 
-// Rank 0 sends 12,000 bytes to rank 1 over one 12 GB/s link of 1 us.
-Time oneSend(const StepCosts& costs) {
+// Rank 0 sends 12,000 bytes to rank 1 over one 12 GB/s link of 1 us, in
+// `sends` steps one after another.
+Time oneSend(const StepCosts& costs, int sends = 1) {
   Cluster c = hccsRing(2);
   MaterializedSchedule steps(2);
-  steps[0].push_back({Op{OpKind::Send, 1, 0, 12'000}});
-  steps[1].push_back({Op{OpKind::Recv, 0, 0, 12'000}});
+  for (int i = 0; i < sends; ++i) {
+    steps[0].push_back({Op{OpKind::Send, 1, std::uint64_t(i) * 12'000, 12'000}});
+    steps[1].push_back({Op{OpKind::Recv, 0, std::uint64_t(i) * 12'000, 12'000}});
+  }
   ExplicitSchedule s(steps);
   EventEngine engine;
   LinkNetwork network(engine, c, 1024, Bytes(1) << 20);
@@ -49,6 +52,14 @@ TEST_CASE("step costs: launch, step latency, line data share and lane bandwidth,
   CHECK(oneSend({0, 0, 0, 1, 3'000'000'000ULL}) == 4'000'000);
   // The inter-server latency is not paid between devices of one server.
   CHECK(oneSend({0, 0, 7'000'000, 1, 0}) == 2'000'000);
+  // Two sends in two steps. Each holds its step until delivered: the second
+  // leaves at 2 us and arrives at 4. With two slots the sender moves on at
+  // once: both serialize back to back and the second arrives at 1 + 2 = 3.
+  CHECK(oneSend({}, 2) == 4'000'000);
+  CHECK(oneSend({0, 0, 0, 1, 0, 2}, 2) == 3'000'000);
+  // One slot: the first send frees the step, the second waits for its own
+  // delivery (3 us) as there is no free slot when it is posted.
+  CHECK(oneSend({0, 0, 0, 1, 0, 1}, 2) == 3'000'000);
 }
 
 TEST_CASE("chunk loops: an AllReduce in loops of ranks x chunk is still an AllReduce, with loops x 2(p-1) steps") {

@@ -5,16 +5,20 @@
 namespace collsim {
 namespace {
 
+constexpr long long kMaxVisits = 2'000'000;
+
 struct Search {
   int n;
   std::vector<std::vector<int>> free; // free[a][b]: link directions a -> b not yet used by a ring
   std::vector<int> path, best;
   std::vector<bool> used;
   int bestScore = 0;
+  long long visits = 0; // the search gives up past kMaxVisits (a dense graph with no ring)
 
   // A ring's score: the fewest free directions on any of its links (it
   // needs at least one on each), then how many it leaves in all.
   void visit(int at, int score) {
+    if (++visits > kMaxVisits) return;
     if (int(path.size()) == n) {
       if (free[at][0] == 0) return;
       int s = std::min(score, free[at][0]);
@@ -40,10 +44,11 @@ std::vector<std::vector<int>> ringsAlongLinks(int devices, const std::vector<std
   std::vector<std::vector<int>> rings;
   if (devices < 3 || devices > kMaxRingSearchDevices) return rings;
   Search s{devices, std::vector<std::vector<int>>(std::size_t(devices), std::vector<int>(std::size_t(devices), 0)),
-           {}, {}, std::vector<bool>(std::size_t(devices), false), 0};
+           {}, {}, std::vector<bool>(std::size_t(devices), false), 0, 0};
   for (auto [a, b] : links) ++s.free[a][b], ++s.free[b][a];
   while (int(rings.size()) < most) {
     s.bestScore = 0;
+    s.visits = 0;
     s.best.clear();
     s.path = {0};
     s.used.assign(std::size_t(devices), false);

@@ -13,7 +13,8 @@ namespace collsim {
 
 // Up to `most` rings (orders of device indices 0..devices-1, each starting at
 // 0), stopping when no ring has a free direction on every link. Empty when
-// the links admit no ring or devices exceed kMaxRingSearchDevices.
+// the links admit no ring, devices exceed kMaxRingSearchDevices, or a search
+// finds none in its first two million steps (channels then go in index order).
 std::vector<std::vector<int>> ringsAlongLinks(int devices, const std::vector<std::pair<int, int>>& links, int most);
 
 inline constexpr int kMaxRingSearchDevices = 12;

@@ -1,24 +1,9 @@
 #include "sim/config/library_config.h"
 
-#include <cstdio>
-#include <sstream>
-
 #include "sim/core/units.h"
 
 namespace collsim {
 namespace {
-
-// Six significant digits: what calibrate writes loads back the same to within 1e-6.
-std::string us6(Time t) {
-  char b[48];
-  std::snprintf(b, sizeof b, "%.6gus", toMicroseconds(t));
-  return b;
-}
-std::string gbps6(Bandwidth bw) {
-  char b[48];
-  std::snprintf(b, sizeof b, "%.6gGB/s", double(bw) / 1e9);
-  return b;
-}
 
 std::string presetList() {
   std::string s;
@@ -28,7 +13,7 @@ std::string presetList() {
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "channel_bandwidth", "chunk", "channel_bytes",
-               "channel_bytes_per_rank"});
+               "channel_bytes_per_rank", "slots"});
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
     if (!(p.dataShare > 0 && p.dataShare <= 1)) v->fail("the data share of a line is in (0, 1]");
@@ -43,6 +28,7 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   if (auto v = n.find("chunk")) p.chunk = v->bytes();
   if (auto v = n.find("channel_bytes")) p.channelBytes = v->bytes();
   if (auto v = n.find("channel_bytes_per_rank")) p.channelBytesPerRank = v->bytes();
+  if (auto v = n.find("slots")) p.slots = int(v->integer(0, 1024));
 }
 
 } // namespace
@@ -83,26 +69,6 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
     }
   }
   return m;
-}
-
-std::string libraryYaml(const LibraryModel& m, int indent) {
-  std::string pad(std::size_t(indent), ' ');
-  std::ostringstream o;
-  o << pad << "name: " << m.name << "\n";
-  o << pad << "protocol: " << m.protocol << "\n";
-  o << pad << "channels: " << m.channels << "\n";
-  o << pad << "min_channels: " << m.minChannels << "\n";
-  o << pad << "launch: " << us6(m.launch) << "\n";
-  if (m.protocols.empty()) return o.str();
-  o << pad << "protocols:\n";
-  for (const auto& p : m.protocols) {
-    o << pad << "  " << p.name << ": {data_share: " << p.dataShare << ", base_latency: " << us6(p.baseLatency)
-      << ", hop_intra: " << us6(p.hopIntra) << ", hop_network: " << us6(p.hopNetwork)
-      << ", channel_bandwidth: " << (p.channelBandwidth ? gbps6(p.channelBandwidth) : "none")
-      << ", chunk: " << p.chunk << ", channel_bytes: " << p.channelBytes
-      << ", channel_bytes_per_rank: " << p.channelBytesPerRank << "}\n";
-  }
-  return o.str();
 }
 
 } // namespace collsim

@@ -10,7 +10,8 @@
 //     launch: 10us
 //     protocols:                       # any figure of any protocol
 //       LL128: {data_share: 0.9375, base_latency: 14us, hop_intra: 1.9us, hop_network: 4us,
-//               channel_bandwidth: 16.7GB/s, chunk: 576000, channel_bytes: 5KiB, channel_bytes_per_rank: 0}
+//               channel_bandwidth: 16.7GB/s, chunk: 576000, channel_bytes: 5KiB, channel_bytes_per_rank: 0,
+//               slots: 8}
 #pragma once
 
 #include <optional>
@@ -23,9 +24,5 @@ namespace collsim {
 
 // The ideal library when the section is absent.
 LibraryModel loadLibrary(const std::optional<ConfigNode>& node);
-
-// The section that loads back as `m` (calibrate writes it), as YAML text
-// indented by `indent` spaces under "library:".
-std::string libraryYaml(const LibraryModel& m, int indent);
 
 } // namespace collsim

@@ -138,6 +138,9 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       PairState& p = pair(s.stream, s.rank, op.peer);
       Bytes wire = wireBytes(op.bytes);
       InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, 0, op.bytes, 0};
+      message.released = s.undelivered < costs_.slots;
+      ++s.undelivered;
+      if (message.released) --s.outstanding;
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
@@ -223,8 +226,13 @@ void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
 
 void ScheduleExecutor::deliver(std::uint32_t cookie) {
   if (inFlight_[cookie].leg != Leg::Direct && inFlight_[cookie].leg != Leg::MulticastCopy) return relay(cookie);
-  complete(inFlight_[cookie].srcLane); // the send
+  sendArrived(inFlight_[cookie]);
   receiverGot(cookie);
+}
+
+void ScheduleExecutor::sendArrived(const InFlight& m) {
+  --lanes_[m.srcLane].undelivered;
+  if (!m.released) complete(m.srcLane);
 }
 
 // The message's data is at its receiver.

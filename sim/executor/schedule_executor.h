@@ -40,7 +40,7 @@ struct MessageRecord {
 };
 
 // What the collective library adds to the network's work (chosen per run by
-// sim/run/library_run.h; the default is the device's step overhead alone).
+// sim/run/simulate.cpp from the library model; the default is the device's step overhead alone).
 // - launch: before any rank starts (kernel launch, the library's base latency);
 // - a latency before each step that communicates, by whether one of its
 //   peers is on another server (NCCL's per-hop latency of a protocol);
@@ -49,12 +49,18 @@ struct MessageRecord {
 // - laneBandwidth: the most one lane (one channel of one rank: one thread
 //   block copying through the protocol's lines) moves per second; a message
 //   is not delivered before its lane could have pushed it out. 0 = no limit.
+// - slots: how many sends a lane may have on their way before a send holds
+//   its step until it is delivered (NCCL's NCCL_STEPS buffer slots per
+//   channel: a rank writes into its peer's free slot and moves on). 0: every
+//   send holds its step until delivered (an RDMA write with remote
+//   completion, HCCL's notify per step).
 struct StepCosts {
   Time launch = 0;
   Time intraStep = 0, interStep = 0;
   double dataShare = 1;
   Bandwidth laneBandwidth = 0;
-  static StepCosts ofDevice(const DeviceModel& d) { return {0, d.stepOverhead, d.stepOverhead, 1, 0}; }
+  int slots = 0;
+  static StepCosts ofDevice(const DeviceModel& d) { return {0, d.stepOverhead, d.stepOverhead, 1, 0, 0}; }
 };
 
 struct ExecutionResult {
@@ -97,6 +103,7 @@ private:
     bool loaded = false; // `ops` holds the current step, not yet posted
     Time stepStart = 0;
     Time pushedAt = 0; // when the lane has pushed out what it sent so far (laneBandwidth)
+    int undelivered = 0; // its sends on their way (slots)
     Bytes stepBytesSent = 0;
     std::vector<Op> ops;
   };
@@ -119,6 +126,7 @@ private:
     Time pushedAt; // not delivered before this
     std::uint16_t group = 0; // ReduceUp: contributions to wait for
     Leg leg = Leg::Direct;
+    bool released = false; // the send let its step go on at once (a free slot)
   };
   // Contributions waiting at a switch for the rest of their group.
   struct Merge {
@@ -140,6 +148,7 @@ private:
   void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
   void deliver(std::uint32_t cookie);
   void receiverGot(std::uint32_t cookie);
+  void sendArrived(const InFlight& message); // the send's own completion
   Time stepLatency(const Lane& lane) const;
   Bytes wireBytes(Bytes data) const; // with the protocol's flags
   // In-network sends (schedule_executor_in_network.cpp).

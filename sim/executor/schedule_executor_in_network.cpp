@@ -65,7 +65,7 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
     return;
   }
   case Leg::ReduceUp: {
-    complete(m.srcLane); // the contribution has left its rank for good
+    sendArrived(m); // the contribution has left its rank for good
     std::uint64_t key = std::uint64_t(m.dstLane) << 32 | m.relay;
     auto [it, fresh] = openMerges_.try_emplace(key, 0);
     if (fresh) {

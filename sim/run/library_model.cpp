@@ -25,28 +25,34 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 // - a channel per 512 threads x 64 B (Simple), 640 x 8 B (LL128) or
 //   512 x 8 B x ranks (LL): NCCL_*_THREAD_THRESHOLD.
 // - up to 16 channels: NCCL builds 8-32 on NVSwitch nodes (nccl-facts.md).
-// - launch 10 us: a CUDA kernel launch and NCCL's enqueue take a few us
-//   each; measured 8 B AllReduce floors are 25-50 us. Calibrate fits it.
+// - slots: NCCL_STEPS = 8 slots per channel and peer; LL and LL128 move a
+//   slot a step (8 steps ahead), Simple a chunk of 4 slots (2 ahead).
+// - launch 20 us, the one figure without a source: nccl-tests' 8 B AllReduce
+//   floors are 25-50 us on NVLink machines (the shared sweeps), of which
+//   NCCL's own latency model accounts for some 13 us (6.6 + 14 x 0.47 on 8
+//   GPUs); the rest is kernel launch, argument setup and completion. Calibrate
+//   fits it.
 LibraryModel ncclLibrary() {
   LibraryModel m;
   m.name = "nccl";
   m.launch = us(20);
   m.channels = 16;
   m.protocols = {
-      {"LL", 0.5, us(6.6), us(0.47), us(2.7), GBps(5.5), 32 << 10, 0, 4 << 10},
-      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), GBps(16.7), 576000, 5 << 10, 0},
-      {"Simple", 1, us(8.4), us(3.4), us(9.6), GBps(20), 2 << 20, 32 << 10, 0},
+      {"LL", 0.5, us(6.6), us(0.47), us(2.7), GBps(5.5), 32 << 10, 0, 4 << 10, 8},
+      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), GBps(16.7), 576000, 5 << 10, 0, 8},
+      {"Simple", 1, us(8.4), us(3.4), us(9.6), GBps(20), 2 << 20, 32 << 10, 0, 2},
   };
   return m;
 }
 
-// HCCL: one protocol moving plain buffers, data larger than HCCL_BUFFSIZE
-// (200 MB) in loops of it, a 13 us static latency per step (the constant of
-// HCCL's own cost model, hccl-facts.md); one stream per ring.
+// HCCL: one protocol moving plain buffers, a 13 us static latency per step
+// (the constant of HCCL's own cost model, hccl-facts.md), one stream per
+// ring. Data larger than HCCL_BUFFSIZE runs in loops of it through the HCCL
+// settings (simulation loop bytes), not through a chunk here.
 LibraryModel hcclLibrary() {
   LibraryModel m;
   m.name = "hccl";
-  m.protocols = {{"Simple", 1, 0, us(13), us(13), 0, 0, 0, 0}};
+  m.protocols = {{"Simple", 1, 0, us(13), us(13), 0, 0, 0, 0, 0}};
   return m;
 }
 

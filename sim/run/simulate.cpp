@@ -71,7 +71,7 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   bool split = req.op == Collective::AllReduce;
   int channels = !split ? 1 : req.channels > 1 ? req.channels : req.library.channelsFor(p, req.bytes, ranks);
   AlgorithmEntry looped = split ? withChunkLoops(*req.algorithm, p.chunk) : *req.algorithm;
-  StepCosts costs{req.library.launch + p.baseLatency, p.hopIntra, p.hopNetwork, p.dataShare, p.channelBandwidth};
+  StepCosts costs{req.library.launch + p.baseLatency, p.hopIntra, p.hopNetwork, p.dataShare, p.channelBandwidth, p.slots};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   Bytes loopBytes = split && p.chunk > 0 ? std::max<Bytes>(1, p.chunk / elemSize) * elemSize * Bytes(ranks) * Bytes(channels) : 0;
   // Named as asked: the library chooses the channels (reported beside).

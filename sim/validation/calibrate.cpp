@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "sim/config/cluster_config.h"
-#include "sim/config/library_config.h"
 #include "sim/core/input_error.h"
 
 namespace collsim {
