@@ -30,5 +30,9 @@ case "$flavour" in
   *) echo "usage: scripts/build.sh [release|asan|tsan|fuzz]" >&2; exit 2 ;;
 esac
 
-cmake -S . -B "$dir" -G Ninja -DCOLLSIM_WERROR=ON "${flags[@]}" >/dev/null
+# Unity builds: the library sources compile in batches, which nearly halves
+# a clean build on two cores (4:21 -> 2:24 for ASan); the tests stay one
+# file each (tests/CMakeLists.txt).
+cmake -S . -B "$dir" -G Ninja -DCOLLSIM_WERROR=ON -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
+  "${flags[@]}" >/dev/null
 ninja -C "$dir" "${targets[@]}"

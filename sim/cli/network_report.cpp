@@ -8,7 +8,7 @@
 namespace collsim {
 namespace {
 
-std::string us(Time t) { return fixed(toMicroseconds(t), 2); }
+std::string usText(Time t) { return fixed(toMicroseconds(t), 2); }
 std::string kb(Bytes b) { return fixed(double(b) / 1e3, 1); }
 
 const LinkTypeMetrics* linkType(const NetworkMetrics& m, const char* type) {
@@ -98,9 +98,9 @@ std::string networkTable(const std::vector<std::string>& labelHeaders, const std
     for (std::string c :
          {roce ? percent(roce->meanUtilization) : "-", roce ? percent(roce->maxUtilization) : "-",
           roce ? percent(roce->goodputOfLineRate) : "-", hccs ? percent(hccs->meanUtilization) : "-", kb(m.queueP50),
-          kb(m.queueP99), kb(m.queueMax), std::to_string(m.ecnMarks), std::to_string(m.cnps), us(m.pauseTime),
+          kb(m.queueP99), kb(m.queueMax), std::to_string(m.ecnMarks), std::to_string(m.cnps), usText(m.pauseTime),
           std::to_string(m.drops), std::to_string(m.retransmittedPackets), std::to_string(m.timeouts),
-          us(m.latencyP50), us(m.latencyP99), us(m.latencyP999)})
+          usText(m.latencyP50), usText(m.latencyP99), usText(m.latencyP999)})
       row.push_back(std::move(c));
     t.add(std::move(row));
   }
