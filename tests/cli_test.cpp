@@ -154,7 +154,7 @@ TEST_CASE("bad input: exit status 2 and a message with file, line and problem") 
 TEST_CASE("bad command-line values are errors, never guesses") {
   std::string ring = source("configs/clusters/hccs-ring-8.yaml");
   CHECK(cli({"perf", "--cluster", ring, "-b", "1KB/s"}).status == 2);
-  CHECK(cli({"perf", "--cluster", ring, "--algo", "tree"}).status == 2);
+  CHECK(cli({"perf", "--cluster", ring, "--algo", "trie"}).status == 2);
   CHECK(cli({"perf", "--cluster", ring, "--op", "scatter"}).status == 2);
   CHECK(cli({"perf", "--cluster", ring, "--format", "xml"}).status == 2);
   CHECK(cli({"perf", "--cluster", "/nonexistent.yaml"}).status == 2);

@@ -75,12 +75,15 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
     double medianBelow;
   };
   const TwoNode twoNode[] = {
-      // The ring alone: within 2x (NCCL's tree is missing).
+      // The ring alone: within 2x. On p4d the simulated tree beats the ring at
+      // large sizes (it crosses the network with n, the ring with 2(p-1)/p n),
+      // but NCCL 2.8 ran the ring there: it picks by its own cost model, which
+      // collsim does not model yet; EFA's per-message costs are missing too.
       {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0},
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 1.0},
-      // NVLS where it wins: the uncalibrated target.
+      // NVLS where it wins, its slices one per chunk loop: the uncalibrated target.
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"},
-       "ring,hier:nvls+ring", 0.30},
+       "ring,tree,hierpipe:nvls+ring", 0.30},
   };
   for (const TwoNode& t : twoNode) {
     CAPTURE(t.sweep.log);

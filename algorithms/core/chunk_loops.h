@@ -8,8 +8,10 @@
 //
 // AllReduce only: its result does not depend on how the buffer is cut.
 // ReduceScatter and AllGather would need each loop to take a slice of every
-// rank's block (a view with a layout); they run in one loop for now, as do
-// algorithms that pipeline slices on several streams of their own.
+// rank's block (a view with a layout); they run in one loop for now.
+// Algorithms that pipeline pieces of the buffer on streams of their own
+// (AlgorithmEntry::pipelinesChunks: trees, nvls, hierpipe) run in one loop
+// too, with the chunk as their piece size, as NCCL's trees and NVLS do.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,12 @@ namespace collsim {
 // `entry` in loops of `chunkBytes` per rank (ranks x chunkBytes per loop);
 // the entry itself when chunkBytes is 0.
 AlgorithmEntry withChunkLoops(const AlgorithmEntry& entry, std::uint64_t chunkBytes);
+
+// How many pieces an algorithm that pipelines `g` itself cuts it into: one
+// per devices of a server x spec.chunkBytes (NCCL's NVLS loops: heads x
+// chunk), at most kMaxPipelinePieces; `fallback` without a library chunk.
+constexpr int kMaxPipelinePieces = 64;
+int pipelinePieces(const GroupView& g, const CollectiveSpec& spec, int fallback);
 
 // How many loops a view of `count` elements of `elemSize` bytes over `ranks`
 // ranks takes.

@@ -16,7 +16,7 @@ const std::vector<AlgorithmEntry>& algorithmRegistry() {
   static const std::vector<AlgorithmEntry> entries = {
       ringAllReduceEntry(),      rhdAllReduceEntry(),        recursiveDoublingAllReduceEntry(),
       meshAllReduceEntry(),      nhrAllReduceEntry(),        nbAllReduceEntry(),
-      doubleTreeAllReduceEntry(),
+      doubleTreeAllReduceEntry(), serverTreeAllReduceEntry(),
       ringReduceScatterEntry(),  rhdReduceScatterEntry(),    meshReduceScatterEntry(),
       nhrReduceScatterEntry(),   nbReduceScatterEntry(),
       ringAllGatherEntry(),      rhdAllGatherEntry(),        meshAllGatherEntry(),

@@ -37,6 +37,9 @@ struct AlgorithmEntry {
   std::function<double(int p, double n, const CostModel& m)> cost;
   // Empty when the collective can run, else the reason it cannot.
   std::function<std::string(const CollectiveSpec& spec)> unsupported;
+  // Pipelines the buffer in pieces of its own (spec.chunkBytes) instead of
+  // running in a library's chunk loops (algorithms/core/chunk_loops.h).
+  bool pipelinesChunks = false;
 };
 
 // The schedule of `entry` over every rank of `spec` and its whole buffer.

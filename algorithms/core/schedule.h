@@ -92,6 +92,10 @@ struct CollectiveSpec {
   // Ranks per server, consecutive (0 = all on one server); hierarchical
   // algorithms need it.
   int devicesPerServer = 0;
+  // The bytes a collective library moves per pipeline step (its chunk; 0:
+  // no library). Algorithms that pipeline the buffer themselves (trees,
+  // nvls, hierpipe) cut it into pieces of about this size.
+  std::uint64_t chunkBytes = 0;
   std::uint64_t bytes() const { return count * elemSize; }
   std::uint64_t bufferElems() const { return op == Collective::AllToAll ? 2 * count : count; }
   std::uint64_t bufferBytes() const { return bufferElems() * elemSize; }

@@ -35,48 +35,63 @@ int doubleTreeChunks(double bytes) {
   return int(std::clamp(std::ceil(bytes / 65536.0), 1.0, 64.0));
 }
 
-namespace {
-
-// Tree positions counted from the root.
-std::vector<int> fromRoot(int p, int root) {
-  std::vector<int> l(std::size_t(p), 0);
-  for (int i = 0; i < p; ++i) l[i] = wrap(i - root, p);
-  return l;
+// NCCL's tree chunk (enqueue.cc, Simple): the library's chunk, halved while
+// the tree would get fewer than 8 x depth chunks (down to 128 KiB), 4 x
+// depth (64 KiB) and depth (32 KiB), so that mid sizes still fill the pipeline.
+int treeChunks(double bytes, int depth, std::uint64_t chunkBytes) {
+  if (chunkBytes == 0) return doubleTreeChunks(bytes);
+  double c = double(chunkBytes);
+  while (bytes / c < depth * 8.0 && c > 131072) c /= 2;
+  while (bytes / c < depth * 4.0 && c > 65536) c /= 2;
+  while (bytes / c < depth && c > 32768) c /= 2;
+  return int(std::max(1.0, std::ceil(bytes / c)));
 }
 
-// The same, with every non-root position moved on by one (1..p-1 cyclically).
-std::vector<int> fromRootShifted(int p, int root) {
-  std::vector<int> l = fromRoot(p, root);
-  for (int& x : l)
-    if (x != 0) x = x % (p - 1) + 1;
-  return l;
-}
-
-SchedulePtr twoTrees(const GroupView& g, BinaryTree a, BinaryTree b, bool reduceUp, std::uint64_t elemBytes) {
+SchedulePtr halvesOnTwoTrees(const GroupView& g, RootedTree a, RootedTree b, bool reduceUp, const CollectiveSpec& spec) {
   Block h0 = blockOf(g.count(), 2, 0), h1 = blockOf(g.count(), 2, 1);
-  int chunks = doubleTreeChunks(double(h0.count * elemBytes));
+  int chunks = treeChunks(double(h0.count * g.elemSize()), std::max(a.depth(), b.depth()), spec.chunkBytes);
   std::vector<SchedulePtr> parts;
   parts.push_back(std::make_unique<TreePipeline>(g, std::move(a), h0, chunks, reduceUp));
   parts.push_back(std::make_unique<TreePipeline>(g, std::move(b), h1, chunks, reduceUp));
   return std::make_unique<StreamsSchedule>(std::move(parts));
 }
 
-int treeDepth(int p) { return BinaryTree(fromRoot(p, 0)).depth(); }
+std::vector<int> mirroredLabels(int p) {
+  std::vector<int> second(std::size_t(p), 0);
+  for (int i = 0; i < p; ++i) second[i] = p % 2 == 0 ? p - 1 - i : wrap(i - 1, p);
+  return second;
+}
+
+std::vector<int> labelsFromRoot(int p, int root) {
+  std::vector<int> l(std::size_t(p), 0);
+  for (int i = 0; i < p; ++i) l[i] = wrap(i - root, p);
+  return l;
+}
+
+namespace {
+
+// The same, with every non-root position moved on by one (1..p-1 cyclically).
+std::vector<int> fromRootShifted(int p, int root) {
+  std::vector<int> l = labelsFromRoot(p, root);
+  for (int& x : l)
+    if (x != 0) x = x % (p - 1) + 1;
+  return l;
+}
+
+int treeDepth(int p) { return binaryTree(labelsFromRoot(p, 0)).depth(); }
 
 double pipelineSteps(int p, double n) { return treeDepth(p) + doubleTreeChunks(n / 2) - 1; }
 
 } // namespace
 
-SchedulePtr doubleTreeAllReduce(const GroupView& g) {
+SchedulePtr doubleTreeAllReduce(const GroupView& g, const CollectiveSpec& spec) {
   int p = g.size();
-  std::vector<int> second(std::size_t(p), 0);
-  for (int i = 0; i < p; ++i) second[i] = p % 2 == 0 ? p - 1 - i : wrap(i - 1, p);
-  return twoTrees(g, BinaryTree(fromRoot(p, 0)), BinaryTree(second), true, g.elemSize());
+  return halvesOnTwoTrees(g, binaryTree(labelsFromRoot(p, 0)), binaryTree(mirroredLabels(p)), true, spec);
 }
 
-SchedulePtr doubleTreeBroadcast(const GroupView& g, int root) {
+SchedulePtr doubleTreeBroadcast(const GroupView& g, const CollectiveSpec& spec) {
   int p = g.size();
-  return twoTrees(g, BinaryTree(fromRoot(p, root)), BinaryTree(fromRootShifted(p, root)), false, g.elemSize());
+  return halvesOnTwoTrees(g, binaryTree(labelsFromRoot(p, spec.root)), binaryTree(fromRootShifted(p, spec.root)), false, spec);
 }
 
 AlgorithmEntry doubleTreeAllReduceEntry() {
@@ -85,13 +100,13 @@ AlgorithmEntry doubleTreeAllReduceEntry() {
           "NCCL double binary tree: each half reduced up and broadcast down its own tree, pipelined",
           "2 (D + C - 1) (a + n/(2C) b) + about (D + C - 1) (n/C) g, D = tree depth, C = chunks per tree "
           "(estimate at p = 3)",
-          [](const GroupView& g, const CollectiveSpec&) { return doubleTreeAllReduce(g); },
+          [](const GroupView& g, const CollectiveSpec& spec) { return doubleTreeAllReduce(g, spec); },
           [](int p, double n, const CostModel& m) {
             if (p == 1) return 0.0;
             double c = doubleTreeChunks(n / 2), steps = pipelineSteps(p, n);
             return 2 * steps * (m.alpha + n / (2 * c) * m.beta) + steps * (n / c) * m.gamma;
           },
-          anyRankCount};
+          anyRankCount, true};
 }
 
 AlgorithmEntry doubleTreeBroadcastEntry() {
@@ -99,14 +114,14 @@ AlgorithmEntry doubleTreeBroadcastEntry() {
           "dbtree",
           "two trees rooted at the root each carry half of the buffer down, pipelined",
           "(D + C - 1) (a + n/(2C) b), D = tree depth, C = chunks per tree",
-          [](const GroupView& g, const CollectiveSpec& s) { return doubleTreeBroadcast(g, s.root); },
+          [](const GroupView& g, const CollectiveSpec& spec) { return doubleTreeBroadcast(g, spec); },
           [](int p, double n, const CostModel& m) {
             if (p == 1) return 0.0;
             double c = doubleTreeChunks(n / 2);
             if (p == 2) return m.alpha + n * m.beta;
             return pipelineSteps(p, n) * (m.alpha + n / (2 * c) * m.beta);
           },
-          anyRankCount};
+          anyRankCount, true};
 }
 
 } // namespace collsim

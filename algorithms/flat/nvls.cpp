@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "algorithms/core/chunk_loops.h"
 #include "algorithms/core/compose.h"
 #include "algorithms/core/pipeline.h"
 #include "algorithms/flat/mesh.h"
@@ -67,15 +68,17 @@ AlgorithmEntry nvlsAllGatherEntry() {
 }
 
 AlgorithmEntry nvlsAllReduceEntry() {
-  return {Collective::AllReduce, "nvls",
+  AlgorithmEntry e{Collective::AllReduce, "nvls",
           std::string("in-network reduce-scatter then multicast all-gather (NVLS, SHARP)") + kNeedsSwitch,
           "about 2 a + n b + (p-1)/p n g: n each way per device, slices overlapping",
-          [](const GroupView& g, const CollectiveSpec&) {
-            // In kSlices slices, pipelined: slice k's reduce-scatter (mostly
-            // uploads) overlaps slice k-1's all-gather (mostly downloads).
+          [](const GroupView& g, const CollectiveSpec& spec) {
+            // In slices (kSlices, or one per library chunk loop), pipelined:
+            // slice k's reduce-scatter (mostly uploads) overlaps slice k-1's
+            // all-gather (mostly downloads).
+            int slices = pipelinePieces(g, spec, kSlices);
             std::vector<std::vector<SchedulePtr>> stages;
-            for (int k = 0; k < kSlices; ++k) {
-              GroupView slice = g.sub(blockOf(g.count(), kSlices, k));
+            for (int k = 0; k < slices; ++k) {
+              GroupView slice = g.sub(blockOf(g.count(), slices, k));
               stages.emplace_back();
               stages.back().push_back(nvlsReduceScatter(slice));
               stages.back().push_back(nvlsAllGather(slice));
@@ -86,6 +89,8 @@ AlgorithmEntry nvlsAllReduceEntry() {
             return p > 1 ? 2 * m.alpha + n * m.beta + (p - 1.0) / p * n * m.gamma : 0;
           },
           anyRankCount};
+  e.pipelinesChunks = true;
+  return e;
 }
 
 } // namespace collsim

@@ -2,7 +2,7 @@
 
 namespace collsim {
 
-TreePipeline::TreePipeline(GroupView g, BinaryTree tree, Block range, int chunks, bool reduceUp)
+TreePipeline::TreePipeline(GroupView g, RootedTree tree, Block range, int chunks, bool reduceUp)
     : g_(std::move(g)), tree_(std::move(tree)), range_(range), chunks_(chunks), reduceUp_(reduceUp) {}
 
 Block TreePipeline::chunk(int k) const {

@@ -1,4 +1,4 @@
-// One binary tree moving one range of the buffer in C chunks, pipelined:
+// One tree moving one range of the buffer in C chunks, pipelined:
 //   up   (reduce):    in step k a rank reduces chunk k from its children
 //                     and sends chunk k-1 (now complete below it) upwards;
 //                     a leaf simply sends chunk k in step k.
@@ -15,7 +15,7 @@ namespace collsim {
 
 class TreePipeline final : public Schedule {
 public:
-  TreePipeline(GroupView g, BinaryTree tree, Block range, int chunks, bool reduceUp);
+  TreePipeline(GroupView g, RootedTree tree, Block range, int chunks, bool reduceUp);
   int ranks() const override { return g_.world(); }
   int stepCount(int rank) const override;
   void appendOps(int rank, int step, std::vector<Op>& out) const override;
@@ -26,7 +26,7 @@ private:
   Block chunk(int k) const;
 
   GroupView g_;
-  BinaryTree tree_;
+  RootedTree tree_;
   Block range_;
   int chunks_;
   bool reduceUp_;

@@ -1,6 +1,7 @@
 // Hierarchical algorithms as registry entries: names, level lookup, checks.
 #include <algorithm>
 
+#include "algorithms/core/chunk_loops.h"
 #include "algorithms/core/compose.h"
 #include "algorithms/core/pipeline.h"
 #include "algorithms/hierarchical/hierarchical.h"
@@ -86,15 +87,19 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
   e.op = op;
   e.name = name;
   e.summary = "hierarchical: " + c.intra + " inside servers, " + c.inter + " between them" +
-              (slices > 1 ? ", pipelined over " + std::to_string(slices) + " slices" : "");
+              (slices > 1 ? ", pipelined over " + std::to_string(slices) + " slices (a library: one per chunk loop)" : "");
   e.formula = "sum of the level algorithms' costs (see algorithms/hierarchical/" + std::string(collectiveName(op)) +
               "_hierarchical.cpp)";
   e.build = [op, lv, slices](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
     if (slices <= 1) return std::make_unique<SequenceSchedule>(phasesOf(op, lv, g, spec));
+    // Under a library, one slice per chunk loop: its chunks flow through the
+    // phases as through NCCL's NVLS-tree warps.
+    int pieces = pipelinePieces(g, spec, slices);
     std::vector<Phases> stages;
-    for (int k = 0; k < slices; ++k) stages.push_back(phasesOf(op, lv, g.sub(blockOf(g.count(), slices, k)), spec));
+    for (int k = 0; k < pieces; ++k) stages.push_back(phasesOf(op, lv, g.sub(blockOf(g.count(), pieces, k)), spec));
     return pipeline(std::move(stages));
   };
+  e.pipelinesChunks = slices > 1;
   e.cost = [lv](int p, double n, const CostModel& m) {
     double t = 0;
     for (const auto& level : lv.intra) t += level.cost(p, n, m);

@@ -15,10 +15,11 @@ namespace collsim {
 namespace {
 
 constexpr int kMaxEvaluations = 400;
-// Comparisons cost what their simulations cost: the budget is at most this
-// many simulated events (some 30 s on two cores), and at least
-// kMinEvaluations. Events, not seconds, so that a fit is the same on any machine.
-constexpr double kEventBudget = 6e8;
+// Comparisons cost what their simulations cost: the budget is this many
+// simulated events in all (some 20-30 s on two cores), or kMinEvaluations
+// comparisons like the first when that is more. Events, not seconds, so
+// that a fit is the same on any machine.
+constexpr double kEventBudget = 3e8;
 constexpr int kMinEvaluations = 40;
 constexpr double kSmallestStep = 1.0 / 64;
 
@@ -141,7 +142,9 @@ struct Fit {
   std::vector<Parameter> parameters;
   const CompareOptions& options;
   int evaluations = 0;
+  double spentEvents = 0;
 
+  bool spent(double untilEvents) const { return spentEvents >= untilEvents || evaluations >= kMaxEvaluations; }
   std::vector<std::string> assignments(const Point& at) const {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < parameters.size(); ++i)
@@ -154,21 +157,29 @@ struct Fit {
 
   // From `best`: each coordinate both ways (the two comparisons on two
   // threads), the better move taken; the step halves when no move helps;
-  // until the step is below kSmallestStep or `until` comparisons in all.
-  std::pair<Point, double> search(Point best, double bestScore, int until) {
-    for (double step = 0.25; step >= kSmallestStep && evaluations < until;) {
+  // until the step is below kSmallestStep or the comparisons have spent
+  // `untilEvents` simulated events in all.
+  std::pair<Point, double> search(Point best, double bestScore, double untilEvents) {
+    for (double step = 0.25; step >= kSmallestStep && !spent(untilEvents);) {
       bool moved = false;
-      for (std::size_t i = 0; i < best.size() && evaluations < until; ++i) {
+      for (std::size_t i = 0; i < best.size() && !spent(untilEvents); ++i) {
         Point up = best, down = best;
         up[i] = std::min(1.0, best[i] + step);
         down[i] = std::max(0.0, best[i] - step);
         double upScore = bestScore, downScore = bestScore;
+        std::uint64_t upEvents = 0, downEvents = 0;
         std::thread other([&] {
-          if (up[i] != best[i]) upScore = objective(compare(up));
+          if (up[i] == best[i]) return;
+          Comparison c = compare(up);
+          upScore = objective(c), upEvents = c.events;
         });
-        if (down[i] != best[i]) downScore = objective(compare(down));
+        if (down[i] != best[i]) {
+          Comparison c = compare(down);
+          downScore = objective(c), downEvents = c.events;
+        }
         other.join();
         evaluations += 2;
+        spentEvents += double(upEvents + downEvents);
         if (upScore < bestScore && upScore <= downScore) best = up, bestScore = upScore, moved = true;
         else if (downScore < bestScore) best = down, bestScore = downScore, moved = true;
       }
@@ -218,19 +229,21 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
   r.before = fit.compare(fileStart);
   fit.evaluations = 1;
-  const int budget = int(std::clamp(kEventBudget / double(std::max<std::uint64_t>(1, r.before.events)),
-                                    double(kMinEvaluations), double(kMaxEvaluations)));
+  fit.spentEvents = double(r.before.events);
+  const double budget = std::max(kEventBudget, kMinEvaluations * double(r.before.events));
   // From the file's values, then from three points across every range
   // (a quarter, a half, three quarters), a quarter of the budget each; the
   // best end wins (the error surface has shallow local minima along ridges
   // of coupled parameters).
   auto [best, bestScore] = fit.search(fileStart, objective(r.before), budget / 4);
   for (double u : {0.25, 0.5, 0.75}) {
-    if (fit.evaluations >= budget) break;
+    if (fit.spent(budget)) break;
     Point from(fit.parameters.size(), u);
-    double fromScore = objective(fit.compare(from));
+    Comparison start = fit.compare(from);
+    double fromScore = objective(start);
     ++fit.evaluations;
-    auto [end, endScore] = fit.search(from, fromScore, std::min(budget, fit.evaluations + budget / 4));
+    fit.spentEvents += double(start.events);
+    auto [end, endScore] = fit.search(from, fromScore, std::min(budget, fit.spentEvents + budget / 4));
     if (endScore < bestScore) best = end, bestScore = endScore;
   }
 
