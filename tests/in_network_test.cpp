@@ -95,6 +95,11 @@ TEST_CASE("nvls needs a switch that reduces") {
                        doctest::Contains("reduce: true"), InputError);
   ClusterSetup h100 = loadClusterFile(source("configs/clusters/dgx-h100-8.yaml"), {"hccs.reduce=true"});
   CHECK(requireAlgorithm(Collective::AllReduce, "nvls", h100.cluster, "--algo").name == "nvls");
+  // A hierarchy with an nvls level needs one too (AlgorithmEntry::needsReducingSwitch).
+  ClusterSetup p4d = loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {});
+  CHECK_THROWS_WITH_AS(requireAlgorithm(Collective::AllReduce, "hierpipe:nvls+ring", p4d.cluster, "--algo"),
+                       doctest::Contains("reduce: true"), InputError);
+  CHECK(requireAlgorithm(Collective::AllReduce, "hierpipe:ring+ring", p4d.cluster, "--algo").name == "hierpipe:ring+ring");
   CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"hccs.reduce=true"}),
                        doctest::Contains("only goes with shape: switch"), ConfigError);
 }

@@ -40,6 +40,8 @@ struct AlgorithmEntry {
   // Pipelines the buffer in pieces of its own (spec.chunkBytes) instead of
   // running in a library's chunk loops (algorithms/core/chunk_loops.h).
   bool pipelinesChunks = false;
+  // Needs a switch that reduces and multicasts (nvls, or a hierarchy with it).
+  bool needsReducingSwitch = false;
 };
 
 // The schedule of `entry` over every rank of `spec` and its whole buffer.

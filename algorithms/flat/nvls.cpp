@@ -52,19 +52,23 @@ constexpr const char* kNeedsSwitch = " (needs a switch that reduces: hccs {shape
 } // namespace
 
 AlgorithmEntry nvlsReduceScatterEntry() {
-  return {Collective::ReduceScatter, "nvls",
+  AlgorithmEntry e{Collective::ReduceScatter, "nvls",
           std::string("mesh reduce-scatter whose sends the switch adds up in the network") + kNeedsSwitch,
           "a + n b + (p-1)/p n g: (p-1)/p n up to the switch, then the sum of n/p down",
           [](const GroupView& g, const CollectiveSpec&) { return nvlsReduceScatter(g); },
           [](int p, double n, const CostModel& m) { return oneWay(p, n, m) + (p - 1.0) / p * n * m.gamma; },
           anyRankCount};
+  e.needsReducingSwitch = true;
+  return e;
 }
 
 AlgorithmEntry nvlsAllGatherEntry() {
-  return {Collective::AllGather, "nvls",
+  AlgorithmEntry e{Collective::AllGather, "nvls",
           std::string("mesh all-gather whose sends the switch multicasts from one upload") + kNeedsSwitch,
           "a + n b: n/p up once, then (p-1)/p n of copies down",
           [](const GroupView& g, const CollectiveSpec&) { return nvlsAllGather(g); }, oneWay, anyRankCount};
+  e.needsReducingSwitch = true;
+  return e;
 }
 
 AlgorithmEntry nvlsAllReduceEntry() {
@@ -90,6 +94,7 @@ AlgorithmEntry nvlsAllReduceEntry() {
           },
           anyRankCount};
   e.pipelinesChunks = true;
+  e.needsReducingSwitch = true;
   return e;
 }
 

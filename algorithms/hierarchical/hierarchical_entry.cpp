@@ -100,6 +100,8 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
     return pipeline(std::move(stages));
   };
   e.pipelinesChunks = slices > 1;
+  for (const auto* level : {&lv.intra, &lv.inter})
+    for (const AlgorithmEntry& l : *level) e.needsReducingSwitch = e.needsReducingSwitch || l.needsReducingSwitch;
   e.cost = [lv](int p, double n, const CostModel& m) {
     double t = 0;
     for (const auto& level : lv.intra) t += level.cost(p, n, m);

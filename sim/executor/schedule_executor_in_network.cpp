@@ -1,6 +1,7 @@
 // In-network reduction and multicast for the schedule executor: sends that a
 // switch combines (schedule.h, InNetwork) take two legs through it.
 #include <algorithm>
+#include <cassert>
 
 #include "sim/executor/schedule_executor.h"
 
@@ -93,9 +94,11 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
     for (std::uint32_t part : parts) receiverGot(part);
     return;
   }
-  default:
-    return;
+  case Leg::Direct:
+  case Leg::MulticastCopy:
+    break;
   }
+  assert(false && "deliver() relays only the legs through a switch");
 }
 
 } // namespace collsim

@@ -20,9 +20,8 @@ ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const
     return r;
   }
   // In-network algorithms (alone or as a hierarchy's part) need a switch that reduces.
-  bool inNetwork = name == "nvls" || name.find("nvls+") != std::string::npos || name.find(":nvls") != std::string::npos;
   bool reducing = std::any_of(cluster.nodes.begin(), cluster.nodes.end(), [](const ClusterNode& n) { return n.reduces; });
-  if (inNetwork && !reducing) {
+  if (entry->needsReducingSwitch && !reducing) {
     r.problem = name + " needs a switch that reduces and multicasts (hccs: {shape: switch, reduce: true}); " +
                 cluster.name + " has none";
     return r;
