@@ -16,6 +16,7 @@ layers=(
   sim/selector        # selector rules, grids, scores, baselines
   sim/scenario        # scenarios and studies
   sim/hccl            # HCCL environment settings
+  sim/nccl            # NCCL environment settings
   sim/validation      # measured benchmark logs against predictions
   sim/cli             # the command lines
 )

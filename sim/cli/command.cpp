@@ -10,8 +10,10 @@
 #include "sim/cli/output_file.h"
 #include "sim/cli/study_journal.h"
 #include "sim/core/parallel.h"
+#include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/hccl/apply_settings.h"
+#include "sim/nccl/nccl_env.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -86,8 +88,18 @@ Bytes optionBytes(const std::string& option, const std::string& value) {
 }
 
 void addEnvOptions(CLI::App* cmd, EnvOptions& o) {
-  cmd->add_option("--env-file", o.file, "HCCL settings from a shell script (export HCCL_...=...)");
-  cmd->add_flag("--env", o.process, "HCCL settings from this process's environment (HCCL_*)");
+  cmd->add_option("--env-file", o.file, "HCCL/NCCL settings from a shell script (export HCCL_...=..., NCCL_...=...)");
+  cmd->add_flag("--env", o.process, "HCCL/NCCL settings from this process's environment (HCCL_*, NCCL_*)");
+}
+
+void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::vector<std::string>& sets,
+                  std::vector<std::string>& algorithms, CliStreams io) {
+  if (env.file.empty() && !env.process) return;
+  const Cluster cluster = loadClusterFile(clusterFile, sets).cluster;
+  NcclSettings n = interpretNcclSettings(gatherHcclSettings(env.file, env.process, cluster.ranks()), cluster.servers);
+  for (const auto& notice : n.notices) io.err << "collsim: note: " << notice << '\n';
+  if (!n.algorithms.empty()) algorithms = n.algorithms;
+  sets.insert(sets.end(), n.overrides.begin(), n.overrides.end());
 }
 
 void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices) {

@@ -64,12 +64,18 @@ struct OutputOptions {
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
 
-// --env-file FILE and --env: HCCL settings for run, perf and select.
+// --env-file FILE and --env: HCCL settings for run, perf and select; NCCL
+// settings for perf, compare and calibrate.
 struct EnvOptions {
   std::string file;
   bool process = false;
 };
 void addEnvOptions(CLI::App* cmd, EnvOptions& o);
+// The NCCL_* settings of `env` (sim/nccl/nccl_env.h) for the cluster file
+// under `sets`: their overrides are appended to `sets`, NCCL_ALGO's
+// algorithms replace `algorithms`. One notice per variable on standard error.
+void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::vector<std::string>& sets,
+                  std::vector<std::string>& algorithms, CliStreams io);
 // Applies the HCCL settings to a scenario (algorithm, loops, segment, intra-
 // server RoCE; a training study's bucket, overlap and pipeline), printing
 // one notice per variable on standard error if `notices`.

@@ -15,6 +15,7 @@ namespace {
 struct CalibrateCliOptions {
   std::string measured, cluster, out, algo = "ring", op, minBytes = "64KiB", format = "table";
   std::vector<std::string> sets, fit;
+  EnvOptions env;
   int channels = 1;
 };
 
@@ -30,13 +31,17 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   MeasuredCurve curve = readMeasuredCurve(o.measured);
   Collective op = curve.op;
   if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  // NCCL settings are part of what is fitted: the calibrated file keeps them.
+  std::vector<std::string> sets = o.sets, algorithms{o.algo};
+  applyNcclEnv(o.env, o.cluster, sets, algorithms, io);
   CalibrateOptions options;
   options.fit = o.fit;
-  options.compare.algorithm = o.algo;
+  options.compare.algorithm.clear();
+  for (const auto& a : algorithms) options.compare.algorithm += (options.compare.algorithm.empty() ? "" : ",") + a;
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.compare.channels = o.channels;
   io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
-  CalibrationResult r = calibrate(curve, op, o.cluster, o.sets, options);
+  CalibrationResult r = calibrate(curve, op, o.cluster, sets, options);
   if (out) writeOutputFiles({{*out, r.yaml}});
   std::string name = o.cluster + " (calibrated)";
   if (o.format == "json") {
@@ -77,6 +82,7 @@ Command addCalibrateCommand(CLI::App& app) {
   cmd->add_option("--min-bytes", o->minBytes, "fit sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key before fitting: --set servers=4");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }
 

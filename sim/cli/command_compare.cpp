@@ -12,6 +12,7 @@ namespace {
 struct CompareCliOptions {
   std::string measured, cluster, algo = "ring", op, minBytes = "64KiB", format = "table";
   std::vector<std::string> sets;
+  EnvOptions env;
   int channels = 1;
 };
 
@@ -23,9 +24,12 @@ int run(const CompareCliOptions& o, CliStreams io) {
   if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   if (o.op.empty() && !curve.opKnown)
     io.err << "collsim: note: " << curve.source << " does not name its operation; comparing as allreduce (--op)\n";
-  ClusterSetup setup = loadClusterFile(o.cluster, o.sets);
+  std::vector<std::string> sets = o.sets, algorithms{o.algo};
+  applyNcclEnv(o.env, o.cluster, sets, algorithms, io);
+  ClusterSetup setup = loadClusterFile(o.cluster, sets);
   CompareOptions options;
-  options.algorithm = o.algo;
+  options.algorithm.clear();
+  for (const auto& a : algorithms) options.algorithm += (options.algorithm.empty() ? "" : ",") + a;
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
   Comparison c = compareWithMeasured(curve, op, setup, options);
@@ -50,6 +54,7 @@ Command addCompareCommand(CLI::App& app) {
   cmd->add_option("--min-bytes", o->minBytes, "compare sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=4");
   cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }
 

@@ -27,7 +27,9 @@ struct PerfOptions {
 
 int perf(const PerfOptions& p, CliStreams io) {
   Scenario s;
-  ClusterSetup setup = loadClusterFile(p.cluster, p.output.sets);
+  std::vector<std::string> sets = p.output.sets, ncclAlgorithms;
+  applyNcclEnv(p.env, p.cluster, sets, ncclAlgorithms, io);
+  ClusterSetup setup = loadClusterFile(p.cluster, sets);
   s.cluster = std::move(setup.cluster);
   s.roce = std::move(setup.roce);
   s.library = std::move(setup.library);
@@ -51,8 +53,9 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.simulation.verify = p.verify;
   if (!parseFidelity(p.fidelity, s.simulation.fidelity)) throw UsageError("--fidelity: '" + p.fidelity + "' is not a network model (" + describeNetworkModels() + ")");
   std::vector<std::string> requested = s.algorithms;
+  if (!ncclAlgorithms.empty()) s.algorithms = ncclAlgorithms;
   applyHcclEnv(p.env, s, io);
-  if (s.algorithms != requested) { // the header names what runs, after HCCL settings
+  if (s.algorithms != requested) { // the header names what runs, after HCCL and NCCL settings
     s.name = p.op;
     for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
   }

@@ -62,11 +62,13 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
   }
   if (auto v = node->find("protocol")) {
     m.protocol = v->text();
-    if (m.protocol != "auto" && !m.find(m.protocol)) {
+    if (std::string unknown = m.unknownProtocols(); !unknown.empty()) {
       std::string names = "auto";
       for (const auto& q : m.protocols) names += ", " + q.name;
-      v->fail("library " + m.name + " has no protocol " + m.protocol + " (protocols: " + names + ")");
+      v->fail("library " + m.name + " has no protocol " + unknown + " (protocols: " + names +
+              "; a list: A,B; all but: ^A)");
     }
+    if (m.candidates().empty()) v->fail("'" + m.protocol + "' leaves library " + m.name + " no protocol");
   }
   return m;
 }

@@ -104,7 +104,8 @@ std::vector<EnvSetting> readProcessEnv() {
   for (char** e = environ; e && *e; ++e) {
     std::string kv = *e;
     auto eq = kv.find('=');
-    if (kv.rfind("HCCL_", 0) == 0 && eq != std::string::npos) out.push_back({kv.substr(0, eq), kv.substr(eq + 1), "environment"});
+    bool library = kv.rfind("HCCL_", 0) == 0 || kv.rfind("NCCL_", 0) == 0;
+    if (library && eq != std::string::npos) out.push_back({kv.substr(0, eq), kv.substr(eq + 1), "environment"});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;

@@ -31,7 +31,7 @@ struct EnvSetting {
 std::vector<EnvSetting> readEnvFile(const std::string& file, int worldSize);
 // The same from text; `file` names it in errors.
 std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& file, int worldSize);
-// The HCCL_* variables of this process.
+// The HCCL_* and NCCL_* variables of this process (sim/nccl reads the latter).
 std::vector<EnvSetting> readProcessEnv();
 
 struct HcclSettings {

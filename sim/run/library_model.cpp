@@ -64,11 +64,42 @@ const ProtocolModel* LibraryModel::find(const std::string& protocolName) const {
   return nullptr;
 }
 
+namespace {
+
+// The names of a protocol list, and whether it excludes them ("^A,B").
+std::vector<std::string> listedProtocols(const std::string& list, bool& excluded) {
+  excluded = !list.empty() && list.front() == '^';
+  std::vector<std::string> names;
+  std::size_t start = excluded ? 1 : 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    names.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return names;
+}
+
+} // namespace
+
 std::vector<const ProtocolModel*> LibraryModel::candidates() const {
   std::vector<const ProtocolModel*> out;
-  for (const auto& p : protocols)
-    if (protocol == "auto" || p.name == protocol) out.push_back(&p);
+  bool excluded = false;
+  std::vector<std::string> names = listedProtocols(protocol, excluded);
+  for (const auto& p : protocols) {
+    bool listed = std::find(names.begin(), names.end(), p.name) != names.end();
+    if (protocol == "auto" || listed != excluded) out.push_back(&p);
+  }
   return out;
+}
+
+std::string LibraryModel::unknownProtocols() const {
+  if (protocol == "auto") return {};
+  bool excluded = false;
+  std::string unknown;
+  for (const auto& name : listedProtocols(protocol, excluded))
+    if (!find(name)) unknown += (unknown.empty() ? "" : ", ") + (name.empty() ? std::string("''") : name);
+  return unknown;
 }
 
 int LibraryModel::channelsFor(const ProtocolModel& p, Bytes bytes, int ranks) const {

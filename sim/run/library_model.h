@@ -49,12 +49,16 @@ struct LibraryModel {
   Time launch = 0;            // per collective: kernel launch, enqueue
   int channels = 1;           // the most (NCCL_MAX_NCHANNELS)
   int minChannels = 1;        // NCCL_MIN_NCHANNELS
+  // "auto", one protocol, a list ("LL,LL128") or all but a list ("^LL128"),
+  // as NCCL_PROTO takes them.
   std::string protocol = "auto";
   std::vector<ProtocolModel> protocols; // empty: ideal
   bool ideal() const { return protocols.empty(); }
   const ProtocolModel* find(const std::string& protocolName) const;
-  // The protocols to try: all, or the fixed one.
+  // The protocols `protocol` allows, in the library's order.
   std::vector<const ProtocolModel*> candidates() const;
+  // The names in `protocol` that are none of the library's ("" when all are).
+  std::string unknownProtocols() const;
   // How many channels `protocol` uses for `bytes` on `ranks` ranks.
   int channelsFor(const ProtocolModel& protocol, Bytes bytes, int ranks) const;
 };

@@ -1,0 +1,129 @@
+#include "sim/nccl/nccl_env.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "sim/config/config_node.h"
+#include "sim/core/units.h"
+
+namespace collsim {
+namespace {
+
+[[noreturn]] void bad(const EnvSetting& s, const std::string& why) {
+  throw ConfigError(s.origin + ": " + s.name + "=" + s.value + ": " + why);
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return text;
+}
+
+std::vector<std::string> commaList(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+// NCCL_PROTO: LL, LL128, Simple (any case), a list, or ^list for all but.
+std::string protocolOverride(const EnvSetting& s) {
+  static const std::map<std::string, std::string> names = {{"ll", "LL"}, {"ll128", "LL128"}, {"simple", "Simple"}};
+  bool excluded = !s.value.empty() && s.value.front() == '^';
+  std::vector<std::string> listed;
+  for (const auto& n : commaList(s.value.substr(excluded ? 1 : 0))) {
+    auto it = names.find(lower(n));
+    if (it == names.end()) bad(s, "'" + n + "' is not LL, LL128 or Simple");
+    listed.push_back(it->second);
+  }
+  return (excluded ? "^" : "") + join(listed);
+}
+
+// NCCL_ALGO: Ring, Tree, NVLS (any case), a list, or ^list for all but.
+std::vector<std::string> algorithms(const EnvSetting& s, int servers, std::vector<std::string>& unmodelled) {
+  const std::string nvls = servers > 1 ? "hierpipe:nvls+ring" : "nvls";
+  const std::vector<std::pair<std::string, std::string>> modelled = {{"ring", "ring"}, {"tree", "tree"}, {"nvls", nvls}};
+  const std::vector<std::string> known = {"collnetdirect", "collnetchain", "nvlstree", "pat"};
+  bool excluded = !s.value.empty() && s.value.front() == '^';
+  std::vector<std::string> listed;
+  for (const auto& n : commaList(s.value.substr(excluded ? 1 : 0))) {
+    std::string key = lower(n);
+    bool isModelled = std::any_of(modelled.begin(), modelled.end(), [&](const auto& m) { return m.first == key; });
+    if (!isModelled && std::find(known.begin(), known.end(), key) == known.end())
+      bad(s, "'" + n + "' is not an NCCL algorithm (Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT)");
+    if (!isModelled) unmodelled.push_back(n);
+    listed.push_back(key);
+  }
+  std::vector<std::string> out;
+  for (const auto& [key, name] : modelled)
+    if ((std::find(listed.begin(), listed.end(), key) != listed.end()) != excluded) out.push_back(name);
+  if (out.empty()) bad(s, "leaves none of the algorithms collsim models (Ring, Tree, NVLS)");
+  return out;
+}
+
+int channelCount(const EnvSetting& s) {
+  std::size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(s.value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.value.size() || v < 1 || v > 256) bad(s, "not a whole number 1..256");
+  return v;
+}
+
+} // namespace
+
+NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int servers) {
+  NcclSettings n;
+  auto note = [&](const EnvSetting& s, const std::string& what) {
+    n.notices.push_back(s.origin + ": " + s.name + "=" + s.value + ": " + what);
+  };
+  for (const EnvSetting& s : settings) {
+    if (s.name.rfind("NCCL_", 0) != 0) continue;
+    if (s.name == "NCCL_PROTO") {
+      std::string list = protocolOverride(s);
+      n.overrides.push_back("library.protocol=" + list);
+      note(s, "the library runs " + list + " (library.protocol)");
+    } else if (s.name == "NCCL_ALGO") {
+      std::vector<std::string> unmodelled;
+      n.algorithms = algorithms(s, servers, unmodelled);
+      note(s, "runs " + join(n.algorithms) + " (compare and calibrate take the fastest per size)" +
+                  (unmodelled.empty() ? "" : "; not modelled, left out: " + join(unmodelled)));
+    } else if (s.name == "NCCL_MAX_NCHANNELS") {
+      n.overrides.push_back("library.channels=" + std::to_string(channelCount(s)));
+      note(s, "at most " + s.value + " channels (library.channels)");
+    } else if (s.name == "NCCL_MIN_NCHANNELS") {
+      n.overrides.push_back("library.min_channels=" + std::to_string(channelCount(s)));
+      note(s, "at least " + s.value + " channels (library.min_channels)");
+    } else if (s.name == "NCCL_BUFFSIZE") {
+      // Simple's buffer holds NCCL_STEPS = 8 steps; a ring chunk is 4 of them.
+      Bytes buffer = 0;
+      try {
+        buffer = Bytes(std::stoull(s.value));
+      } catch (const std::exception&) {
+        bad(s, "not a number of bytes");
+      }
+      if (buffer < 8 || buffer % 8 || std::to_string(buffer) != s.value) bad(s, "not a whole number of bytes, a multiple of 8");
+      n.overrides.push_back("library.protocols.Simple.chunk=" + std::to_string(buffer / 2));
+      note(s, "Simple moves chunks of " + formatBytes(buffer / 2) + " (half the buffer: 4 of its 8 steps)");
+    } else {
+      note(s, "no effect on simulated time");
+    }
+  }
+  return n;
+}
+
+} // namespace collsim
