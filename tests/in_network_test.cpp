@@ -12,6 +12,7 @@
 #include "sim/network/link_network.h"
 #include "sim/executor/schedule_executor.h"
 #include "sim/run/resolve_algorithm.h"
+#include "topologies/multi_server.h"
 
 using namespace collsim;
 using namespace collsim::testing;
@@ -28,14 +29,25 @@ Cluster switchServer(bool reduces) {
   return buildServer(p);
 }
 
+// Four servers of one device each, whose RoCE ports (12 GB/s, 1 us) meet at
+// one fabric switch: the same links as switchServer, between servers.
+Cluster switchFabric(bool reduces) {
+  ClusterParams p;
+  p.servers = 4;
+  p.server.devices = 1;
+  p.nic.roce = {12'000'000'000ULL, 1'000'000};
+  p.fabric.reduces = reduces;
+  return buildCluster(p);
+}
+
 struct Run {
   ExecutionResult result;
   Bytes down = 0; // bytes the switch sent down to devices
 };
 
-Run run(Collective op, bool reduces, std::uint64_t bytes) {
-  Cluster c = switchServer(reduces);
-  AlgorithmEntry nvls = *findAlgorithm(op, "nvls");
+Run run(Collective op, bool reduces, std::uint64_t bytes, bool fabric = false) {
+  Cluster c = fabric ? switchFabric(reduces) : switchServer(reduces);
+  AlgorithmEntry nvls = *findAlgorithm(op, fabric ? "sharp" : "nvls");
   CollectiveSpec spec{op, 4, bytes / 4, 4, 0, 0};
   SchedulePtr s = buildSchedule(nvls, spec);
   EventEngine engine;
@@ -87,6 +99,33 @@ TEST_CASE("through a reducing switch: reduce-scatter and all-gather in 2 latenci
   CHECK(reduced.result.bytesReceived == reduced.result.bytesSent);
   // The switch merges a whole message before passing it on (real switches
   // reduce packet by packet): a gap the time shows, see README.
+}
+
+TEST_CASE("through a fabric switch that reduces (SHARP), between servers: exact, with RoCE framing") {
+  // The links of switchServer, now RoCE ports to a fabric switch, so the
+  // derivation above holds with framed blocks: 12,000 B go as 12 packets of
+  // at most 1,024 B, each with 82 B of framing, plus the write's 16 B RETH:
+  // 13,000 B on the wire, 1,083,333.3 ps at 12 GB/s, rounded up to whole
+  // picoseconds. Reduce-scatter and all-gather each take four of them on
+  // the critical path and two latencies: 4 x 1,083,334 + 2,000,000 ps.
+  const Time expected = 4 * 1'083'334 + 2'000'000;
+  CHECK(run(Collective::ReduceScatter, true, 48'000, true).result.finish == expected);
+  CHECK(run(Collective::ReduceScatter, true, 48'000, true).down == 4 * 12'000);
+  CHECK(run(Collective::ReduceScatter, false, 48'000, true).down == 4 * 3 * 12'000);
+  CHECK(run(Collective::AllGather, true, 48'000, true).result.finish == expected);
+  Run reduced = run(Collective::AllReduce, true, 480'000, true), plain = run(Collective::AllReduce, false, 480'000, true);
+  CHECK(reduced.down == 4 * 480'000);
+  CHECK(plain.down == 4 * 480'000 * 3 / 2);
+}
+
+TEST_CASE("sharp needs a fabric switch that reduces, which only a single switch can be") {
+  ClusterSetup h100 = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {});
+  CHECK_THROWS_WITH_AS(requireAlgorithm(Collective::AllReduce, "hier:nvls+sharp", h100.cluster, "--algo"),
+                       doctest::Contains("fabric: {type: switch, reduce: true}"), InputError);
+  ClusterSetup sharp = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"fabric.reduce=true"});
+  CHECK(requireAlgorithm(Collective::AllReduce, "hierpipe:nvls+sharp", sharp.cluster, "--algo").name == "hierpipe:nvls+sharp");
+  CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/atlas-16x8-leafspine.yaml"), {"fabric.reduce=true"}),
+                       doctest::Contains("only goes with type: switch"), ConfigError);
 }
 
 TEST_CASE("nvls needs a switch that reduces") {

@@ -97,6 +97,7 @@ Cluster buildCluster(const ClusterParams& p) {
   switch (p.fabric.kind) {
   case FabricKind::Switch: {
     Vertex sw = graph::addNode(g, NodeKind::Switch, "switch");
+    g[sw].reduces = p.fabric.reduces;
     for (const auto& server : ports)
       for (Vertex port : server) graph::addLink(g, port, sw, p.nic.roce, "roce");
     break;

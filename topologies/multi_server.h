@@ -5,7 +5,8 @@
 // straight to the fabric), or `count` per server shared by its devices over
 // PCIe (device d uses NIC d mod count).
 // Fabrics:
-//  switch      every NIC on one switch
+//  switch      every NIC on one switch (reduces: SHARP, in-network reduction
+//              between servers)
 //  leaf-spine  servers_per_leaf servers' NICs on each leaf; every leaf has
 //              one uplink to every spine, each of bandwidth
 //              (leaf downlink bandwidth) / (oversubscription x spines), so
@@ -37,6 +38,7 @@ struct FabricParams {
   int spines = 1;         // leaf-spine, rail
   double oversubscription = 1;
   Time uplinkLatency = 0;
+  bool reduces = false; // switch only: it reduces and multicasts (InfiniBand SHARP)
 };
 
 struct ClusterParams {

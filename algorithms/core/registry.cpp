@@ -32,8 +32,9 @@ SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spe
 }
 
 const std::vector<AlgorithmEntry>& inNetworkRegistry() {
-  static const std::vector<AlgorithmEntry> entries = {nvlsAllReduceEntry(), nvlsReduceScatterEntry(),
-                                                      nvlsAllGatherEntry()};
+  static const std::vector<AlgorithmEntry> entries = {
+      nvlsAllReduceEntry(), nvlsReduceScatterEntry(), nvlsAllGatherEntry(),
+      sharpEntry(nvlsAllReduceEntry()), sharpEntry(nvlsReduceScatterEntry()), sharpEntry(nvlsAllGatherEntry())};
   return entries;
 }
 

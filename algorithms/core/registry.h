@@ -40,16 +40,18 @@ struct AlgorithmEntry {
   // Pipelines the buffer in pieces of its own (spec.chunkBytes) instead of
   // running in a library's chunk loops (algorithms/core/chunk_loops.h).
   bool pipelinesChunks = false;
-  // Needs a switch that reduces and multicasts (nvls, or a hierarchy with it).
+  // Needs a server switch that reduces and multicasts (nvls, or a hierarchy
+  // with it), or a fabric switch that does (sharp).
   bool needsReducingSwitch = false;
+  bool needsReducingFabric = false;
 };
 
 // The schedule of `entry` over every rank of `spec` and its whole buffer.
 SchedulePtr buildSchedule(const AlgorithmEntry& entry, const CollectiveSpec& spec);
 
 const std::vector<AlgorithmEntry>& algorithmRegistry();
-// Algorithms that need a switch which reduces and multicasts (nvls): found
-// by name, never part of "all" (elsewhere they would run as plain meshes).
+// Algorithms that need a switch which reduces and multicasts (nvls, sharp):
+// found by name, never part of "all" (elsewhere they would run as plain meshes).
 const std::vector<AlgorithmEntry>& inNetworkRegistry();
 // The flat algorithm `name` for `op`, or a hierarchical one named
 // "hier:INTRA+INTER" (also "hierpipe:..." and HCCL's

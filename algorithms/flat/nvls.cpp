@@ -73,7 +73,7 @@ AlgorithmEntry nvlsAllGatherEntry() {
 
 AlgorithmEntry nvlsAllReduceEntry() {
   AlgorithmEntry e{Collective::AllReduce, "nvls",
-          std::string("in-network reduce-scatter then multicast all-gather (NVLS, SHARP)") + kNeedsSwitch,
+          std::string("in-network reduce-scatter then multicast all-gather") + kNeedsSwitch,
           "about 2 a + n b + (p-1)/p n g: n each way per device, slices overlapping",
           [](const GroupView& g, const CollectiveSpec& spec) {
             // In slices (kSlices, or one per library chunk loop), pipelined:
@@ -95,6 +95,16 @@ AlgorithmEntry nvlsAllReduceEntry() {
           anyRankCount};
   e.pipelinesChunks = true;
   e.needsReducingSwitch = true;
+  return e;
+}
+
+AlgorithmEntry sharpEntry(const AlgorithmEntry& nvls) {
+  AlgorithmEntry e = nvls;
+  e.name = "sharp";
+  std::string summary = nvls.summary.substr(0, nvls.summary.find(kNeedsSwitch));
+  e.summary = summary + " (SHARP: in the fabric's switch, which must reduce: fabric {type: switch, reduce: true})";
+  e.needsReducingSwitch = false;
+  e.needsReducingFabric = true;
   return e;
 }
 

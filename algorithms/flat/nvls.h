@@ -10,8 +10,10 @@
 //
 // As a schedule these are the mesh algorithms (the checker and the real
 // transports run them as such); only a simulated network with a reducing
-// switch between the ranks (`hccs: {shape: switch, reduce: true}`) combines
-// the sends.
+// switch between the ranks combines the sends: a server's (`hccs: {shape:
+// switch, reduce: true}`, NVLS) between its devices, the fabric's (`fabric:
+// {type: switch, reduce: true}`, SHARP) between servers. "sharp" names the
+// same algorithms for the level between servers (hier:nvls+sharp).
 #pragma once
 
 #include "algorithms/core/registry.h"
@@ -21,5 +23,7 @@ namespace collsim {
 AlgorithmEntry nvlsReduceScatterEntry();
 AlgorithmEntry nvlsAllGatherEntry();
 AlgorithmEntry nvlsAllReduceEntry();
+// `nvls` as "sharp": reduced in the fabric's switch, between servers.
+AlgorithmEntry sharpEntry(const AlgorithmEntry& nvls);
 
 } // namespace collsim

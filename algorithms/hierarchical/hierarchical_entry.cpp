@@ -101,7 +101,10 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
   };
   e.pipelinesChunks = slices > 1;
   for (const auto* level : {&lv.intra, &lv.inter})
-    for (const AlgorithmEntry& l : *level) e.needsReducingSwitch = e.needsReducingSwitch || l.needsReducingSwitch;
+    for (const AlgorithmEntry& l : *level) {
+      e.needsReducingSwitch = e.needsReducingSwitch || l.needsReducingSwitch;
+      e.needsReducingFabric = e.needsReducingFabric || l.needsReducingFabric;
+    }
   e.cost = [lv](int p, double n, const CostModel& m) {
     double t = 0;
     for (const auto& level : lv.intra) t += level.cost(p, n, m);

@@ -117,9 +117,15 @@ NicParams loadNic(const ConfigNode& node) {
 FabricParams loadFabric(const std::optional<ConfigNode>& node) {
   FabricParams f;
   if (!node) return f; // one switch
-  node->allowOnly({"type", "servers_per_leaf", "spines", "oversubscription", "uplink_latency"});
+  node->allowOnly({"type", "servers_per_leaf", "spines", "oversubscription", "uplink_latency", "reduce"});
   ConfigNode type = node->at("type");
   parseFabricKind(type.choice({"switch", "leaf-spine", "rail"}), f.kind);
+  if (auto reduce = node->find("reduce")) {
+    // SHARP across leaves and spines is a tree of aggregating switches,
+    // which collsim does not model.
+    if (f.kind != FabricKind::Switch) reduce->fail("'reduce' only goes with type: switch (one switch that reduces)");
+    f.reduces = reduce->boolean();
+  }
   if (f.kind == FabricKind::Switch) {
     for (const char* key : {"servers_per_leaf", "spines", "oversubscription", "uplink_latency"})
       if (auto k = node->find(key)) k->fail(std::string("'") + key + "' does not go with a single switch");

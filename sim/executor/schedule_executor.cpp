@@ -42,9 +42,12 @@ ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const 
   reduceFreeAt_.assign(std::size_t(ranks_), 0);
   for (int node : cluster.rankNode) rankServer_.push_back(cluster.nodes[std::size_t(node)].server);
   reducingSwitchOfServer_.assign(std::size_t(std::max(1, cluster.servers)), -1);
-  for (std::size_t n = 0; n < cluster.nodes.size(); ++n)
-    if (cluster.nodes[n].reduces && cluster.nodes[n].server >= 0 && cluster.nodes[n].server < cluster.servers)
-      reducingSwitchOfServer_[std::size_t(cluster.nodes[n].server)] = int(n);
+  for (std::size_t n = 0; n < cluster.nodes.size(); ++n) {
+    if (!cluster.nodes[n].reduces) continue;
+    int server = cluster.nodes[n].server;
+    if (server >= 0 && server < cluster.servers) reducingSwitchOfServer_[std::size_t(server)] = int(n);
+    else if (server < 0) reducingFabricSwitch_ = int(n);
+  }
   waiters_.resize(lanes_.size());
   result_.rankFinish.assign(std::size_t(ranks_), 0);
 }

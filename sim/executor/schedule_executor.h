@@ -14,8 +14,9 @@
 // When all operations of a step have completed, the next step begins.
 //
 // Sends marked for in-network reduction or multicast (schedule.h,
-// InNetwork) between devices of a server whose switch reduces go through
-// that switch (schedule_executor_in_network.cpp): contributions wait there
+// InNetwork) between devices of a server whose switch reduces (NVLS), or of
+// two servers whose fabric switch reduces (SHARP), go through that switch
+// (schedule_executor_in_network.cpp): contributions wait there
 // until the group is complete and travel on as one message; a multicast is
 // uploaded once and copied to each destination. Elsewhere they are plain sends.
 #pragma once
@@ -153,6 +154,7 @@ private:
   Bytes wireBytes(Bytes data) const; // with the protocol's flags
   // In-network sends (schedule_executor_in_network.cpp).
   int reducingSwitch(int rank, const Op& op) const; // -1: a plain send
+  int switchBetween(int a, int b) const;             // the reducing switch ranks a and b meet at, or -1
   void sendThroughSwitch(std::uint32_t lane, const Op& op, int switchNode, InFlight message, Bytes wire,
                          std::vector<std::pair<const Op*, std::uint32_t>>& stepMulticasts);
   void relay(std::uint32_t cookie);
@@ -172,6 +174,7 @@ private:
   std::unordered_map<std::uint64_t, PairState> pairs_;
   IndexPool<InFlight> inFlight_; // sends on the network, by cookie
   std::vector<int> reducingSwitchOfServer_; // node index, -1 none
+  int reducingFabricSwitch_ = -1;           // between servers (SHARP), -1 none
   IndexPool<Merge> merges_;
   std::unordered_map<std::uint64_t, std::uint32_t> openMerges_; // (destination lane, round) -> merge
   IndexPool<Multicast> multicasts_;

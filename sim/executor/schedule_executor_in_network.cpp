@@ -7,11 +7,17 @@
 
 namespace collsim {
 
+// Devices of one server meet at its switch (NVLS); devices of different
+// servers at the fabric's switch (SHARP).
+int ScheduleExecutor::switchBetween(int a, int b) const {
+  int server = rankServer_[std::size_t(a)];
+  if (server >= 0 && server == rankServer_[std::size_t(b)]) return reducingSwitchOfServer_[std::size_t(server)];
+  return reducingFabricSwitch_;
+}
+
 int ScheduleExecutor::reducingSwitch(int rank, const Op& op) const {
   if (op.net == InNetwork::None || op.group == 0) return -1;
-  int server = rankServer_[std::size_t(rank)];
-  if (server < 0 || server != rankServer_[std::size_t(op.peer)]) return -1;
-  return reducingSwitchOfServer_[std::size_t(server)];
+  return switchBetween(rank, op.peer);
 }
 
 // Reduce: the contribution goes up to the switch, which waits for its whole
@@ -75,11 +81,11 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
       created.expected = m.group;
       created.arrived = 0;
       created.parts.clear();
+      // Where the first contribution went: the others of a group go there too.
+      created.switchNode = switchBetween(lanes_[m.srcLane].rank, lanes_[m.dstLane].rank);
     }
     std::uint32_t index = it->second;
     Merge& merge = merges_[index];
-    // The switch of the destination's server (the contributions' too).
-    merge.switchNode = reducingSwitchOfServer_[std::size_t(rankServer_[std::size_t(lanes_[m.dstLane].rank)])];
     merge.parts.push_back(cookie);
     if (++merge.arrived < merge.expected) return;
     openMerges_.erase(it);

@@ -19,10 +19,19 @@ ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const
     r.problem = "no algorithm '" + name + "' for " + collectiveName(op) + " (available: " + list + ")";
     return r;
   }
-  // In-network algorithms (alone or as a hierarchy's part) need a switch that reduces.
-  bool reducing = std::any_of(cluster.nodes.begin(), cluster.nodes.end(), [](const ClusterNode& n) { return n.reduces; });
-  if (entry->needsReducingSwitch && !reducing) {
-    r.problem = name + " needs a switch that reduces and multicasts (hccs: {shape: switch, reduce: true}); " +
+  // In-network algorithms (alone or as a hierarchy's part) need a switch
+  // that reduces: in the servers (nvls) or between them (sharp).
+  auto reducing = [&](bool fabric) {
+    return std::any_of(cluster.nodes.begin(), cluster.nodes.end(),
+                       [fabric](const ClusterNode& n) { return n.reduces && (n.server < 0) == fabric; });
+  };
+  if (entry->needsReducingSwitch && !reducing(false)) {
+    r.problem = name + " needs a server switch that reduces and multicasts (hccs: {shape: switch, reduce: true}); " +
+                cluster.name + " has none";
+    return r;
+  }
+  if (entry->needsReducingFabric && !reducing(true)) {
+    r.problem = name + " needs a fabric switch that reduces and multicasts (fabric: {type: switch, reduce: true}); " +
                 cluster.name + " has none";
     return r;
   }
