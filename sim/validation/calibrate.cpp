@@ -151,8 +151,11 @@ struct Fit {
       for (auto& a : assignmentsOf(tree, parameters[i].name, fromUnit(parameters[i], at[i]))) out.push_back(a);
     return out;
   }
+  // One thread per comparison: the search runs two at once.
   Comparison compare(const Point& at) const {
-    return compareWithMeasured(curve, op, tree.load(assignments(at)), options);
+    CompareOptions one = options;
+    one.threads = 1;
+    return compareWithMeasured(curve, op, tree.load(assignments(at)), one);
   }
 
   // From `best`: each coordinate both ways (the two comparisons on two

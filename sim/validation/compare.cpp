@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "sim/core/parallel.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 
@@ -45,19 +46,27 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // The two-point line t = a + b n through the ends.
   const MeasuredPoint &lo = used.front(), &hi = used.back();
   double slope = hi.bytes > lo.bytes ? (hi.timeUs - lo.timeUs) / double(hi.bytes - lo.bytes) : 0;
-  std::vector<double> errors, lineErrors;
-  for (const auto& p : used) {
-    std::optional<CollectiveRun> best;
+  // The sizes are independent: simulated on every core, the largest first.
+  std::vector<std::optional<CollectiveRun>> best(used.size());
+  std::vector<std::uint64_t> events(used.size(), 0);
+  int threads = o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency()));
+  runParallel(used.size(), std::min(threads, int(used.size())), [&](std::size_t job) {
+    std::size_t i = used.size() - 1 - job;
     for (const AlgorithmEntry& algo : algos) {
-      RunRequest req{op, &algo, curve.dtype, p.bytes, o.segment, false};
+      RunRequest req{op, &algo, curve.dtype, used[i].bytes, o.segment, false};
       req.roce = setup.roce;
       req.library = setup.library;
       req.channels = o.channels;
       CollectiveRun run = simulateCollective(cluster, req);
-      c.events += run.simulatedEvents;
-      if (!best || run.execution.finish < best->execution.finish) best = std::move(run);
+      events[i] += run.simulatedEvents;
+      if (!best[i] || run.execution.finish < best[i]->execution.finish) best[i] = std::move(run);
     }
-    const CollectiveRun& run = *best;
+  });
+  std::vector<double> errors, lineErrors;
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    const MeasuredPoint& p = used[i];
+    const CollectiveRun& run = *best[i];
+    c.events += events[i];
     ComparedPoint cp{p.bytes, p.timeUs, run.timeUs(), lo.timeUs + slope * double(p.bytes - lo.bytes), run.protocol,
                      run.channels, algos.size() > 1 ? run.algorithm : ""};
     errors.push_back(std::abs(cp.error()));

@@ -41,6 +41,7 @@ struct CompareOptions {
   Bytes minBytes = Bytes(64) << 10; // smaller sizes are launch-bound noise in most logs
   Bytes segment = Bytes(1) << 20;
   int channels = 1;
+  int threads = 0; // sizes simulated at once (0: one per core)
 };
 
 // Throws InputError when the cluster's rank count is not the log's, or the
