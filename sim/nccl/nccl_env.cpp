@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/config/config_node.h"
+#include "sim/core/text_list.h"
 #include "sim/core/units.h"
 
 namespace collsim {
@@ -19,18 +20,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::vector<std::string> commaList(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
@@ -42,7 +31,7 @@ std::string protocolOverride(const EnvSetting& s) {
   static const std::map<std::string, std::string> names = {{"ll", "LL"}, {"ll128", "LL128"}, {"simple", "Simple"}};
   bool excluded = !s.value.empty() && s.value.front() == '^';
   std::vector<std::string> listed;
-  for (const auto& n : commaList(s.value.substr(excluded ? 1 : 0))) {
+  for (const auto& n : splitList(s.value.substr(excluded ? 1 : 0))) {
     auto it = names.find(lower(n));
     if (it == names.end()) bad(s, "'" + n + "' is not LL, LL128 or Simple");
     listed.push_back(it->second);
@@ -57,7 +46,7 @@ std::vector<std::string> algorithms(const EnvSetting& s, int servers, std::vecto
   const std::vector<std::string> known = {"collnetdirect", "collnetchain", "nvlstree", "pat"};
   bool excluded = !s.value.empty() && s.value.front() == '^';
   std::vector<std::string> listed;
-  for (const auto& n : commaList(s.value.substr(excluded ? 1 : 0))) {
+  for (const auto& n : splitList(s.value.substr(excluded ? 1 : 0))) {
     std::string key = lower(n);
     bool isModelled = std::any_of(modelled.begin(), modelled.end(), [&](const auto& m) { return m.first == key; });
     if (!isModelled && std::find(known.begin(), known.end(), key) == known.end())

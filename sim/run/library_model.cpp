@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/text_list.h"
+
 namespace collsim {
 namespace {
 
@@ -69,15 +71,7 @@ namespace {
 // The names of a protocol list, and whether it excludes them ("^A,B").
 std::vector<std::string> listedProtocols(const std::string& list, bool& excluded) {
   excluded = !list.empty() && list.front() == '^';
-  std::vector<std::string> names;
-  std::size_t start = excluded ? 1 : 0;
-  while (start <= list.size()) {
-    std::size_t comma = list.find(',', start);
-    names.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return names;
+  return splitList(std::string_view(list).substr(excluded ? 1 : 0));
 }
 
 } // namespace

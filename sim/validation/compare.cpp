@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "sim/core/parallel.h"
+#include "sim/core/text_list.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 
@@ -30,12 +31,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // "ring,hier:nvls+ring": per size the fastest, as a library picks its
   // algorithm by size.
   std::vector<AlgorithmEntry> algos;
-  for (std::size_t start = 0;;) {
-    std::size_t comma = o.algorithm.find(',', start);
-    algos.push_back(requireAlgorithm(op, o.algorithm.substr(start, comma - start), cluster, "--algo"));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  for (const auto& name : splitList(o.algorithm)) algos.push_back(requireAlgorithm(op, name, cluster, "--algo"));
   std::vector<MeasuredPoint> used;
   for (const auto& p : curve.points)
     if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);

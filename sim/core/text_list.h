@@ -1,0 +1,21 @@
+// "a,b,c" lists on the command line and in settings (algorithms, protocols).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collsim {
+
+// The items between separators, empty ones included ("a,,b" has three).
+inline std::vector<std::string> splitList(std::string_view text, char separator = ',') {
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    std::size_t at = text.find(separator, start);
+    items.emplace_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return items;
+    start = at + 1;
+  }
+}
+
+} // namespace collsim
