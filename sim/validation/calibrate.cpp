@@ -16,10 +16,10 @@ namespace {
 
 constexpr int kMaxEvaluations = 400;
 // Comparisons cost what their simulations cost: the budget is this many
-// simulated events in all (some 20-30 s on two cores), or kMinEvaluations
+// simulated events in all (some 15-30 s on two cores), or kMinEvaluations
 // comparisons like the first when that is more. Events, not seconds, so
 // that a fit is the same on any machine.
-constexpr double kEventBudget = 3e8;
+constexpr double kEventBudget = 2e8;
 constexpr int kMinEvaluations = 40;
 constexpr double kSmallestStep = 1.0 / 64;
 
