@@ -155,3 +155,23 @@ TEST_CASE("the library picks LL for small sizes, Simple for large, and more chan
   // Bytes sent equal bytes received, whatever the lines carried on the wire.
   CHECK(large.execution.bytesSent == large.execution.bytesReceived);
 }
+
+// hierpipe:nvls+ring at 256 MiB on 2 x 8 H100, 16 channels of 16 MiB: NCCL's
+// 128 KiB NVLS chunk per device makes 16 slices a channel, whose phases
+// overlap; the 2 MiB Simple chunk (nvls_chunk 0) makes one, run phase after
+// phase. The same bytes either way.
+TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  AlgorithmEntry hierpipe = *findAlgorithm(Collective::AllReduce, "hierpipe:nvls+ring");
+  auto run = [&](const std::vector<std::string>& sets) {
+    ClusterSetup setup = loadClusterFile(h100, sets);
+    RunRequest req{Collective::AllReduce, &hierpipe, DataType::Float32, Bytes(256) << 20, Bytes(1) << 20, false};
+    req.library = setup.library;
+    return simulateCollective(setup.cluster, req);
+  };
+  CollectiveRun fine = run({"library.protocol=Simple"}), coarse = run({"library.protocol=Simple", "library.nvls_chunk=0"});
+  CHECK(fine.channels == 16);
+  CHECK(fine.execution.finish < coarse.execution.finish);
+  CHECK(fine.execution.bytesSent == coarse.execution.bytesSent);
+  CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.nvls_chunk=fast"}), doctest::Contains("nvls_chunk"), ConfigError);
+}

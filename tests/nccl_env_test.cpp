@@ -30,6 +30,7 @@ TEST_CASE("NCCL variables become library overrides and algorithms") {
         Strings{"library.channels=4", "library.min_channels=2"});
   // Simple's chunk is half its buffer (4 of NCCL_STEPS = 8 steps).
   CHECK(nccl({{"NCCL_BUFFSIZE", "8388608"}}).overrides == Strings{"library.protocols.Simple.chunk=4194304"});
+  CHECK(nccl({{"NCCL_NVLS_CHUNKSIZE", "262144"}}).overrides == Strings{"library.nvls_chunk=262144"});
   CHECK(nccl({{"NCCL_ALGO", "Ring,Tree"}}).algorithms == Strings{"ring", "tree"});
   CHECK(nccl({{"NCCL_ALGO", "^ring"}}).algorithms == Strings{"tree", "hierpipe:nvls+ring"});
   CHECK(nccl({{"NCCL_ALGO", "NVLS"}}, 1).algorithms == Strings{"nvls"});
@@ -47,6 +48,7 @@ TEST_CASE("bad NCCL values are errors naming the variable") {
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_MAX_NCHANNELS", "0"}}), doctest::Contains("1..256"), ConfigError);
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_MAX_NCHANNELS", "4x"}}), doctest::Contains("1..256"), ConfigError);
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_BUFFSIZE", "4MiB"}}), doctest::Contains("whole number of bytes"), ConfigError);
+  CHECK_THROWS_WITH_AS(nccl({{"NCCL_NVLS_CHUNKSIZE", "-1"}}), doctest::Contains("NCCL_NVLS_CHUNKSIZE=-1"), ConfigError);
 }
 
 TEST_CASE("a protocol list limits the protocols each size may take") {

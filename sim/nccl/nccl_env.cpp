@@ -108,6 +108,16 @@ NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int 
       if (buffer < 8 || buffer % 8 || std::to_string(buffer) != s.value) bad(s, "not a whole number of bytes, a multiple of 8");
       n.overrides.push_back("library.protocols.Simple.chunk=" + std::to_string(buffer / 2));
       note(s, "Simple moves chunks of " + formatBytes(buffer / 2) + " (half the buffer: 4 of its 8 steps)");
+    } else if (s.name == "NCCL_NVLS_CHUNKSIZE") {
+      Bytes chunk = 0;
+      try {
+        chunk = Bytes(std::stoull(s.value));
+      } catch (const std::exception&) {
+        bad(s, "not a number of bytes");
+      }
+      if (chunk == 0 || std::to_string(chunk) != s.value) bad(s, "not a whole number of bytes");
+      n.overrides.push_back("library.nvls_chunk=" + s.value);
+      note(s, "in-network algorithms slice by " + formatBytes(chunk) + " a device (library.nvls_chunk)");
     } else {
       note(s, "no effect on simulated time");
     }

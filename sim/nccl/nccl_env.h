@@ -1,5 +1,5 @@
 // NCCL environment settings (NCCL_PROTO, NCCL_ALGO, NCCL_MIN_NCHANNELS,
-// NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE), read with the HCCL ones
+// NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE), read with the HCCL ones
 // (sim/hccl/hccl_env.h: an env file or the process environment), and what
 // they mean for a cluster's collective library.
 //

@@ -34,11 +34,14 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   NCCL's own latency model accounts for some 13 us (6.6 + 14 x 0.47 on 8
 //   GPUs); the rest is kernel launch, argument setup and completion. Calibrate
 //   fits it.
+// - NVLS moves 128 KiB chunks (NCCL_NVLS_CHUNKSIZE, NCCL 2.17+), a loop being
+//   a chunk per head (device of the node).
 LibraryModel ncclLibrary() {
   LibraryModel m;
   m.name = "nccl";
   m.launch = us(20);
   m.channels = 16;
+  m.nvlsChunk = 128 << 10;
   m.protocols = {
       {"LL", 0.5, us(6.6), us(0.47), us(2.7), GBps(5.5), 32 << 10, 0, 4 << 10, 8},
       {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), GBps(16.7), 576000, 5 << 10, 0, 8},

@@ -49,6 +49,10 @@ struct LibraryModel {
   Time launch = 0;            // per collective: kernel launch, enqueue
   int channels = 1;           // the most (NCCL_MAX_NCHANNELS)
   int minChannels = 1;        // NCCL_MIN_NCHANNELS
+  // The chunk of in-network algorithms (nvls, sharp and hierarchies with
+  // them), which pipeline slices of their own: NCCL_NVLS_CHUNKSIZE. 0: the
+  // protocol's chunk.
+  Bytes nvlsChunk = 0;
   // "auto", one protocol, a list ("LL,LL128") or all but a list ("^LL128"),
   // as NCCL_PROTO takes them.
   std::string protocol = "auto";

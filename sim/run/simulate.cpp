@@ -70,10 +70,16 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   int ranks = cluster.ranks();
   bool split = req.op == Collective::AllReduce;
   int channels = !split ? 1 : req.channels > 1 ? req.channels : req.library.channelsFor(p, req.bytes, ranks);
-  AlgorithmEntry looped = split ? withChunkLoops(*req.algorithm, p.chunk) : *req.algorithm;
+  // In-network algorithms slice by the library's NVLS chunk, a slice being a
+  // chunk per device of a server (chunk_loops.h, pipelinePieces).
+  const AlgorithmEntry& a = *req.algorithm;
+  bool nvls = a.pipelinesChunks && (a.needsReducingSwitch || a.needsReducingFabric) && req.library.nvlsChunk > 0;
+  Bytes chunk = nvls ? req.library.nvlsChunk : p.chunk;
+  int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
+  AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
   StepCosts costs{req.library.launch + p.baseLatency, p.hopIntra, p.hopNetwork, p.dataShare, p.channelBandwidth, p.slots};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
-  Bytes loopBytes = split && p.chunk > 0 ? std::max<Bytes>(1, p.chunk / elemSize) * elemSize * Bytes(ranks) * Bytes(channels) : 0;
+  Bytes loopBytes = split && chunk > 0 ? std::max<Bytes>(1, chunk / elemSize) * elemSize * Bytes(perLoop) * Bytes(channels) : 0;
   // Named as asked: the library chooses the channels (reported beside).
   AlgorithmEntry entry = withChannels(looped, channels, ringsFor(cluster, req.op));
   entry.name = req.algorithm->name;
