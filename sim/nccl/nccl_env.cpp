@@ -73,6 +73,15 @@ int channelCount(const EnvSetting& s) {
   return v;
 }
 
+// A byte count written as NCCL takes it: plain decimal digits, positive.
+Bytes wholeBytes(const EnvSetting& s) {
+  bool digits = !s.value.empty() && s.value.size() <= 18 &&
+                std::all_of(s.value.begin(), s.value.end(), [](unsigned char c) { return std::isdigit(c); });
+  Bytes b = digits ? Bytes(std::stoull(s.value)) : 0;
+  if (b == 0) bad(s, "not a whole number of bytes");
+  return b;
+}
+
 } // namespace
 
 NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int servers) {
@@ -99,23 +108,12 @@ NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int 
       note(s, "at least " + s.value + " channels (library.min_channels)");
     } else if (s.name == "NCCL_BUFFSIZE") {
       // Simple's buffer holds NCCL_STEPS = 8 steps; a ring chunk is 4 of them.
-      Bytes buffer = 0;
-      try {
-        buffer = Bytes(std::stoull(s.value));
-      } catch (const std::exception&) {
-        bad(s, "not a number of bytes");
-      }
-      if (buffer < 8 || buffer % 8 || std::to_string(buffer) != s.value) bad(s, "not a whole number of bytes, a multiple of 8");
+      Bytes buffer = wholeBytes(s);
+      if (buffer % 8) bad(s, "not a multiple of 8 bytes");
       n.overrides.push_back("library.protocols.Simple.chunk=" + std::to_string(buffer / 2));
       note(s, "Simple moves chunks of " + formatBytes(buffer / 2) + " (half the buffer: 4 of its 8 steps)");
     } else if (s.name == "NCCL_NVLS_CHUNKSIZE") {
-      Bytes chunk = 0;
-      try {
-        chunk = Bytes(std::stoull(s.value));
-      } catch (const std::exception&) {
-        bad(s, "not a number of bytes");
-      }
-      if (chunk == 0 || std::to_string(chunk) != s.value) bad(s, "not a whole number of bytes");
+      Bytes chunk = wholeBytes(s);
       n.overrides.push_back("library.nvls_chunk=" + s.value);
       note(s, "in-network algorithms slice by " + formatBytes(chunk) + " a device (library.nvls_chunk)");
     } else {
