@@ -37,7 +37,9 @@ int doubleTreeChunks(double bytes) {
 
 // NCCL's tree chunk (enqueue.cc, Simple): the library's chunk, halved while
 // the tree would get fewer than 8 x depth chunks (down to 128 KiB), 4 x
-// depth (64 KiB) and depth (32 KiB), so that mid sizes still fill the pipeline.
+// depth (64 KiB) and depth (32 KiB), so that mid sizes still fill the
+// pipeline. NCCL halves Simple's only; here every protocol's (LL's 32 KiB is
+// below the thresholds, LL128's 576,000 B is not).
 int treeChunks(double bytes, int depth, std::uint64_t chunkBytes) {
   if (chunkBytes == 0) return doubleTreeChunks(bytes);
   double c = double(chunkBytes);
@@ -106,7 +108,7 @@ AlgorithmEntry doubleTreeAllReduceEntry() {
             double c = doubleTreeChunks(n / 2), steps = pipelineSteps(p, n);
             return 2 * steps * (m.alpha + n / (2 * c) * m.beta) + steps * (n / c) * m.gamma;
           },
-          anyRankCount, true};
+          anyRankCount, /*pipelinesChunks=*/true};
 }
 
 AlgorithmEntry doubleTreeBroadcastEntry() {
@@ -121,7 +123,7 @@ AlgorithmEntry doubleTreeBroadcastEntry() {
             if (p == 2) return m.alpha + n * m.beta;
             return pipelineSteps(p, n) * (m.alpha + n / (2 * c) * m.beta);
           },
-          anyRankCount, true};
+          anyRankCount, /*pipelinesChunks=*/true};
 }
 
 } // namespace collsim

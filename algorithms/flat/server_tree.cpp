@@ -63,7 +63,7 @@ AlgorithmEntry serverTreeAllReduceEntry() {
             double c = doubleTreeChunks(n / 2), steps = p - 1 + c - 1;
             return 2 * steps * (m.alpha + n / (2 * c) * m.beta) + steps * (n / c) * m.gamma;
           },
-          anyRankCount, true};
+          anyRankCount, /*pipelinesChunks=*/true};
 }
 
 } // namespace collsim
