@@ -134,22 +134,20 @@ def main():
             sys.exit(f"plot.py: {args.json} has no sizes to plot")
         fig = plt.figure(figsize=(9, 7))
         plot_comparison(doc, fig)
-        fig.tight_layout()
-        fig.savefig(args.out, metadata={"Date": None} if args.out.endswith(".svg") else None)
-        print(f"plot.py: wrote {args.out}")
-        return
-    training = doc.get("kind") == "training"
-    if not training and "results" not in doc:
-        sys.exit(f"plot.py: {args.json} is not collsim run output (no 'points' or 'results')")
-    if training and not doc["points"] or not training and not doc["results"]:
-        sys.exit(f"plot.py: {args.json} has no results to plot")
-    many = len(doc["points"]) if training else 1
-    fig = plt.figure(figsize=(max(8, 0.6 * many + 4) * (1.8 if training and len({p['devices'] for p in doc['points']}) > 1 else 1), 5))
-    (plot_training if training else plot_collective)(doc, fig)
+    else:
+        training = doc.get("kind") == "training"
+        if not training and "results" not in doc:
+            sys.exit(f"plot.py: {args.json} is not collsim run output (no 'points' or 'results')")
+        if training and not doc["points"] or not training and not doc["results"]:
+            sys.exit(f"plot.py: {args.json} has no results to plot")
+        many = len(doc["points"]) if training else 1
+        wide = training and len({p['devices'] for p in doc['points']}) > 1
+        fig = plt.figure(figsize=(max(8, 0.6 * many + 4) * (1.8 if wide else 1), 5))
+        (plot_training if training else plot_collective)(doc, fig)
     fig.tight_layout()
-    fig.savefig(args.out)
+    # No creation date in an SVG: the same JSON gives the same file.
+    fig.savefig(args.out, metadata={"Date": None} if args.out.endswith(".svg") else None)
     print(f"plot.py: wrote {args.out}")
-
 
 if __name__ == "__main__":
     main()

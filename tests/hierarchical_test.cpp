@@ -167,6 +167,19 @@ TEST_CASE("hierarchical names and their errors") {
   CHECK_FALSE(tree.unsupported(CollectiveSpec{Collective::Broadcast, 12, 0, 4, 0, 4}).empty());
   AlgorithmEntry pipe = *findAlgorithm(Collective::ReduceScatter, "hierpipe:ring+ring");
   CHECK_FALSE(pipe.unsupported(CollectiveSpec{Collective::ReduceScatter, 12, 0, 4, 0, 4}).empty());
+  // Every level that pipelines on streams of its own is refused as a phase
+  // (it would not run as one stream), whatever its name.
+  int multiStream = 0;
+  for (const auto* registry : {&algorithmRegistry(), &inNetworkRegistry()})
+    for (const AlgorithmEntry& level : *registry) {
+      if (level.op != Collective::AllReduce || !level.pipelinesChunks) continue;
+      ++multiStream;
+      AlgorithmEntry h = *findAlgorithm(Collective::AllReduce, "hier:ring+" + level.name);
+      std::string why = h.unsupported(CollectiveSpec{Collective::AllReduce, 12, 0, 4, 0, 4});
+      CAPTURE(level.name);
+      CHECK(why.find("runs as several streams") != std::string::npos);
+    }
+  CHECK(multiStream == 3); // dbtree, tree, nvls
 }
 
 TEST_CASE("ECMP spreads flows between leaves over all spines") {

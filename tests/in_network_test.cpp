@@ -124,6 +124,15 @@ TEST_CASE("sharp needs a fabric switch that reduces, which only a single switch 
                        doctest::Contains("fabric: {type: switch, reduce: true}"), InputError);
   ClusterSetup sharp = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"fabric.reduce=true"});
   CHECK(requireAlgorithm(Collective::AllReduce, "hierpipe:nvls+sharp", sharp.cluster, "--algo").name == "hierpipe:nvls+sharp");
+  // sharp's AllReduce is one stream, so it composes as the level between servers.
+  for (const char* name : {"hier:nvls+sharp", "hierpipe:nvls+sharp", "hier:ring+sharp"})
+    for (int devices : {2, 3, 4}) {
+      CollectiveSpec spec{Collective::AllReduce, 3 * devices, std::uint64_t(7 * devices + 5), 4, 0, devices};
+      CAPTURE(name);
+      CAPTURE(devices);
+      CheckReport r = checkSchedule(*buildSchedule(*findAlgorithm(Collective::AllReduce, name), spec), spec);
+      CHECK_MESSAGE(r.ok(), r.summary());
+    }
   CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/atlas-16x8-leafspine.yaml"), {"fabric.reduce=true"}),
                        doctest::Contains("only goes with type: switch"), ConfigError);
 }

@@ -64,10 +64,8 @@ TEST_CASE("a protocol list limits the protocols each size may take") {
     for (const auto& point : c.points) {
       CHECK(point.channels <= 4);
       CHECK(setup.library.find(point.protocol) != nullptr);
-      bool allowed = std::string(list) == "LL" ? point.protocol == "LL"
-                     : std::string(list) == "^LL" || std::string(list) == "LL128,Simple" ? point.protocol != "LL"
-                                                                                          : false;
-      CHECK(allowed);
+      // "LL" allows LL alone; "^LL" and "LL128,Simple" everything but LL.
+      CHECK((std::string(list) == "LL") == (point.protocol == "LL"));
     }
   }
 }

@@ -105,6 +105,22 @@ AlgorithmEntry sharpEntry(const AlgorithmEntry& nvls) {
   e.summary = summary + " (SHARP: in the fabric's switch, which must reduce: fabric {type: switch, reduce: true})";
   e.needsReducingSwitch = false;
   e.needsReducingFabric = true;
+  if (e.op == Collective::AllReduce) {
+    // The level between servers of hierpipe:nvls+sharp, which slices the
+    // buffer itself: reduce-scatter then all-gather on one stream, so that
+    // it composes as a phase.
+    e.formula = "2 a + n b + (p-1)/p n g: the reduce-scatter, then the all-gather";
+    e.build = [](const GroupView& g, const CollectiveSpec&) -> SchedulePtr {
+      std::vector<SchedulePtr> phases;
+      phases.push_back(nvlsReduceScatter(g));
+      phases.push_back(nvlsAllGather(g));
+      return std::make_unique<SequenceSchedule>(std::move(phases));
+    };
+    e.cost = [](int p, double n, const CostModel& m) {
+      return p > 1 ? 2 * m.alpha + n * m.beta + (p - 1.0) / p * n * m.gamma : 0;
+    };
+    e.pipelinesChunks = false;
+  }
   return e;
 }
 

@@ -23,7 +23,8 @@ namespace collsim {
 AlgorithmEntry nvlsReduceScatterEntry();
 AlgorithmEntry nvlsAllGatherEntry();
 AlgorithmEntry nvlsAllReduceEntry();
-// `nvls` as "sharp": reduced in the fabric's switch, between servers.
+// `nvls` as "sharp": reduced in the fabric's switch, between servers; its
+// AllReduce unsliced, one stream, to be a hierarchy's level.
 AlgorithmEntry sharpEntry(const AlgorithmEntry& nvls);
 
 } // namespace collsim

@@ -75,10 +75,6 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
     if (!e) return std::nullopt;
     lv.inter.push_back(*e);
   }
-  // A level that runs as several streams (dbtree) is not composed: phases are
-  // chained as one stream, and joining dbtree's streams before the next phase
-  // would need waits that SequenceSchedule does not insert.
-  const bool multiStream = c.intra == "dbtree" || c.inter == "dbtree";
   const int slices = c.slices;
   // Slicing the buffer keeps AllReduce and Broadcast what they are; it would
   // change which block ReduceScatter and AllGather leave on each rank.
@@ -87,21 +83,26 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
   e.op = op;
   e.name = name;
   e.summary = "hierarchical: " + c.intra + " inside servers, " + c.inter + " between them" +
-              (slices > 1 ? ", pipelined over " + std::to_string(slices) + " slices (a library: one per chunk loop)" : "");
+              (slices > 1 ? ", pipelined over " + std::to_string(slices) + " slices (under a library, one per chunk of each device)" : "");
   e.formula = "sum of the level algorithms' costs (see algorithms/hierarchical/" + std::string(collectiveName(op)) +
               "_hierarchical.cpp)";
   e.build = [op, lv, slices](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
     if (slices <= 1) return std::make_unique<SequenceSchedule>(phasesOf(op, lv, g, spec));
-    // Under a library, one slice per chunk loop: its chunks flow through the
-    // phases as through NCCL's NVLS-tree warps.
+    // Under a library, one slice per chunk of each device (pipelinePieces):
+    // its chunks flow through the phases as through NCCL's NVLS-tree warps.
     int pieces = pipelinePieces(g, spec, slices);
     std::vector<Phases> stages;
     for (int k = 0; k < pieces; ++k) stages.push_back(phasesOf(op, lv, g.sub(blockOf(g.count(), pieces, k)), spec));
     return pipeline(std::move(stages));
   };
   e.pipelinesChunks = slices > 1;
+  // A level that pipelines on streams of its own (tree, dbtree, nvls) is not
+  // composed: phases are chained as one stream, and joining its streams
+  // before the next phase would need waits that SequenceSchedule does not insert.
+  std::string multiStream;
   for (const auto* level : {&lv.intra, &lv.inter})
     for (const AlgorithmEntry& l : *level) {
+      if (l.pipelinesChunks) multiStream = l.name;
       e.needsReducingSwitch = e.needsReducingSwitch || l.needsReducingSwitch;
       e.needsReducingFabric = e.needsReducingFabric || l.needsReducingFabric;
     }
@@ -113,7 +114,8 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
   };
   e.unsupported = [slices, sliceable, multiStream](const CollectiveSpec& spec) -> std::string {
     int D = spec.devicesPerServer;
-    if (multiStream) return "dbtree runs as several streams and cannot be a phase of a hierarchical algorithm yet (phases are chained as one stream)";
+    if (!multiStream.empty())
+      return multiStream + " runs as several streams and cannot be a phase of a hierarchical algorithm yet (phases are chained as one stream)";
     if (D <= 0) return "needs a cluster of several servers (devices per server unknown)";
     if (spec.ranks % D) return "the ranks do not fill whole servers";
     if (slices > 1 && !sliceable) return "the pipelined variant exists for allreduce and broadcast only";

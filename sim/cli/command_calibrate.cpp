@@ -7,6 +7,7 @@
 #include "sim/cli/comparison_report.h"
 #include "sim/cli/output_file.h"
 #include "sim/cli/text_table.h"
+#include "sim/core/text_list.h"
 #include "sim/validation/calibrate.h"
 
 namespace collsim {
@@ -36,8 +37,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   applyNcclEnv(o.env, o.cluster, sets, algorithms, io);
   CalibrateOptions options;
   options.fit = o.fit;
-  options.compare.algorithm.clear();
-  for (const auto& a : algorithms) options.compare.algorithm += (options.compare.algorithm.empty() ? "" : ",") + a;
+  options.compare.algorithm = joinList(algorithms);
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.compare.channels = o.channels;
   io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";

@@ -4,6 +4,7 @@
 
 #include "sim/cli/command.h"
 #include "sim/cli/comparison_report.h"
+#include "sim/core/text_list.h"
 #include "sim/validation/compare.h"
 
 namespace collsim {
@@ -28,8 +29,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
   applyNcclEnv(o.env, o.cluster, sets, algorithms, io);
   ClusterSetup setup = loadClusterFile(o.cluster, sets);
   CompareOptions options;
-  options.algorithm.clear();
-  for (const auto& a : algorithms) options.algorithm += (options.algorithm.empty() ? "" : ",") + a;
+  options.algorithm = joinList(algorithms);
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
   Comparison c = compareWithMeasured(curve, op, setup, options);

@@ -18,4 +18,11 @@ inline std::vector<std::string> splitList(std::string_view text, char separator 
   }
 }
 
+// The items with `separator` between them: splitList's inverse.
+inline std::string joinList(const std::vector<std::string>& items, char separator = ',') {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : std::string(1, separator)) + item;
+  return text;
+}
+
 } // namespace collsim

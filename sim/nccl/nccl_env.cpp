@@ -20,12 +20,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
-  return out;
-}
-
 // NCCL_PROTO: LL, LL128, Simple (any case), a list, or ^list for all but.
 std::string protocolOverride(const EnvSetting& s) {
   static const std::map<std::string, std::string> names = {{"ll", "LL"}, {"ll128", "LL128"}, {"simple", "Simple"}};
@@ -36,7 +30,7 @@ std::string protocolOverride(const EnvSetting& s) {
     if (it == names.end()) bad(s, "'" + n + "' is not LL, LL128 or Simple");
     listed.push_back(it->second);
   }
-  return (excluded ? "^" : "") + join(listed);
+  return (excluded ? "^" : "") + joinList(listed);
 }
 
 // NCCL_ALGO: Ring, Tree, NVLS (any case), a list, or ^list for all but.
@@ -98,8 +92,8 @@ NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int 
     } else if (s.name == "NCCL_ALGO") {
       std::vector<std::string> unmodelled;
       n.algorithms = algorithms(s, servers, unmodelled);
-      note(s, "runs " + join(n.algorithms) + " (compare and calibrate take the fastest per size)" +
-                  (unmodelled.empty() ? "" : "; not modelled, left out: " + join(unmodelled)));
+      note(s, "runs " + joinList(n.algorithms) + " (compare and calibrate take the fastest per size)" +
+                  (unmodelled.empty() ? "" : "; not modelled, left out: " + joinList(unmodelled)));
     } else if (s.name == "NCCL_MAX_NCHANNELS") {
       n.overrides.push_back("library.channels=" + std::to_string(channelCount(s)));
       note(s, "at most " + s.value + " channels (library.channels)");

@@ -45,7 +45,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // The sizes are independent: simulated on every core, the largest first.
   std::vector<std::optional<CollectiveRun>> best(used.size());
   std::vector<std::uint64_t> events(used.size(), 0);
-  int threads = o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency()));
+  int threads = o.threads > 0 ? o.threads : hardwareThreads();
   runParallel(used.size(), std::min(threads, int(used.size())), [&](std::size_t job) {
     std::size_t i = used.size() - 1 - job;
     for (const AlgorithmEntry& algo : algos) {
