@@ -159,6 +159,20 @@ TEST_CASE("duplicate YAML keys are refused") {
   rejects({"run", dir.write("dup.yaml", "name: a\n" + scenario(""))}, {"dup.yaml:2:1: duplicate key 'name'"});
 }
 
+// Nine lines of nested aliases name 10^9 values (each list holds ten of the
+// one before): refused while checking, before any reader walks them.
+TEST_CASE("YAML aliases that expand past 100,000 values are refused") {
+  TempDir dir;
+  std::string bomb = "a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (int i = 1; i <= 8; ++i) {
+    std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", " : "") + prev;
+    bomb += "]\n";
+  }
+  rejects({"run", dir.write("bomb.yaml", bomb + scenario(""))}, {"bomb.yaml:", "more than 100,000 values once YAML aliases are expanded"});
+}
+
 TEST_CASE("growth factors must be finite numbers above 1") {
   TempDir dir;
   for (std::string f : {".nan", "nan", "inf", "-inf", "1"}) {

@@ -199,15 +199,23 @@ static std::string located(const std::string& file, const YAML::Mark& m) {
 }
 
 // What YAML allows and collsim does not: keys that are not single values
-// ([a]: 1), the same key twice (yaml-cpp keeps one silently), and nesting
-// deeper than any collsim file. Iterative, so depth cannot overflow the stack.
+// ([a]: 1), the same key twice (yaml-cpp keeps one silently), nesting
+// deeper than any collsim file, and more values than any collsim file once
+// aliases are expanded (a few lines of nested aliases name billions of
+// values; every reader after this one walks them). Iterative, so depth
+// cannot overflow the stack.
 static void checkTree(const YAML::Node& root, const std::string& file) {
   constexpr int kMaxDepth = 64;
+  constexpr std::size_t kMaxValues = 100'000;
   std::vector<std::pair<YAML::Node, int>> todo{{root, 0}};
+  std::size_t values = 0;
   while (!todo.empty()) {
     auto [node, depth] = todo.back();
     todo.pop_back();
     if (depth > kMaxDepth) throw ConfigError(located(file, node.Mark()) + ": nested more than 64 levels deep");
+    if (++values > kMaxValues)
+      throw ConfigError(located(file, node.Mark()) + ": more than 100,000 values once YAML aliases are expanded; " +
+                        "no collsim file needs that many");
     if (node.IsSequence()) {
       for (const auto& item : node) todo.emplace_back(item, depth + 1);
     } else if (node.IsMap()) {

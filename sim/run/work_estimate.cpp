@@ -29,9 +29,11 @@ constexpr double kBytesPerRankStream = 512;
 constexpr double kBytesPerMessageInFlight = 256;
 constexpr double kBytesPerRoute = 96;
 constexpr double kBytesPerRouteHop = 4;
-// Walking a large schedule is itself work: beyond this many operations per
-// sampled rank the rest of its steps are extrapolated.
+// Walking a large schedule is itself work: beyond this many operations in
+// all (shared by the sampled ranks' streams, at least 1,000 each) the rest of
+// each stream's steps are extrapolated.
 constexpr std::size_t kWalkBudget = 4'000'000;
+constexpr std::size_t kMinWalkPerStream = 1'000;
 
 // Hops from rank 0's device to every node (links as undirected edges).
 std::vector<int> hopsFromRankZero(const Cluster& c) {
@@ -90,6 +92,8 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
   }
   RankWalk total;
   std::vector<Op> ops;
+  const std::size_t walkPerStream =
+      std::max(kMinWalkPerStream, kWalkBudget / (sample.size() * std::size_t(std::max(1, schedule->streamCount()))));
   for (int r : sample) {
     RankWalk walk;
     std::vector<int> peers; // distinct destinations: each is one cached route
@@ -99,7 +103,7 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
       std::size_t walked = 0;
       int step = 0;
       RankWalk part;
-      for (; step < steps && walked < kWalkBudget; ++step) {
+      for (; step < steps && walked < walkPerStream; ++step) {
         ops.clear();
         stream.appendOps(r, step, ops);
         walked += ops.size() + 1;
