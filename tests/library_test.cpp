@@ -23,10 +23,11 @@ using namespace collsim::testing;
 namespace {
 
 // Rank 0 sends 12,000 bytes to rank 1 over one 12 GB/s link of 1 us, in
-// `sends` steps one after another.
-Time oneSend(const StepCosts& costs, int sends = 1) {
+// `sends` steps one after another; rank 1 computes for `busy` first.
+Time oneSend(const StepCosts& costs, int sends = 1, Time busy = 0) {
   Cluster c = hccsRing(2);
   MaterializedSchedule steps(2);
+  if (busy > 0) steps[1].push_back({Op{OpKind::Compute, 0, 0, 0, 0, busy}});
   for (int i = 0; i < sends; ++i) {
     steps[0].push_back({Op{OpKind::Send, 1, std::uint64_t(i) * 12'000, 12'000}});
     steps[1].push_back({Op{OpKind::Recv, 0, std::uint64_t(i) * 12'000, 12'000}});
@@ -41,7 +42,7 @@ Time oneSend(const StepCosts& costs, int sends = 1) {
 
 } // namespace
 
-TEST_CASE("step costs: launch, step latency, line data share and lane bandwidth, exact on one link") {
+TEST_CASE("step costs: launch, step latency, line data share, lane bandwidth and slots, exact on one link") {
   // Plain: 1 us latency + 12,000 B / 12 GB/s = 1 us.
   CHECK(oneSend({}) == 2'000'000);
   // Launch 5 us and a 2 us step latency come first: 5 + 2 + 1 + 1.
@@ -57,9 +58,18 @@ TEST_CASE("step costs: launch, step latency, line data share and lane bandwidth,
   // once: both serialize back to back and the second arrives at 1 + 2 = 3.
   CHECK(oneSend({}, 2) == 4'000'000);
   CHECK(oneSend({0, 0, 0, 1, 0, 2}, 2) == 3'000'000);
-  // One slot: the first send frees the step, the second waits for its own
-  // delivery (3 us) as there is no free slot when it is posted.
-  CHECK(oneSend({0, 0, 0, 1, 0, 1}, 2) == 3'000'000);
+  // One slot: the first send takes it and frees the step; the second waits
+  // for the slot. Rank 1 takes the first at 2 us and gives the slot back,
+  // which reaches rank 0 after the link's 1 us: the second leaves at 3 us
+  // and arrives 2 us later.
+  CHECK(oneSend({0, 0, 0, 1, 0, 1}, 2) == 5'000'000);
+  // The slot comes back when the receiver takes the data, not when it
+  // arrives: rank 1 computes for 10 us first, so the second send leaves at
+  // 11 us and arrives at 13.
+  CHECK(oneSend({0, 0, 0, 1, 0, 1}, 2, 10'000'000) == 13'000'000);
+  // With two slots that wait costs nothing: both arrive by 3 us, rank 1
+  // takes them at 10.
+  CHECK(oneSend({0, 0, 0, 1, 0, 2}, 2, 10'000'000) == 10'000'000);
 }
 
 TEST_CASE("chunk loops: an AllReduce in loops of ranks x chunk is still an AllReduce, with loops x 2(p-1) steps") {

@@ -14,6 +14,7 @@ namespace {
 constexpr std::uint64_t kStartStep = 0;
 constexpr std::uint64_t kOpDone = 1;  // a reduction or a computation
 constexpr std::uint64_t kDeliver = 2; // a message held back by its lane's bandwidth
+constexpr std::uint64_t kSlotBack = 3; // a receiver's word that a slot is free has reached its sender
 constexpr int kKindBits = 2;
 
 bool communicates(const Op& op) {
@@ -24,7 +25,7 @@ bool communicates(const Op& op) {
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
                                    const Schedule& schedule, TraceSink* trace)
     : engine_(engine), network_(network), cluster_(cluster), trace_(trace),
-      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()) {
+      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()), routing_(cluster) {
   if (schedule.ranks() != cluster.ranks())
     throw std::invalid_argument("schedule has " + std::to_string(schedule.ranks()) + " ranks, cluster " +
                                 std::to_string(cluster.ranks()));
@@ -139,29 +140,34 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
       PairState& p = pair(s.stream, s.rank, op.peer);
-      Bytes wire = wireBytes(op.bytes);
       InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, 0, op.bytes, 0};
-      message.released = s.undelivered < costs_.slots;
-      ++s.undelivered;
-      if (message.released) --s.outstanding;
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
       if (int sw = reducingSwitch(s.rank, op); sw >= 0) {
-        sendThroughSwitch(l, op, sw, message, wire, stepMulticasts);
+        message.released = s.undelivered < costs_.slots;
+        ++s.undelivered;
+        if (message.released) --s.outstanding;
+        sendThroughSwitch(l, op, sw, message, wireBytes(op.bytes), stepMulticasts);
         continue;
       }
-      if (costs_.laneBandwidth > 0)
-        s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(op.bytes, costs_.laneBandwidth);
-      message.pushedAt = s.pushedAt;
-      network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[op.peer], wire, inFlight_.add(message));
+      message.released = costs_.slots > 0 && p.slotsTaken < costs_.slots;
+      std::uint32_t cookie = inFlight_.add(message);
+      if (costs_.slots > 0 && !message.released) {
+        p.held.push_back(cookie);
+        continue;
+      }
+      if (message.released) ++p.slotsTaken, --s.outstanding;
+      postDirect(cookie);
     } else {
       bool reduce = op.kind == OpKind::RecvReduce;
       PairState& p = pair(s.stream, op.peer, s.rank);
       std::uint32_t seq = p.recvsPosted++;
-      auto it = std::find(p.arrived.begin(), p.arrived.end(), seq);
+      auto it = std::find_if(p.arrived.begin(), p.arrived.end(), [&](auto& a) { return a.first == seq; });
       if (it != p.arrived.end()) {
+        bool direct = it->second;
         p.arrived.erase(it);
+        if (direct && costs_.slots > 0) giveSlotBack(std::uint32_t(s.stream) * std::uint32_t(ranks_) + std::uint32_t(op.peer), s.rank);
         receiveArrived(l, op.bytes, reduce);
       } else {
         p.waiting.emplace_back(seq, reduce);
@@ -169,6 +175,52 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
     }
   }
   s.posting = false;
+}
+
+void ScheduleExecutor::postDirect(std::uint32_t cookie) {
+  InFlight& m = inFlight_[cookie];
+  Lane& s = lanes_[m.srcLane];
+  if (costs_.laneBandwidth > 0)
+    s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(m.bytes, costs_.laneBandwidth);
+  m.pushedAt = s.pushedAt;
+  network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[lanes_[m.dstLane].rank], wireBytes(m.bytes), cookie);
+}
+
+// The receiver has taken a direct send's data: it tells the sender that the
+// slot is free again. That word (a counter, some bytes) takes the route's
+// propagation latency back; its serialization and its share of the links
+// are too small to model, so it is a delay, not a message.
+void ScheduleExecutor::giveSlotBack(std::uint32_t senderLane, int receiverRank) {
+  std::uint32_t receiverLane = std::uint32_t(lanes_[senderLane].stream) * std::uint32_t(ranks_) + std::uint32_t(receiverRank);
+  InFlight back{senderLane, receiverLane, 0, 0, 0, 0, 0, Leg::SlotBack};
+  Time latency = propagation(cluster_.rankNode[receiverRank], cluster_.rankNode[lanes_[senderLane].rank]);
+  engine_.scheduleAfter(latency, this, std::uint64_t(inFlight_.add(back)) << kKindBits | kSlotBack);
+}
+
+Time ScheduleExecutor::propagation(int src, int dst) {
+  auto [it, fresh] = propagation_.try_emplace(std::uint64_t(std::uint32_t(src)) << 32 | std::uint32_t(dst), 0);
+  if (fresh) {
+    Routing::Route r = routing_.route(src, dst);
+    for (std::uint32_t h = 0; h < r.hops; ++h) it->second += cluster_.links[routing_.channel(r, h) / 2].params.latency;
+  }
+  return it->second;
+}
+
+// The sender has its slot back: the oldest send waiting for one takes it.
+void ScheduleExecutor::slotCameBack(std::uint32_t cookie) {
+  InFlight back = inFlight_[cookie];
+  inFlight_.release(cookie);
+  const Lane& s = lanes_[back.srcLane];
+  PairState& p = pair(s.stream, s.rank, lanes_[back.dstLane].rank);
+  if (p.held.empty()) {
+    --p.slotsTaken;
+    return;
+  }
+  std::uint32_t next = p.held.front();
+  p.held.pop_front();
+  inFlight_[next].released = true;
+  postDirect(next);
+  complete(back.srcLane);
 }
 
 void ScheduleExecutor::endStep(std::uint32_t l) {
@@ -215,6 +267,7 @@ void ScheduleExecutor::onEvent(std::uint64_t arg) {
   switch (arg & ((1u << kKindBits) - 1)) {
   case kOpDone: return complete(index);
   case kDeliver: return deliver(index);
+  case kSlotBack: return slotCameBack(index);
   default: return runSteps(index);
   }
 }
@@ -228,8 +281,14 @@ void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
 }
 
 void ScheduleExecutor::deliver(std::uint32_t cookie) {
-  if (inFlight_[cookie].leg != Leg::Direct && inFlight_[cookie].leg != Leg::MulticastCopy) return relay(cookie);
-  sendArrived(inFlight_[cookie]);
+  const InFlight& m = inFlight_[cookie];
+  switch (m.leg) {
+  case Leg::Direct:
+    if (!m.released) complete(m.srcLane); // no slots: the send held its step until now
+    break;
+  case Leg::MulticastCopy: sendArrived(m); break;
+  default: return relay(cookie);
+  }
   receiverGot(cookie);
 }
 
@@ -245,13 +304,15 @@ void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
   PairState& p = pair(dst.stream, src.rank, dst.rank);
+  bool direct = m.leg == Leg::Direct;
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });
   if (it == p.waiting.end()) {
-    p.arrived.push_back(m.seq);
+    p.arrived.emplace_back(m.seq, direct);
     return;
   }
   bool reduce = it->second;
   p.waiting.erase(it);
+  if (direct && costs_.slots > 0) giveSlotBack(m.srcLane, dst.rank);
   receiveArrived(m.dstLane, m.bytes, reduce);
 }
 

@@ -22,12 +22,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
 #include "algorithms/core/schedule.h"
 #include "sim/core/index_pool.h"
 #include "sim/network/network.h"
+#include "sim/network/routing.h"
 
 namespace collsim {
 
@@ -50,9 +52,13 @@ struct MessageRecord {
 // - laneBandwidth: the most one lane (one channel of one rank: one thread
 //   block copying through the protocol's lines) moves per second; a message
 //   is not delivered before its lane could have pushed it out. 0 = no limit.
-// - slots: how many sends a lane may have on their way before a send holds
-//   its step until it is delivered (NCCL's NCCL_STEPS buffer slots per
-//   channel: a rank writes into its peer's free slot and moves on). 0: every
+// - slots: how many of a lane's sends to one peer its peer may hold (NCCL's
+//   NCCL_STEPS buffer slots per channel and peer: a rank writes into its
+//   peer's free slot and moves on). A slot is given back when the receiver
+//   has taken the data (its receive matched it), by a word back over the
+//   same fabric (NCCL's head counter over NVLink, the posted receive over
+//   the network): a window of slots spans a round trip. A
+//   send finding no free slot waits for one, and holds its step. 0: every
 //   send holds its step until delivered (an RDMA write with remote
 //   completion, HCCL's notify per step).
 struct StepCosts {
@@ -104,7 +110,7 @@ private:
     bool loaded = false; // `ops` holds the current step, not yet posted
     Time stepStart = 0;
     Time pushedAt = 0; // when the lane has pushed out what it sent so far (laneBandwidth)
-    int undelivered = 0; // its sends on their way (slots)
+    int undelivered = 0; // its sends to a reducing switch on their way (slots)
     Bytes stepBytesSent = 0;
     std::vector<Op> ops;
   };
@@ -113,11 +119,14 @@ private:
     std::uint32_t sendsPosted = 0;
     std::uint32_t reduceSends = 0; // in-network reduce sends: the round of the next one
     std::uint32_t recvsPosted = 0;
-    std::vector<std::uint32_t> arrived;                 // seqs delivered, no receive yet
+    std::vector<std::pair<std::uint32_t, bool>> arrived; // delivered (seq, direct), no receive yet
     std::vector<std::pair<std::uint32_t, bool>> waiting; // receives posted (seq, reduce), no data yet
+    int slotsTaken = 0;             // direct sends whose slot has not come back
+    std::deque<std::uint32_t> held; // direct sends waiting for a slot (InFlight cookies)
   };
-  // Which leg of its way a message is on (in-network sends take two).
-  enum class Leg : std::uint8_t { Direct, ReduceUp, ReduceDown, MulticastUp, MulticastCopy };
+  // Which leg of its way a message is on (in-network sends take two; a
+  // slot given back goes as a delay, not on the network).
+  enum class Leg : std::uint8_t { Direct, ReduceUp, ReduceDown, MulticastUp, MulticastCopy, SlotBack };
   struct InFlight {
     std::uint32_t srcLane;
     std::uint32_t dstLane;
@@ -150,6 +159,10 @@ private:
   void deliver(std::uint32_t cookie);
   void receiverGot(std::uint32_t cookie);
   void sendArrived(const InFlight& message); // the send's own completion
+  void postDirect(std::uint32_t cookie);      // a direct send onto the network
+  void giveSlotBack(std::uint32_t senderLane, int receiverRank);
+  void slotCameBack(std::uint32_t cookie);
+  Time propagation(int srcNode, int dstNode); // the links' latencies along the route
   Time stepLatency(const Lane& lane) const;
   Bytes wireBytes(Bytes data) const; // with the protocol's flags
   // In-network sends (schedule_executor_in_network.cpp).
@@ -178,6 +191,8 @@ private:
   IndexPool<Merge> merges_;
   std::unordered_map<std::uint64_t, std::uint32_t> openMerges_; // (destination lane, round) -> merge
   IndexPool<Multicast> multicasts_;
+  Routing routing_; // for the latency back to a sender (slots)
+  std::unordered_map<std::uint64_t, Time> propagation_;
   ExecutionResult result_;
 };
 

@@ -102,6 +102,7 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
   }
   case Leg::Direct:
   case Leg::MulticastCopy:
+  case Leg::SlotBack:
     break;
   }
   assert(false && "deliver() relays only the legs through a switch");

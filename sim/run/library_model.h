@@ -11,8 +11,9 @@
 // - its chunk: the bytes per rank of one loop (NCCL: its staging buffer per
 //   channel, a few slots of it per step);
 // - how many bytes a channel needs before the library uses another channel;
-// - how many steps a channel may run ahead of its deliveries (its buffer
-//   slots: a rank writes into a free slot of its peer and moves on).
+// - how many sends a channel may have in its peer's buffer (its slots: a
+//   rank writes into a free slot of its peer and moves on; the peer gives
+//   the slot back once it has taken the data).
 // The library picks per size the protocol that finishes first (NCCL picks
 // the one its cost model predicts fastest; collsim runs the candidates and
 // keeps the fastest, which is what that model aims at), unless one is fixed
@@ -41,7 +42,7 @@ struct ProtocolModel {
   // NCCL's thread thresholds do; at least min_channels.
   Bytes channelBytes = 0;
   Bytes channelBytesPerRank = 0;
-  int slots = 0; // 0: each send holds its step until delivered
+  int slots = 0; // per peer; 0: each send holds its step until delivered
 };
 
 struct LibraryModel {

@@ -4,12 +4,13 @@
 // Each parameter is a figure of the file with physical bounds:
 //   efficiency          hccs.efficiency, share of the intra-server line rate that carries data, 0.2-1
 //   network_efficiency  roce.efficiency, the same between servers, 0.2-1
+//   network_latency     roce.latency, one way on each link between servers, 0.5-50 us
 //   launch              library.launch, the fixed cost of a collective, 0-500 us
 //   hop_scale           every protocol's per-step latencies times this, 0.1-10
 //   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4
 // (no bandwidth above line rate, no negative latency). The default set is
-// all of them that the cluster has (network_efficiency with several
-// servers). The fit is a deterministic bounded pattern search on the
+// all of them that the cluster has but network_latency (network_efficiency
+// with several servers). The fit is a deterministic bounded pattern search on the
 // absolute log errors (their median, plus half their mean and an eighth of
 // the largest: the targets are median and largest error), from the file's own
 // values and from three points across the ranges; it ends when steps
