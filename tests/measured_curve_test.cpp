@@ -92,3 +92,38 @@ TEST_CASE("compare: collsim's own prediction as the measurement has no error; an
   CHECK_THROWS_WITH(compareWithMeasured(parseMeasuredCurve(log, "self.txt"), Collective::AllReduce, four, {}),
                     doctest::Contains("self.txt: measured on 8 ranks; the cluster hccs-ring-8 has 4"));
 }
+
+// nccl-tests issues its collectives back to back: the host launches the next
+// while the devices run this one. On dgx-a100-8 under nccl with a 10 us
+// launch, the 64 KiB AllReduce takes the devices some 10-20 us (LL on 2
+// channels, no launch in it). One thread driving 8 GPUs (-g 8) spends
+// 8 x 10 = 80 us launching each collective: the prediction is exactly that,
+// marked host-bound. One GPU a thread (nGpus 1, MPI runs) hides its 10 us
+// behind the devices: the prediction is theirs alone.
+TEST_CASE("compare: a benchmark's launches hide behind the devices unless one thread drives too many") {
+  ClusterSetup setup = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.launch=10us"});
+  const std::string row = "65536 16384 float sum -1 50.0 1.31 2.29 0 50.0 1.31 2.29 0\n";
+  MeasuredCurve eight = parseMeasuredCurve("# command: all_reduce_perf -b 64K -e 64K -g 8\n" + row, "g8.txt");
+  MeasuredCurve one = parseMeasuredCurve("# nThread 1 nGpus 1 minBytes 65536 maxBytes 65536\n" + row, "g1.txt");
+  CHECK(eight.devicesPerThread == 8);
+  CHECK(one.devicesPerThread == 1);
+  CHECK(parseMeasuredCurve(row, "bare.txt").devicesPerThread == 1);
+
+  Comparison hostBound = compareWithMeasured(eight, Collective::AllReduce, setup, {});
+  REQUIRE(hostBound.points.size() == 1);
+  CHECK(hostBound.hostUs == doctest::Approx(80.0));
+  CHECK(hostBound.points[0].hostBound);
+  CHECK(hostBound.points[0].predictedUs == doctest::Approx(80.0));
+
+  Comparison deviceBound = compareWithMeasured(one, Collective::AllReduce, setup, {});
+  CHECK_FALSE(deviceBound.points[0].hostBound);
+  double devices = deviceBound.points[0].predictedUs;
+  CHECK(devices > 10.0);
+  CHECK(devices < 80.0);
+  // The devices' time is the simulation with no launch in it.
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  RunRequest req{Collective::AllReduce, &ring, DataType::Float32, 65536, Bytes(1) << 20, false};
+  req.library = setup.library;
+  req.library.launch = 0;
+  CHECK(simulateCollective(setup.cluster, req).timeUs() == doctest::Approx(devices));
+}

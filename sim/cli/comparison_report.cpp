@@ -10,13 +10,17 @@ std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, con
   std::string s = "# " + curve.source + ": " + curve.tool + ", " + collectiveName(c.op) + " " +
                   dataTypeInfo(curve.dtype).name + ", " + std::to_string(c.ranks) + " ranks; predicted: " + c.algorithm +
                   (library ? " under " + c.library : "") + " on " + clusterName + "\n";
+  if (c.hostUs > 0)
+    s += "# issued back to back: a size takes the devices' time, or the host's " + fixed(c.hostUs, 2) +
+         " us of launches (" + std::to_string(c.devicesPerThread) + " device(s) a thread), marked host\n";
   std::vector<std::string> header = {"size", "bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"};
   if (several) header.push_back("algorithm");
   if (library) header.insert(header.end(), {"protocol", "channels"});
   TextTable t(header);
   for (const auto& p : c.points) {
     std::vector<std::string> row = {formatBytes(p.bytes), std::to_string(p.bytes), fixed(p.measuredUs, 2),
-                                    fixed(p.predictedUs, 2), percent(p.error()), fixed(p.lineUs, 2), percent(p.lineError())};
+                                    fixed(p.predictedUs, 2) + (p.hostBound ? " host" : ""), percent(p.error()),
+                                    fixed(p.lineUs, 2), percent(p.lineError())};
     if (several) row.push_back(p.algorithm);
     if (library) row.insert(row.end(), {p.protocol, std::to_string(p.channels)});
     t.add(row);
@@ -34,6 +38,7 @@ nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparis
     nlohmann::ordered_json point = {{"bytes", p.bytes}, {"measured_us", p.measuredUs}, {"predicted_us", p.predictedUs},
                                     {"error", p.error()}, {"line_us", p.lineUs}, {"line_error", p.lineError()}};
     if (!p.algorithm.empty()) point["algorithm"] = p.algorithm;
+    if (c.hostUs > 0) point["host_bound"] = p.hostBound;
     if (!p.protocol.empty()) {
       point["protocol"] = p.protocol;
       point["channels"] = p.channels;
@@ -43,6 +48,7 @@ nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparis
   nlohmann::ordered_json j = {{"measured", curve.source}, {"tool", curve.tool},     {"op", collectiveName(c.op)},
                               {"dtype", dataTypeInfo(curve.dtype).name},          {"ranks", c.ranks},
                               {"cluster", clusterName},   {"algorithm", c.algorithm}, {"library", c.library},
+                              {"host_us", c.hostUs},      {"devices_per_thread", c.devicesPerThread},
                               {"points", points},
                               {"median_abs_error", c.medianAbsError},             {"max_abs_error", c.maxAbsError},
                               {"line_median_abs_error", c.lineMedianAbsError},    {"line_max_abs_error", c.lineMaxAbsError}};

@@ -29,17 +29,17 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 // - up to 16 channels: NCCL builds 8-32 on NVSwitch nodes (nccl-facts.md).
 // - slots: NCCL_STEPS = 8 slots per channel and peer; LL and LL128 move a
 //   slot a step (8 steps ahead), Simple a chunk of 4 slots (2 ahead).
-// - launch 20 us, the one figure without a source: nccl-tests' 8 B AllReduce
-//   floors are 25-50 us on NVLink machines (the shared sweeps), of which
-//   NCCL's own latency model accounts for some 13 us (6.6 + 14 x 0.47 on 8
-//   GPUs); the rest is kernel launch, argument setup and completion. Calibrate
-//   fits it.
+// - launch 4.2 us a device: the host's cost of launching a collective on one
+//   device. nccl-tests on a DGX-A100 with one thread driving N GPUs (-g N,
+//   Ring, 1 channel, 8 B) took 13.8, 16.9, 20.8, 25.2, 29.5 and 33.7 us on
+//   3-8 GPUs (NVIDIA/nccl-tests issue #123): 4.2 us per GPU, while NCCL's
+//   model puts the devices' own time at 7.5-13.2 us. Calibrate fits it.
 // - NVLS moves 128 KiB chunks (NCCL_NVLS_CHUNKSIZE, NCCL 2.17+), a loop being
 //   a chunk per head (device of the node).
 LibraryModel ncclLibrary() {
   LibraryModel m;
   m.name = "nccl";
-  m.launch = us(20);
+  m.launch = us(4.2);
   m.channels = 16;
   m.nvlsChunk = 128 << 10;
   m.protocols = {

@@ -47,7 +47,7 @@ struct ProtocolModel {
 
 struct LibraryModel {
   std::string name = "ideal";
-  Time launch = 0;            // per collective: kernel launch, enqueue
+  Time launch = 0;            // per collective and device: the host launching it
   int channels = 1;           // the most (NCCL_MAX_NCHANNELS)
   int minChannels = 1;        // NCCL_MIN_NCHANNELS
   // The chunk of in-network algorithms (nvls, sharp and hierarchies with

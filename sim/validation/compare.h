@@ -21,6 +21,7 @@ struct ComparedPoint {
   std::string protocol; // the library's protocol for this size ("" when ideal)
   int channels = 1;
   std::string algorithm; // the fastest of several algorithms compared ("" when one)
+  bool hostBound = false; // the host's launches, not the devices, set the time
   double error() const { return predictedUs / measuredUs - 1; }
   double lineError() const { return lineUs / measuredUs - 1; }
 };
@@ -34,6 +35,10 @@ struct Comparison {
   double medianAbsError = 0, maxAbsError = 0;
   double lineMedianAbsError = 0, lineMaxAbsError = 0;
   std::uint64_t events = 0; // simulated, over every size and algorithm (a measure of its cost)
+  // The benchmark's host launching one collective on each device its
+  // thread drives (library launch x devices per thread).
+  double hostUs = 0;
+  int devicesPerThread = 1;
 };
 
 struct CompareOptions {

@@ -62,6 +62,16 @@ int ranksFromFactor(Collective op, double ratio) {
   return 0;
 }
 
+// "nGpus 8" (nccl-tests' header) or "-g 8" / "--ngpus 8" (its command line).
+void devicesPerThreadIn(const std::vector<std::string>& w, int& out) {
+  for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+    if (w[i] != "nGpus" && w[i] != "-g" && w[i] != "--ngpus") continue;
+    std::string n = w[i + 1];
+    while (!n.empty() && (n.back() == ',' || n.back() == ';')) n.pop_back();
+    if (isCount(n) && n.size() < 4 && std::stoi(n) > 0) out = std::stoi(n);
+  }
+}
+
 } // namespace
 
 MeasuredCurve readMeasuredCurve(const std::string& file) {
@@ -81,6 +91,7 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     std::vector<std::string> w = words(line);
     if (w.empty()) continue;
     if (w[0] == "#" && w.size() > 2 && w[1] == "Rank") ++rankLines;
+    if (w[0][0] == '#') devicesPerThreadIn(w, c.devicesPerThread);
     if (line.find("data_size") != std::string::npos) c.tool = "hccl_test";
     if (w[0][0] == '#' || !isCount(w[0])) continue;
     // hccl_test: size time algbw check.

@@ -7,6 +7,9 @@
 //    from busbw / algbw (the bus factor of the operation is a function of it).
 //  hccl_test (all_reduce_test ...): rows of data_size(Bytes) aveg_time(us)
 //    alg_bandwidth(GB/s) check_result; the rank count is not printed.
+// The devices one thread drives come from nccl-tests' "nGpus N" header or a
+// "-g N" on its command line (1 when neither says): that thread launches
+// each collective on each of them in turn.
 //
 // Only the out-of-place time is kept (nccl-tests' first figure).
 #pragma once
@@ -33,6 +36,7 @@ struct MeasuredCurve {
   DataType dtype = DataType::Float32;
   int ranks = 0;         // from "# Rank" lines; 0: the log does not list them
   double busFactor = 0;  // busbw / algbw as printed (nccl-tests), 0 if absent
+  int devicesPerThread = 1;
   std::vector<MeasuredPoint> points; // by size, ascending
 };
 
