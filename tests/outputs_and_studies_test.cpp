@@ -311,3 +311,22 @@ TEST_CASE("select uses its built-in rules from any folder") {
   CHECK(r.out.rfind("hierpipe:ring+ring\n", 0) == 0);
   CHECK(contains(r.out, "# rules hccl-910b: pipeline-2-3-servers-ring"));
 }
+
+// The 7 B decoder's weights, gradients and Adam state alone are 16 B a
+// parameter (6.74 G of them: some 100 GiB) against the 32 GiB of an Atlas
+// NPU: the step row says it does not fit, in every form. With the device's
+// memory raised past its total, it fits.
+TEST_CASE("a training point that does not fit its device is flagged in the step table and the JSON") {
+  const std::string scenario = source("tests/data/training/decoder-7b-2x8.yaml");
+  CliResult table = cli({"run", scenario});
+  REQUIRE(table.status == 0);
+  CHECK(contains(table.out, "memory_GiB  fits"));
+  CHECK(contains(table.out, "# 1 point(s) do not fit in their device's memory"));
+  auto doc = nlohmann::json::parse(cli({"run", scenario, "--format", "json"}).out);
+  CHECK(doc["points"][0]["fits"] == false);
+  CHECK(doc["points"][0]["memory_bytes"]["total"].get<double>() > 100.0 * double(1ULL << 30));
+  CliResult roomy = cli({"run", scenario, "--set", "cluster.device.memory=128GiB", "--format", "json"});
+  REQUIRE(roomy.status == 0);
+  CHECK(nlohmann::json::parse(roomy.out)["points"][0]["fits"] == true);
+  CHECK_FALSE(contains(cli({"run", scenario, "--set", "cluster.device.memory=128GiB"}).out, "do not fit"));
+}

@@ -54,10 +54,22 @@ std::vector<std::string> failedRow(const TrainingPoint& p, std::size_t columns) 
   return row;
 }
 
+// Whether the point's memory fits its device: "yes", "NO", or "?" when the
+// cluster names no device memory.
+std::string fitsText(const StepResult& s) {
+  return s.deviceMemory == 0 ? "?" : s.memory.total() <= s.deviceMemory ? "yes" : "NO";
+}
+
+std::size_t pointsNotFitting(const TrainingReport& r) {
+  std::size_t n = 0;
+  for (const auto& p : r.points) n += !p.failed() && fitsText(p.step) == "NO";
+  return n;
+}
+
 TextTable stepTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
   for (const char* c : {"servers", "devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
-                        "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "scaling", "memory_GiB"})
+                        "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "scaling", "memory_GiB", "fits"})
     h.push_back(c);
   const bool anyFailed = r.failedPoints() > 0;
   if (anyFailed) h.push_back("status");
@@ -73,7 +85,8 @@ TextTable stepTable(const TrainingReport& r) {
                           std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
                           std::to_string(s.buckets.size()), ms(s.iteration), ms(s.compute), ms(s.communication),
                           ms(s.exposed), percent(s.communicationShare()), ms(s.meanAllReduce()),
-                          fixed(s.samplesPerSecond(), 1), percent(s.scalingEfficiency()), gib(s.memory.total())})
+                          fixed(s.samplesPerSecond(), 1), percent(s.scalingEfficiency()), gib(s.memory.total()),
+                          fitsText(s)})
       row.push_back(std::move(c));
     if (anyFailed) row.push_back("ok");
     t.add(std::move(row));
@@ -95,7 +108,7 @@ TextTable memoryTable(const TrainingReport& r) {
                     m.bucketBuffers, m.communicatorBuffers, m.total()})
       row.push_back(gib(b));
     row.back() = gib(m.total());
-    row.push_back(p.step.deviceMemory == 0 ? "?" : m.total() <= p.step.deviceMemory ? "yes" : "NO");
+    row.push_back(fitsText(p.step));
     t.add(std::move(row));
   }
   return t;
@@ -159,6 +172,10 @@ std::string text(const TrainingReport& r, bool md) {
     out += md ? std::string("\n### ") + title + "\n\n" + t.markdown() : std::string("\n# ") + title + "\n" + t.text();
   };
   emit("step time", stepTable(r));
+  if (std::size_t n = pointsNotFitting(r))
+    out += (md ? "\n" : "# ") + std::to_string(n) +
+           " point(s) do not fit in their device's memory (fits: NO; the memory table below): their step times are "
+           "what the step would take if they did.\n";
   if (std::size_t failed = r.failedPoints()) {
     out += md ? "\n" + std::to_string(failed) + " point(s) failed:\n\n" : "# " + std::to_string(failed) + " point(s) failed:\n";
     for (const auto& p : r.points) {
@@ -210,6 +227,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
         {"optimizer_state", m.optimizerState}, {"accumulation_buffer", m.accumulationBuffer},
         {"activations", m.activations}, {"bucket_buffers", m.bucketBuffers},
         {"hccl_buffers", m.communicatorBuffers}, {"total", m.total()}, {"device", s.deviceMemory}}},
+      {"fits", s.deviceMemory == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.memory.total() <= s.deviceMemory)},
       {"network", networkJson(s.network)},
       {"buckets", buckets}};
   if (!p.reference.empty()) {
