@@ -185,3 +185,33 @@ TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   CHECK(fine.execution.bytesSent == coarse.execution.bytesSent);
   CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.nvls_chunk=fast"}), doctest::Contains("nvls_chunk"), ConfigError);
 }
+
+// Atlas 800T A2: 8 x 910B, each pair on its own 18.3 GB/s HCCS link, under
+// HCCL (13 us a step). A mesh AllReduce is one reduce-scatter step and one
+// all-gather step over all seven links at once; the ring takes 14 steps
+// over one link each way: mesh wins at every size, which is why HCCL runs
+// level 0 as mesh on 910B servers. 64 MiB by mesh: each step moves 1/8 of
+// the buffer to each of 7 peers at once, 8,388,608 B / 18.3 GB/s =
+// 458.393 us, and pays HCCL's 13 us and the link's 1 us: 2 x 472.393.
+TEST_CASE("the Atlas 800T A2 preset: a full HCCS mesh of 910B under HCCL, on which mesh beats ring") {
+  ClusterSetup a2 = loadClusterFile(source("configs/clusters/atlas-800t-a2-8.yaml"), {});
+  CHECK(a2.cluster.ranks() == 8);
+  CHECK(a2.cluster.links.size() == 28 + 8); // 8 x 7 / 2 HCCS pairs, a NIC link per NPU
+  CHECK(a2.library.name == "hccl");
+  CHECK(a2.cluster.device.memory == Bytes(64) << 30);
+  auto run = [&](const char* algo, Bytes bytes) {
+    AlgorithmEntry a = *findAlgorithm(Collective::AllReduce, algo);
+    RunRequest req{Collective::AllReduce, &a, DataType::Float32, bytes, Bytes(1) << 20, false};
+    req.library = a2.library;
+    return simulateCollective(a2.cluster, req).timeUs();
+  };
+  for (Bytes bytes : {Bytes(1) << 20, Bytes(64) << 20}) {
+    CAPTURE(bytes);
+    CHECK(run("mesh", bytes) < run("ring", bytes));
+  }
+  CHECK(run("mesh", Bytes(64) << 20) == doctest::Approx(2 * 472.393).epsilon(1e-5));
+  // Four servers on one switch, a 200 Gb/s NIC per NPU.
+  ClusterSetup four = loadClusterFile(source("configs/clusters/atlas-800t-a2-8.yaml"), {"servers=4"});
+  CHECK(four.cluster.ranks() == 32);
+  CHECK(four.cluster.servers == 4);
+}
