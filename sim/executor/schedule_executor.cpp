@@ -25,7 +25,7 @@ bool communicates(const Op& op) {
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
                                    const Schedule& schedule, TraceSink* trace)
     : engine_(engine), network_(network), cluster_(cluster), trace_(trace),
-      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()), routing_(cluster) {
+      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()) {
   if (schedule.ranks() != cluster.ranks())
     throw std::invalid_argument("schedule has " + std::to_string(schedule.ranks()) + " ranks, cluster " +
                                 std::to_string(cluster.ranks()));
@@ -200,8 +200,9 @@ void ScheduleExecutor::giveSlotBack(std::uint32_t senderLane, int receiverRank) 
 Time ScheduleExecutor::propagation(int src, int dst) {
   auto [it, fresh] = propagation_.try_emplace(std::uint64_t(std::uint32_t(src)) << 32 | std::uint32_t(dst), 0);
   if (fresh) {
-    Routing::Route r = routing_.route(src, dst);
-    for (std::uint32_t h = 0; h < r.hops; ++h) it->second += cluster_.links[routing_.channel(r, h) / 2].params.latency;
+    if (!routing_) routing_.emplace(cluster_);
+    Routing::Route r = routing_->route(src, dst);
+    for (std::uint32_t h = 0; h < r.hops; ++h) it->second += cluster_.links[routing_->channel(r, h) / 2].params.latency;
   }
   return it->second;
 }
@@ -212,12 +213,12 @@ void ScheduleExecutor::slotCameBack(std::uint32_t cookie) {
   inFlight_.release(cookie);
   const Lane& s = lanes_[back.srcLane];
   PairState& p = pair(s.stream, s.rank, lanes_[back.dstLane].rank);
-  if (p.held.empty()) {
+  if (p.heldFirst == p.held.size()) {
     --p.slotsTaken;
     return;
   }
-  std::uint32_t next = p.held.front();
-  p.held.pop_front();
+  std::uint32_t next = p.held[p.heldFirst++];
+  if (p.heldFirst == p.held.size()) p.held.clear(), p.heldFirst = 0;
   inFlight_[next].released = true;
   postDirect(next);
   complete(back.srcLane);

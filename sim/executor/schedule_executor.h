@@ -22,7 +22,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -121,8 +121,12 @@ private:
     std::uint32_t recvsPosted = 0;
     std::vector<std::pair<std::uint32_t, bool>> arrived; // delivered (seq, direct), no receive yet
     std::vector<std::pair<std::uint32_t, bool>> waiting; // receives posted (seq, reduce), no data yet
-    int slotsTaken = 0;             // direct sends whose slot has not come back
-    std::deque<std::uint32_t> held; // direct sends waiting for a slot (InFlight cookies)
+    int slotsTaken = 0; // direct sends whose slot has not come back
+    // Direct sends waiting for a slot (InFlight cookies), oldest at
+    // heldFirst: a vector, which costs nothing until used (a deque
+    // allocates on construction, and there is a PairState per pair).
+    std::vector<std::uint32_t> held;
+    std::uint32_t heldFirst = 0;
   };
   // Which leg of its way a message is on (in-network sends take two; a
   // slot given back goes as a delay, not on the network).
@@ -191,7 +195,7 @@ private:
   IndexPool<Merge> merges_;
   std::unordered_map<std::uint64_t, std::uint32_t> openMerges_; // (destination lane, round) -> merge
   IndexPool<Multicast> multicasts_;
-  Routing routing_; // for the latency back to a sender (slots)
+  std::optional<Routing> routing_; // for the latency back to a sender (slots), built when first needed
   std::unordered_map<std::uint64_t, Time> propagation_;
   ExecutionResult result_;
 };
