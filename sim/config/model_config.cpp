@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/config/config_node.h"
+#include "sim/workload/transformer_shape.h"
 
 namespace collsim {
 
@@ -26,13 +27,91 @@ void shareCompute(std::vector<ModelLayer>& layers, const std::vector<bool>& give
 
 std::uint32_t bytesPerParameter(const ConfigNode& n) { return std::uint32_t(n.integer(0, 64)); }
 
+TransformerShape readShape(const ConfigNode& t) {
+  t.allowOnly({"layers", "hidden", "heads", "kv_heads", "ffn", "vocabulary", "sequence", "gated_ffn",
+               "tied_embeddings", "experts", "top_k", "recomputation"});
+  TransformerShape s;
+  s.layers = int(t.at("layers").integer(1, 100000));
+  s.hidden = std::uint64_t(t.at("hidden").integer(1, 1 << 20));
+  s.heads = int(t.at("heads").integer(1, 1 << 16));
+  if (s.hidden % std::uint64_t(s.heads) != 0) t.at("heads").fail("hidden must be a multiple of heads");
+  if (auto k = t.find("kv_heads")) {
+    s.kvHeads = int(k->integer(1, s.heads));
+    if (s.heads % s.kvHeads != 0) k->fail("kv_heads must divide heads (grouped-query attention)");
+  }
+  s.ffn = std::uint64_t(t.at("ffn").integer(1, 1 << 24));
+  s.vocabulary = std::uint64_t(t.at("vocabulary").integer(1, 1 << 24));
+  s.sequence = std::uint64_t(t.at("sequence").integer(1, 1 << 24));
+  if (auto v = t.find("gated_ffn")) s.gatedFfn = v->boolean();
+  if (auto v = t.find("tied_embeddings")) s.tiedEmbeddings = v->boolean();
+  if (auto v = t.find("experts")) s.experts = int(v->integer(1, 1 << 16));
+  if (auto v = t.find("top_k")) s.topK = int(v->integer(1, s.experts));
+  if (auto v = t.find("recomputation")) {
+    std::string r = v->text();
+    if (r != "full" && r != "none") v->fail("recomputation is full or none");
+    s.fullRecomputation = r == "full";
+  }
+  return s;
+}
+
+void readPrecision(const ConfigNode& node, ModelSpec& m) {
+  auto p = node.find("precision");
+  if (!p) return;
+  p->allowOnly({"weights", "gradients", "master_weights", "optimizer_state", "accumulation"});
+  if (auto v = p->find("weights")) m.precision.weights = bytesPerParameter(*v);
+  if (auto v = p->find("gradients")) m.precision.gradients = bytesPerParameter(*v);
+  if (auto v = p->find("master_weights")) m.precision.masterWeights = bytesPerParameter(*v);
+  if (auto v = p->find("optimizer_state")) m.precision.optimizerState = bytesPerParameter(*v);
+  if (auto v = p->find("accumulation")) m.precision.accumulation = bytesPerParameter(*v);
+  if (m.precision.gradients != 2 && m.precision.gradients != 4 && m.precision.gradients != 8)
+    p->at("gradients").fail("gradients are 2 (fp16/bf16), 4 (fp32) or 8 (fp64) bytes per parameter");
+}
+
+void readBackwardFactor(const ConfigNode& compute, ModelSpec& m) {
+  if (auto v = compute.find("backward_factor")) {
+    m.backwardFactor = v->number();
+    if (m.backwardFactor < 0) v->fail("the backward factor cannot be negative");
+  }
+}
+
+void readUtilization(const ConfigNode& u, ModelSpec& m) {
+  m.utilization = u.number();
+  if (m.utilization <= 0 || m.utilization > 1) u.fail("utilization is the achieved fraction of peak, in (0, 1]");
+}
+
+// The layers, compute shares, FLOPs and activations that `shape` implies.
+void fromShape(const TransformerShape& shape, ModelSpec& m) {
+  double total = shape.flopsPerSample();
+  m.layers.push_back({"embeddings", shape.embeddingParameters(), 0.0});
+  for (int i = 0; i < shape.layers; ++i)
+    m.layers.push_back({"block." + std::to_string(i), shape.blockParameters(), shape.blockFlopsPerSample() / total});
+  m.layers.push_back({"final norm and head", shape.headParameters(), shape.headFlopsPerSample() / total});
+  m.flopsPerSample = total;
+  m.activationsPerSample = shape.activationsPerSample();
+  m.transformer = shape;
+}
+
 } // namespace
 
 ModelSpec loadModel(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "layers", "precision", "micro_batch", "activations_per_sample", "compute"});
+  node.allowOnly({"name", "description", "transformer", "layers", "precision", "micro_batch", "activations_per_sample",
+                  "compute"});
   ModelSpec m;
   m.name = node.has("name") ? node.at("name").text() : "model";
   if (auto d = node.find("description")) m.description = d->text();
+  readPrecision(node, m);
+  if (auto v = node.find("micro_batch")) m.microBatch = int(v->integer(1, 1 << 20));
+
+  if (auto t = node.find("transformer")) {
+    for (const char* derived : {"layers", "activations_per_sample"})
+      if (auto n = node.find(derived)) n->fail(std::string(derived) + " follows from transformer: give one or the other");
+    fromShape(readShape(*t), m);
+    ConfigNode c = node.at("compute");
+    c.allowOnly({"utilization", "backward_factor"});
+    readBackwardFactor(c, m);
+    readUtilization(c.at("utilization"), m);
+    return m;
+  }
 
   ConfigNode layers = node.at("layers");
   if (!layers.isSequence() || layers.items().empty()) layers.fail("expected a list of layers");
@@ -58,35 +137,19 @@ ModelSpec loadModel(const ConfigNode& node) {
   if (m.parameters() == 0) layers.fail("the model has no parameters");
   shareCompute(m.layers, shareGiven, layers);
 
-  if (auto p = node.find("precision")) {
-    p->allowOnly({"weights", "gradients", "master_weights", "optimizer_state", "accumulation"});
-    if (auto v = p->find("weights")) m.precision.weights = bytesPerParameter(*v);
-    if (auto v = p->find("gradients")) m.precision.gradients = bytesPerParameter(*v);
-    if (auto v = p->find("master_weights")) m.precision.masterWeights = bytesPerParameter(*v);
-    if (auto v = p->find("optimizer_state")) m.precision.optimizerState = bytesPerParameter(*v);
-    if (auto v = p->find("accumulation")) m.precision.accumulation = bytesPerParameter(*v);
-    if (m.precision.gradients != 2 && m.precision.gradients != 4 && m.precision.gradients != 8)
-      p->at("gradients").fail("gradients are 2 (fp16/bf16), 4 (fp32) or 8 (fp64) bytes per parameter");
-  }
-  if (auto v = node.find("micro_batch")) m.microBatch = int(v->integer(1, 1 << 20));
   if (auto v = node.find("activations_per_sample")) m.activationsPerSample = v->bytes();
 
   ConfigNode c = node.at("compute");
   c.allowOnly({"forward", "backward", "flops_per_sample", "utilization", "backward_factor"});
   bool byTime = c.has("forward"), byFlops = c.has("flops_per_sample");
   if (byTime == byFlops) c.fail("give either forward (and backward) times or flops_per_sample");
-  if (auto v = c.find("backward_factor")) {
-    m.backwardFactor = v->number();
-    if (m.backwardFactor < 0) v->fail("the backward factor cannot be negative");
-  }
+  readBackwardFactor(c, m);
   if (byTime) {
     m.forward = c.at("forward").time();
     m.backward = c.has("backward") ? c.at("backward").time() : Time(std::llround(double(*m.forward) * m.backwardFactor));
   } else {
     m.flopsPerSample = c.at("flops_per_sample").count();
-    ConfigNode u = c.at("utilization");
-    m.utilization = u.number();
-    if (m.utilization <= 0 || m.utilization > 1) u.fail("utilization is the achieved fraction of peak, in (0, 1]");
+    readUtilization(c.at("utilization"), m);
   }
   return m;
 }

@@ -13,6 +13,14 @@
 //   activations_per_sample: 420MiB
 //   compute: {flops_per_sample: 1.1T, utilization: 0.4, backward_factor: 2}
 //   # or compute: {forward: 30ms, backward: 60ms}   (per micro-batch)
+//
+// Or by shape (sim/workload/transformer_shape.h derives the layers, the
+// FLOPs and the activations):
+//   name: llama3-8b
+//   transformer: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,
+//                 vocabulary: 128256, sequence: 8192}  # gated_ffn, tied_embeddings,
+//                                                      # experts, top_k, recomputation
+//   compute: {utilization: 0.45, backward_factor: 3}
 #pragma once
 
 #include "sim/workload/model.h"

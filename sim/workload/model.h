@@ -12,6 +12,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
+#include "sim/workload/transformer_shape.h"
 
 namespace collsim {
 
@@ -45,6 +46,8 @@ struct ModelSpec {
   double flopsPerSample = 0;
   double utilization = 0;
   double backwardFactor = 2; // backward = 2 x forward: gradients of inputs and of weights
+  // The shape it was derived from, when the file gave one.
+  std::optional<TransformerShape> transformer;
 
   std::uint64_t parameters() const;
   Bytes gradientBytes() const { return parameters() * precision.gradients; }

@@ -1,0 +1,45 @@
+#include "sim/workload/transformer_shape.h"
+
+namespace collsim {
+
+std::uint64_t TransformerShape::attentionParameters() const { return 2 * hidden * hidden + 2 * hidden * kvDim(); }
+
+std::uint64_t TransformerShape::expertParameters() const { return (gatedFfn ? 3 : 2) * hidden * ffn; }
+
+std::uint64_t TransformerShape::routerParameters() const { return experts > 1 ? hidden * std::uint64_t(experts) : 0; }
+
+std::uint64_t TransformerShape::blockParameters() const {
+  return attentionParameters() + std::uint64_t(experts) * expertParameters() + routerParameters() + 2 * hidden;
+}
+
+std::uint64_t TransformerShape::activeBlockParameters() const {
+  return attentionParameters() + std::uint64_t(topK) * expertParameters() + routerParameters() + 2 * hidden;
+}
+
+std::uint64_t TransformerShape::parameters() const {
+  return embeddingParameters() + std::uint64_t(layers) * blockParameters() + headParameters();
+}
+
+std::uint64_t TransformerShape::activeParameters() const {
+  return embeddingParameters() + std::uint64_t(layers) * activeBlockParameters() + headParameters();
+}
+
+double TransformerShape::blockFlopsPerSample() const {
+  double s = double(sequence), h = double(hidden);
+  return 2.0 * double(activeBlockParameters()) * s + 4.0 * s * s * h;
+}
+
+double TransformerShape::headFlopsPerSample() const {
+  return 2.0 * double(vocabulary) * double(hidden) * double(sequence);
+}
+
+double TransformerShape::flopsPerSample() const { return double(layers) * blockFlopsPerSample() + headFlopsPerSample(); }
+
+Bytes TransformerShape::activationsPerSample() const {
+  double s = double(sequence), h = double(hidden);
+  double block = s * h * (34.0 + 5.0 * double(heads) * s / h);
+  double kept = fullRecomputation ? double(layers) * 2.0 * s * h + block : double(layers) * block;
+  return Bytes(kept);
+}
+
+} // namespace collsim

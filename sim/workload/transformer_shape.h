@@ -1,0 +1,60 @@
+// A transformer described by its shape, and what follows from it in closed
+// form: the parameters of each layer, the FLOPs of a sample's forward pass
+// and the activations a sample keeps for the backward pass. A model file
+// gives `transformer: {...}` instead of counting these by hand.
+//
+// Per block (hidden h, heads a, kv heads k, head size d = h / a, FFN f,
+// e experts of which t are used per token, sequence s):
+//   attention   Q and O: h x h each; K and V: h x k d each
+//   FFN         per expert 3 h f (gated: SwiGLU's gate, up and down) or
+//               2 h f; a router of h x e when e > 1
+//   norms       2 h (RMSNorm/LayerNorm scales)
+// Outside the blocks: the embedding (vocabulary x h), a final norm (h) and
+// the output head (vocabulary x h, none when tied to the embedding).
+// Forward FLOPs per sample: 2 x (the block parameters a token uses: the
+// attention, t experts and the router) x s per block, attention's scores
+// and mix 2 x 2 x s^2 x h per block, and the head 2 x vocabulary x h x s.
+// Activations per sample (Korthikanti et al., 2022, "Reducing Activation
+// Recomputation in Large Transformer Models", bytes per layer without
+// parallelism: s h (34 + 5 a s / h)): every block's, or with full
+// recomputation each block's input (2 s h, 16-bit) plus one block's whole
+// set while it is recomputed.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/units.h"
+
+namespace collsim {
+
+struct TransformerShape {
+  int layers = 0;
+  std::uint64_t hidden = 0;
+  int heads = 0;
+  int kvHeads = 0; // 0: as many as heads (no grouped-query attention)
+  std::uint64_t ffn = 0;
+  std::uint64_t vocabulary = 0;
+  std::uint64_t sequence = 0;
+  bool gatedFfn = true;
+  bool tiedEmbeddings = false;
+  int experts = 1;
+  int topK = 1;
+  bool fullRecomputation = true;
+
+  std::uint64_t kvDim() const { return std::uint64_t(kvHeads > 0 ? kvHeads : heads) * (hidden / std::uint64_t(heads)); }
+  std::uint64_t attentionParameters() const;
+  std::uint64_t expertParameters() const; // one expert's FFN
+  std::uint64_t routerParameters() const;
+  std::uint64_t blockParameters() const;  // every expert counted
+  std::uint64_t activeBlockParameters() const; // what one token uses
+  std::uint64_t embeddingParameters() const { return vocabulary * hidden; }
+  std::uint64_t headParameters() const { return hidden + (tiedEmbeddings ? 0 : vocabulary * hidden); }
+  std::uint64_t parameters() const;
+  std::uint64_t activeParameters() const;
+  double blockFlopsPerSample() const;
+  double headFlopsPerSample() const;
+  double flopsPerSample() const;
+  Bytes activationsPerSample() const;
+};
+
+} // namespace collsim
