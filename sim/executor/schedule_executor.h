@@ -57,10 +57,10 @@ struct MessageRecord {
 //   peer's free slot and moves on). A slot is given back when the receiver
 //   has taken the data (its receive matched it), by a word back over the
 //   same fabric (NCCL's head counter over NVLink, the posted receive over
-//   the network): a window of slots spans a round trip. A
-//   send finding no free slot waits for one, and holds its step. 0: every
-//   send holds its step until delivered (an RDMA write with remote
-//   completion, HCCL's notify per step).
+//   the network): a window of slots spans a round trip. A send finding no
+//   free slot waits for one, and holds its step. 0: every send holds its
+//   step until delivered (an RDMA write with remote completion, HCCL's
+//   notify per step).
 struct StepCosts {
   Time launch = 0;
   Time intraStep = 0, interStep = 0;

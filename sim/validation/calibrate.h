@@ -5,7 +5,9 @@
 //   efficiency          hccs.efficiency, share of the intra-server line rate that carries data, 0.2-1
 //   network_efficiency  roce.efficiency, the same between servers, 0.2-1
 //   network_latency     roce.latency, one way on each link between servers, 0.5-50 us
-//   launch              library.launch, the fixed cost of a collective, 0-500 us
+//   launch              library.launch, the host's cost of a collective on each
+//                       device, 0-500 us (compare hides it behind the devices
+//                       unless one thread drives several: measured_curve.h)
 //   hop_scale           every protocol's per-step latencies times this, 0.1-10
 //   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4
 // (no bandwidth above line rate, no negative latency). The default set is

@@ -18,7 +18,8 @@
 // Recomputation in Large Transformer Models", bytes per layer without
 // parallelism: s h (34 + 5 a s / h)): every block's, or with full
 // recomputation each block's input (2 s h, 16-bit) plus one block's whole
-// set while it is recomputed.
+// set while it is recomputed. The formula is a dense block's: with experts,
+// the larger FFN activations of top_k experts are not counted.
 #pragma once
 
 #include <cstdint>
