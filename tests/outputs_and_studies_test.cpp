@@ -330,3 +330,27 @@ TEST_CASE("a training point that does not fit its device is flagged in the step 
   CHECK(nlohmann::json::parse(roomy.out)["points"][0]["fits"] == true);
   CHECK_FALSE(contains(cli({"run", scenario, "--set", "cluster.device.memory=128GiB"}).out, "do not fit"));
 }
+
+// MFU counts useful work only: forward + backward = 3 x the forward FLOPs
+// (29.2 T a sample for the 7 B decoder), over the devices' peak (256
+// TFLOPS each by default) in the step's time. With full recomputation the
+// devices do 4 x forward at 45 % of peak, so MFU stays below 0.45 x 3/4.
+// Tokens need a sequence: only models given by shape have one.
+TEST_CASE("the step table's MFU and tokens/s follow from the model's FLOPs and shape") {
+  const std::string scenario = source("tests/data/training/decoder-7b-2x8.yaml");
+  auto point = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", scenario, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = cli(args);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out)["points"][0];
+  };
+  auto p = point({});
+  double samples = p["samples_per_s"].get<double>(), mfu = p["mfu"].get<double>();
+  CHECK(mfu == doctest::Approx(3 * 29.2e12 * samples / (256e12 * 16)).epsilon(1e-3));
+  CHECK(mfu < 0.45 * 3 / 4);
+  CHECK(p["tokens_per_s"].is_null());
+  auto llama = point({"--set", "training.model=" + source("configs/models/llama3-8b.yaml")});
+  CHECK(llama["tokens_per_s"].get<double>() == doctest::Approx(8192 * llama["samples_per_s"].get<double>()));
+  CHECK(llama["mfu"].get<double>() > 0);
+}

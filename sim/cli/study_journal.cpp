@@ -66,6 +66,7 @@ json stepJson(const StepResult& s) {
           {"memory", {m.weights, m.masterWeights, m.gradients, m.optimizerState, m.accumulationBuffer, m.activations,
                       m.bucketBuffers, m.communicatorBuffers}},
           {"device_memory", s.deviceMemory}, {"events", s.events}, {"bytes_sent", s.bytesSent},
+          {"work", {s.flopsPerSample, s.devicePeakFlops, s.tokensPerSample}},
           {"network", metricsJson(s.network)}};
 }
 
@@ -89,6 +90,12 @@ StepResult stepFrom(const json& j) {
   s.deviceMemory = j.at("device_memory");
   s.events = j.at("events");
   s.bytesSent = j.at("bytes_sent");
+  if (j.contains("work")) { // journals before MFU had none
+    const json& w = j.at("work");
+    s.flopsPerSample = w[0];
+    s.devicePeakFlops = w[1];
+    s.tokensPerSample = w[2];
+  }
   s.network = metricsFrom(j.at("network"));
   return s;
 }

@@ -69,7 +69,8 @@ std::size_t pointsNotFitting(const TrainingReport& r) {
 TextTable stepTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
   for (const char* c : {"servers", "devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
-                        "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "scaling", "memory_GiB", "fits"})
+                        "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "tokens/s", "mfu", "scaling",
+                        "memory_GiB", "fits"})
     h.push_back(c);
   const bool anyFailed = r.failedPoints() > 0;
   if (anyFailed) h.push_back("status");
@@ -85,7 +86,8 @@ TextTable stepTable(const TrainingReport& r) {
                           std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
                           std::to_string(s.buckets.size()), ms(s.iteration), ms(s.compute), ms(s.communication),
                           ms(s.exposed), percent(s.communicationShare()), ms(s.meanAllReduce()),
-                          fixed(s.samplesPerSecond(), 1), percent(s.scalingEfficiency()), gib(s.memory.total()),
+                          fixed(s.samplesPerSecond(), 1), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
+                          s.mfu() > 0 ? percent(s.mfu()) : "-", percent(s.scalingEfficiency()), gib(s.memory.total()),
                           fitsText(s)})
       row.push_back(std::move(c));
     if (anyFailed) row.push_back("ok");
@@ -162,6 +164,8 @@ std::string header(const TrainingReport& r) {
   }
   os << "# step = one optimizer step (accum micro-batches per device); comm = time some bucket's AllReduce ran;\n"
         "# exposed = step - compute; samples/s over all devices; scaling = compute / step (one device: 100%).\n"
+        "# mfu = 3 x forward FLOPs per sample x samples/s over the devices' peak (- when the model gives times);\n"
+        "# tokens/s = samples/s x sequence (- for models without a transformer shape).\n"
         "# bucket is the framework's gradient bucket (PyTorch DDP bucket_cap_mb), not an HCCL setting.\n";
   return os.str();
 }
@@ -222,6 +226,8 @@ nlohmann::json pointJson(const TrainingPoint& p) {
       {"communication_share", s.communicationShare()}, {"exposed_share", s.exposedShare()},
       {"mean_allreduce_us", us(s.meanAllReduce())}, {"samples_per_s", s.samplesPerSecond()},
       {"scaling_efficiency", s.scalingEfficiency()}, {"bytes_sent", s.bytesSent}, {"events", s.events},
+      {"tokens_per_s", s.tokensPerSample ? nlohmann::json(s.tokensPerSecond()) : nlohmann::json(nullptr)},
+      {"mfu", s.mfu() > 0 ? nlohmann::json(s.mfu()) : nlohmann::json(nullptr)},
       {"memory_bytes",
        {{"weights", m.weights}, {"master_weights", m.masterWeights}, {"gradients", m.gradients},
         {"optimizer_state", m.optimizerState}, {"accumulation_buffer", m.accumulationBuffer},

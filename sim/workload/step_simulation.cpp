@@ -28,6 +28,11 @@ double StepResult::samplesPerSecond() const {
   return iteration ? double(microBatch) * accumulation * ranks / toSeconds(iteration) : 0;
 }
 
+double StepResult::mfu() const {
+  if (iteration == 0 || flopsPerSample <= 0 || devicePeakFlops <= 0) return 0;
+  return 3.0 * flopsPerSample * samplesPerSecond() / (devicePeakFlops * double(ranks));
+}
+
 namespace {
 
 // Sum of the lengths of possibly overlapping intervals.
@@ -248,6 +253,8 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   int inFlight = std::min<int>(training.pipeline, int(plan.backward.buckets.size()));
   result.memory = memoryPerDevice(model, training.accumulation, training.bucket, inFlight, options.hcclBufferSize);
   result.deviceMemory = device.memory;
+  if (!model.forward) result.flopsPerSample = model.flopsPerSample, result.devicePeakFlops = device.flops;
+  if (model.transformer) result.tokensPerSample = model.transformer->sequence;
   result.events = run.events;
   result.network = run.network;
   result.bytesSent = run.bytesSent;

@@ -46,6 +46,16 @@ struct StepResult {
   double communicationShare() const { return iteration ? double(communication) / double(iteration) : 0; }
   double exposedShare() const { return iteration ? double(exposed) / double(iteration) : 0; }
   double samplesPerSecond() const; // over all devices
+  // The model's useful work (forward + backward = 3 x forward FLOPs, as MFU
+  // counts it: recomputation is not useful work) and the tokens of a sample;
+  // 0 when the model gives times, not FLOPs, or no sequence.
+  double flopsPerSample = 0;
+  double devicePeakFlops = 0;
+  std::uint64_t tokensPerSample = 0;
+  double tokensPerSecond() const { return samplesPerSecond() * double(tokensPerSample); }
+  // Model FLOPs utilization: the useful FLOPs of a step over what the devices'
+  // peak could do in its time. 0 when unknown.
+  double mfu() const;
   // Against one device running the same micro-batches with no communication.
   double scalingEfficiency() const { return iteration ? double(compute) / double(iteration) : 0; }
 };
@@ -63,10 +73,6 @@ struct StepOptions {
 };
 
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
-
-// The work of one step before it runs (sim/run/work_estimate.h): every
-// bucket's collective, the compute on the clock.
-WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
 
 // The work of one step before it runs (sim/run/work_estimate.h): every
 // bucket's collective, the compute on the clock.
