@@ -12,7 +12,7 @@ std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, con
                   (library ? " under " + c.library : "") + " on " + clusterName + "\n";
   if (c.hostUs > 0)
     s += "# issued back to back: a size takes the devices' time, or the host's " + fixed(c.hostUs, 2) +
-         " us of launches (" + std::to_string(c.devicesPerThread) + " device(s) a thread), marked host\n";
+         " us of launches (" + std::to_string(curve.devicesPerThread) + " device(s) a thread), marked host\n";
   std::vector<std::string> header = {"size", "bytes", "measured_us", "predicted_us", "error", "line_us", "line_error"};
   if (several) header.push_back("algorithm");
   if (library) header.insert(header.end(), {"protocol", "channels"});
@@ -48,7 +48,7 @@ nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparis
   nlohmann::ordered_json j = {{"measured", curve.source}, {"tool", curve.tool},     {"op", collectiveName(c.op)},
                               {"dtype", dataTypeInfo(curve.dtype).name},          {"ranks", c.ranks},
                               {"cluster", clusterName},   {"algorithm", c.algorithm}, {"library", c.library},
-                              {"host_us", c.hostUs},      {"devices_per_thread", c.devicesPerThread},
+                              {"host_us", c.hostUs},      {"devices_per_thread", curve.devicesPerThread},
                               {"points", points},
                               {"median_abs_error", c.medianAbsError},             {"max_abs_error", c.maxAbsError},
                               {"line_median_abs_error", c.lineMedianAbsError},    {"line_max_abs_error", c.lineMaxAbsError}};

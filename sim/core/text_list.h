@@ -18,6 +18,13 @@ inline std::vector<std::string> splitList(std::string_view text, char separator 
   }
 }
 
+// NCCL's lists ("A,B", or "^A,B" for all but those): the items, and
+// whether they are excluded.
+inline std::vector<std::string> splitExcludableList(std::string_view text, bool& excluded) {
+  excluded = !text.empty() && text.front() == '^';
+  return splitList(text.substr(excluded ? 1 : 0));
+}
+
 // The items with `separator` between them: splitList's inverse.
 inline std::string joinList(const std::vector<std::string>& items, char separator = ',') {
   std::string text;

@@ -23,9 +23,9 @@ std::string lower(std::string text) {
 // NCCL_PROTO: LL, LL128, Simple (any case), a list, or ^list for all but.
 std::string protocolOverride(const EnvSetting& s) {
   static const std::map<std::string, std::string> names = {{"ll", "LL"}, {"ll128", "LL128"}, {"simple", "Simple"}};
-  bool excluded = !s.value.empty() && s.value.front() == '^';
+  bool excluded = false;
   std::vector<std::string> listed;
-  for (const auto& n : splitList(s.value.substr(excluded ? 1 : 0))) {
+  for (const auto& n : splitExcludableList(s.value, excluded)) {
     auto it = names.find(lower(n));
     if (it == names.end()) bad(s, "'" + n + "' is not LL, LL128 or Simple");
     listed.push_back(it->second);
@@ -38,9 +38,9 @@ std::vector<std::string> algorithms(const EnvSetting& s, int servers, std::vecto
   const std::string nvls = servers > 1 ? "hierpipe:nvls+ring" : "nvls";
   const std::vector<std::pair<std::string, std::string>> modelled = {{"ring", "ring"}, {"tree", "tree"}, {"nvls", nvls}};
   const std::vector<std::string> known = {"collnetdirect", "collnetchain", "nvlstree", "pat"};
-  bool excluded = !s.value.empty() && s.value.front() == '^';
+  bool excluded = false;
   std::vector<std::string> listed;
-  for (const auto& n : splitList(s.value.substr(excluded ? 1 : 0))) {
+  for (const auto& n : splitExcludableList(s.value, excluded)) {
     std::string key = lower(n);
     bool isModelled = std::any_of(modelled.begin(), modelled.end(), [&](const auto& m) { return m.first == key; });
     if (!isModelled && std::find(known.begin(), known.end(), key) == known.end())

@@ -69,20 +69,10 @@ const ProtocolModel* LibraryModel::find(const std::string& protocolName) const {
   return nullptr;
 }
 
-namespace {
-
-// The names of a protocol list, and whether it excludes them ("^A,B").
-std::vector<std::string> listedProtocols(const std::string& list, bool& excluded) {
-  excluded = !list.empty() && list.front() == '^';
-  return splitList(std::string_view(list).substr(excluded ? 1 : 0));
-}
-
-} // namespace
-
 std::vector<const ProtocolModel*> LibraryModel::candidates() const {
   std::vector<const ProtocolModel*> out;
   bool excluded = false;
-  std::vector<std::string> names = listedProtocols(protocol, excluded);
+  std::vector<std::string> names = splitExcludableList(protocol, excluded);
   for (const auto& p : protocols) {
     bool listed = std::find(names.begin(), names.end(), p.name) != names.end();
     if (protocol == "auto" || listed != excluded) out.push_back(&p);
@@ -94,7 +84,7 @@ std::string LibraryModel::unknownProtocols() const {
   if (protocol == "auto") return {};
   bool excluded = false;
   std::string unknown;
-  for (const auto& name : listedProtocols(protocol, excluded))
+  for (const auto& name : splitExcludableList(protocol, excluded))
     if (!find(name)) unknown += (unknown.empty() ? "" : ", ") + (name.empty() ? std::string("''") : name);
   return unknown;
 }

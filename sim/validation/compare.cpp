@@ -66,7 +66,6 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
     }
   });
   c.hostUs = hostUs;
-  c.devicesPerThread = curve.devicesPerThread;
   std::vector<double> errors, lineErrors;
   for (std::size_t i = 0; i < used.size(); ++i) {
     const MeasuredPoint& p = used[i];

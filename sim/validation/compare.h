@@ -36,9 +36,8 @@ struct Comparison {
   double lineMedianAbsError = 0, lineMaxAbsError = 0;
   std::uint64_t events = 0; // simulated, over every size and algorithm (a measure of its cost)
   // The benchmark's host launching one collective on each device its
-  // thread drives (library launch x devices per thread).
+  // thread drives (library launch x the curve's devicesPerThread).
   double hostUs = 0;
-  int devicesPerThread = 1;
 };
 
 struct CompareOptions {
