@@ -56,6 +56,31 @@ NetworkMetrics metricsFrom(const json& j) {
   return m;
 }
 
+// The parallel layout and the breakdown of the step (null without a layout).
+json layoutJson(const StepResult& s) {
+  if (!s.layout) return nullptr;
+  const ParallelLayout& l = *s.layout;
+  const StepBreakdown& b = s.breakdown;
+  return {{l.tp, l.pp, l.dp, l.zero, l.microBatches, int(l.schedule), l.sequenceParallel, std::string(l.order.begin(), l.order.end())},
+          s.replicas,
+          {b.compute, b.tensorParallel, b.pipeline, b.dataParallel, b.optimizer}};
+}
+
+void layoutFrom(const json& j, StepResult& s) {
+  if (j.is_null()) return;
+  const json& l = j[0];
+  ParallelLayout layout;
+  layout.tp = l[0], layout.pp = l[1], layout.dp = l[2], layout.zero = l[3], layout.microBatches = l[4];
+  layout.schedule = PipelineKind(l[5].get<int>());
+  layout.sequenceParallel = l[6];
+  std::string order = l[7];
+  if (order.size() == 3) layout.order = {order[0], order[1], order[2]};
+  s.layout = layout;
+  s.replicas = j[1];
+  const json& b = j[2];
+  s.breakdown = {b[0], b[1], b[2], b[3], b[4]};
+}
+
 json stepJson(const StepResult& s) {
   json buckets = json::array();
   for (const auto& b : s.buckets) buckets.push_back({b.bytes, b.algorithm, b.ready, b.start, b.end});
@@ -67,7 +92,8 @@ json stepJson(const StepResult& s) {
                       m.bucketBuffers, m.communicatorBuffers}},
           {"device_memory", s.deviceMemory}, {"events", s.events}, {"bytes_sent", s.bytesSent},
           {"work", {s.flopsPerSample, s.devicePeakFlops, s.tokensPerSample}},
-          {"network", metricsJson(s.network)}};
+          {"network", metricsJson(s.network)},
+          {"layout", layoutJson(s)}};
 }
 
 StepResult stepFrom(const json& j) {
@@ -97,6 +123,7 @@ StepResult stepFrom(const json& j) {
     s.tokensPerSample = w[2];
   }
   s.network = metricsFrom(j.at("network"));
+  if (j.contains("layout")) layoutFrom(j.at("layout"), s); // journals before layouts had none
   return s;
 }
 

@@ -66,8 +66,18 @@ std::size_t pointsNotFitting(const TrainingReport& r) {
   return n;
 }
 
+bool anyLayout(const TrainingReport& r) {
+  for (const auto& p : r.points)
+    if (!p.failed() && p.step.layout) return true;
+  return false;
+}
+
+std::string layoutText(const StepResult& s) { return s.layout ? s.layout->text() : "-"; }
+
 TextTable stepTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
+  const bool layouts = anyLayout(r);
+  if (layouts) h.push_back("layout");
   for (const char* c : {"servers", "devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
                         "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "tokens/s", "mfu", "scaling",
                         "memory_GiB", "fits"})
@@ -82,15 +92,36 @@ TextTable stepTable(const TrainingReport& r) {
     }
     const StepResult& s = p.step;
     std::vector<std::string> row = labels(p);
+    if (layouts) row.push_back(layoutText(s));
+    // Under tensor or pipeline parallelism buckets differ per stage: no per-bucket figures.
+    const bool perBucket = !s.layout || !s.buckets.empty();
     for (std::string c : {std::to_string(p.servers), std::to_string(p.devices), formatBytes(p.bucket), std::to_string(p.accumulation),
                           std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
-                          std::to_string(s.buckets.size()), ms(s.iteration), ms(s.compute), ms(s.communication),
-                          ms(s.exposed), percent(s.communicationShare()), ms(s.meanAllReduce()),
+                          perBucket ? std::to_string(s.buckets.size()) : "-", ms(s.iteration), ms(s.compute),
+                          ms(s.communication), ms(s.exposed), percent(s.communicationShare()),
+                          perBucket ? ms(s.meanAllReduce()) : "-",
                           fixed(s.samplesPerSecond(), 1), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
                           s.mfu() > 0 ? percent(s.mfu()) : "-", percent(s.scalingEfficiency()), gib(s.memory.total()),
                           fitsText(s)})
       row.push_back(std::move(c));
     if (anyFailed) row.push_back("ok");
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+// Where the slowest device's step went, under parallel layouts.
+TextTable breakdownTable(const TrainingReport& r) {
+  std::vector<std::string> h = labelHeaders(r);
+  for (const char* c : {"layout", "step_ms", "compute_ms", "tp_ms", "pipeline_ms", "dp_ms", "optimizer_ms"}) h.push_back(c);
+  TextTable t(h);
+  for (const auto& p : r.points) {
+    if (p.failed() || !p.step.layout) continue;
+    const StepBreakdown& b = p.step.breakdown;
+    std::vector<std::string> row = labels(p);
+    row.push_back(layoutText(p.step));
+    for (Time x : {p.step.iteration, b.compute, b.tensorParallel, b.pipeline, b.dataParallel, b.optimizer})
+      row.push_back(ms(x));
     t.add(std::move(row));
   }
   return t;
@@ -189,6 +220,14 @@ std::string text(const TrainingReport& r, bool md) {
       out += (md ? "- " : "#   ") + label + ": " + p.error + "\n";
     }
   }
+  if (anyLayout(r)) {
+    emit("where the step went (the device that finished last)", breakdownTable(r));
+    out += md ? "\nCompute is the device's own; tp, pipeline and dp are the time it waited in TP collectives, in "
+                "pipeline sends and receives (the bubble included) and for data-parallel gradients and ZeRO's "
+                "AllGather.\n"
+              : "# compute: the device's own; tp / pipeline / dp: the time it waited in TP collectives, in pipeline\n"
+                "# sends and receives (the bubble included), for data-parallel gradients and ZeRO's AllGather.\n";
+  }
   emit("memory per device (GiB)", memoryTable(r));
   if (hasReference(r)) {
     const ReferenceInfo& info = r.points.front().referenceInfo;
@@ -236,6 +275,15 @@ nlohmann::json pointJson(const TrainingPoint& p) {
       {"fits", s.deviceMemory == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.memory.total() <= s.deviceMemory)},
       {"network", networkJson(s.network)},
       {"buckets", buckets}};
+  if (s.layout) {
+    const ParallelLayout& l = *s.layout;
+    const StepBreakdown& b = s.breakdown;
+    j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero}, {"micro_batches", l.microBatches},
+                   {"schedule", pipelineKindName(l.schedule)}, {"sequence_parallel", l.sequenceParallel}};
+    j["breakdown_us"] = {{"compute", us(b.compute)}, {"tensor_parallel", us(b.tensorParallel)},
+                         {"pipeline", us(b.pipeline)}, {"data_parallel", us(b.dataParallel)},
+                         {"optimizer", us(b.optimizer)}};
+  }
   if (!p.reference.empty()) {
     nlohmann::json ref = nlohmann::json::object();
     for (const auto& [key, published] : p.reference) {

@@ -1,12 +1,60 @@
 #include "sim/config/training_config.h"
 
+#include <algorithm>
+
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"
 
 namespace collsim {
 
+static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
+  node.allowOnly({"tp", "pp", "dp", "ep", "zero", "micro_batches", "schedule", "virtual_stages", "sequence_parallel",
+                  "order"});
+  ParallelLayout l;
+  l.dp = 0;
+  if (auto v = node.find("tp")) l.tp = int(v->integer(1, 1 << 16));
+  if (auto v = node.find("pp")) l.pp = int(v->integer(1, 1 << 16));
+  if (auto v = node.find("dp")) l.dp = int(v->integer(1, 1 << 24));
+  if (auto v = node.find("ep"); v && v->integer(1, 1 << 16) > 1)
+    v->fail("expert parallelism (ep > 1) is not modelled yet");
+  if (auto v = node.find("zero")) {
+    l.zero = int(v->integer(0, 3));
+    if (l.zero == 3) v->fail("zero: 3 (weights sharded and gathered per layer) is not modelled yet; 0, 1 or 2");
+  }
+  l.microBatches = accumulation;
+  if (auto v = node.find("micro_batches")) {
+    if (accumulation > 1) v->fail("give micro_batches here or accumulation, not both (they are the same count)");
+    l.microBatches = int(v->integer(1, 1 << 16));
+  }
+  if (auto v = node.find("schedule")) {
+    std::string kind = v->choice({"gpipe", "1f1b", "interleaved"});
+    if (kind == "interleaved") v->fail("the interleaved schedule is not modelled yet; gpipe or 1f1b");
+    l.schedule = kind == "gpipe" ? PipelineKind::GPipe : PipelineKind::OneFOneB;
+  }
+  if (auto v = node.find("virtual_stages"); v && v->integer(1, 1 << 16) > 1)
+    v->fail("virtual stages (the interleaved schedule) are not modelled yet");
+  if (auto v = node.find("sequence_parallel")) l.sequenceParallel = v->boolean();
+  if (auto v = node.find("order")) {
+    // Innermost first, e.g. tp-dp-pp; ep may appear (it is 1).
+    std::string text = v->text(), kept;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      std::size_t dash = std::min(text.find('-', at), text.size());
+      std::string d = text.substr(at, dash - at);
+      if (d != "tp" && d != "dp" && d != "pp" && d != "ep") v->fail("order names tp, dp and pp (and ep), innermost first: tp-dp-pp");
+      if (d != "ep") kept += d[0];
+      at = dash + 1;
+    }
+    std::string sorted = kept;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != "dpt") v->fail("order names each of tp, dp and pp once, innermost first: tp-dp-pp");
+    l.order = {kept[0], kept[1], kept[2]};
+  }
+  return l;
+}
+
 TrainingSpec loadTraining(const ConfigNode& node) {
-  node.allowOnly({"model", "micro_batch", "accumulation", "bucket", "pipeline", "overlap", "selector"});
+  node.allowOnly({"model", "micro_batch", "accumulation", "bucket", "pipeline", "overlap", "selector", "parallel"});
   TrainingSpec t;
   ConfigNode model = node.at("model");
   if (!model.isMap()) model.fail("expected a model mapping or a path to a model file");
@@ -19,6 +67,10 @@ TrainingSpec loadTraining(const ConfigNode& node) {
   }
   if (auto v = node.find("pipeline")) t.pipeline = int(v->integer(1, 1 << 16));
   if (auto v = node.find("overlap")) t.overlap = v->boolean();
+  if (auto v = node.find("parallel")) {
+    t.parallel = loadParallel(*v, t.accumulation);
+    t.accumulation = t.parallel->microBatches;
+  }
   return t;
 }
 

@@ -8,6 +8,15 @@
 //     pipeline: 2             # buckets whose AllReduce may be in flight at once (1: one at a time)
 //     overlap: true           # AllReduce a bucket as soon as it is ready, during backward
 //     selector: ../configs/selector/hccl-910b.yaml  # rules for `algo: auto` (read by the scenario)
+//     parallel:               # tensor / pipeline / data parallelism (sim/workload/parallel_step.h)
+//       tp: 8                 # tensor-parallel degree (divides the heads)
+//       pp: 4                 # pipeline stages (divide the layers)
+//       dp: 32                # default: the devices / (tp x pp)
+//       zero: 1               # ZeRO stage 0, 1 or 2
+//       micro_batches: 16     # per optimizer step (instead of accumulation)
+//       schedule: 1f1b        # or gpipe
+//       sequence_parallel: true
+//       order: tp-dp-pp       # rank placement, innermost first
 #pragma once
 
 #include "sim/workload/training.h"

@@ -11,6 +11,7 @@
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/config/training_config.h"
+#include "sim/workload/parallel_step.h"
 #include "sim/config/input_file.h"
 #include "sim/scenario/study.h"
 #include "sim/workload/reference_figures.h"
@@ -128,6 +129,13 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   s.library = std::move(setup.library);
   if (auto t = root.find("training")) {
     s.training = loadTraining(*t);
+    if (auto p = t->find("parallel")) {
+      try {
+        checkParallelLayout(s.cluster, *s.training);
+      } catch (const InputError& e) {
+        p->fail(e.what());
+      }
+    }
     if (auto v = t->find("selector")) s.selector = loadSelectorRulesAt(*v, baseDir);
   }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "sim/workload/model.h"
+#include "sim/workload/parallel_layout.h"
 
 namespace collsim {
 
@@ -28,5 +29,16 @@ constexpr Bytes kHcclDefaultBufferSize = Bytes(200) << 20;
 // `bucketsInFlight` is the pipeline depth, capped by the number of buckets.
 MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes bucketBytes, int bucketsInFlight,
                                 Bytes hcclBufferSize);
+
+// Under a parallel layout, per device of the stage that needs the most:
+// the stage's parameters / tp in weights, gradients and optimizer state,
+// the optimizer state and master weights / dp from ZeRO 1, the gradients
+// (and accumulation buffer) too from ZeRO 2; the activations of the
+// micro-batches the pipeline schedule holds at once (a transformer's by
+// TransformerShape::blockActivations; other models' share of
+// activations_per_sample / tp); bucket buffers of the stage's gradients;
+// HCCL's two buffers per communicator the device is in (TP, PP, DP).
+MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& layout, Bytes bucketBytes,
+                                        int bucketsInFlight, Bytes hcclBufferSize);
 
 } // namespace collsim

@@ -12,6 +12,7 @@
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/trace/trace_recorder.h"
+#include "sim/workload/parallel_step.h"
 #include "sim/workload/step_schedule.h"
 #include "sim/network/network_models.h"
 
@@ -25,7 +26,7 @@ Time StepResult::meanAllReduce() const {
 }
 
 double StepResult::samplesPerSecond() const {
-  return iteration ? double(microBatch) * accumulation * ranks / toSeconds(iteration) : 0;
+  return iteration ? double(microBatch) * accumulation * (replicas ? replicas : ranks) / toSeconds(iteration) : 0;
 }
 
 double StepResult::mfu() const {
@@ -33,9 +34,6 @@ double StepResult::mfu() const {
   return 3.0 * flopsPerSample * samplesPerSecond() / (devicePeakFlops * double(ranks));
 }
 
-namespace {
-
-// Sum of the lengths of possibly overlapping intervals.
 Time unionLength(std::vector<std::pair<Time, Time>> spans) {
   std::sort(spans.begin(), spans.end());
   Time total = 0, coveredTo = 0;
@@ -45,6 +43,8 @@ Time unionLength(std::vector<std::pair<Time, Time>> spans) {
   }
   return total;
 }
+
+namespace {
 
 // Watches the executor's steps for the bucket timings (and the compute of
 // rank 0 for a trace); passes link activity on to the trace.
@@ -164,6 +164,8 @@ static std::string bucketAlgorithm(const StepOptions& options, Bytes bytes) {
 }
 
 WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  if (usesParallelModel(training)) return estimateParallelStep(cluster, training, options);
+  checkParallelLayout(cluster, training);
   const ModelSpec& model = training.model;
   checkDevice(cluster, model);
   PassTimes pass = passTimes(model, cluster.device.flops);
@@ -194,6 +196,8 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
 }
 
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  if (usesParallelModel(training)) return simulateParallelStep(cluster, training, options);
+  checkParallelLayout(cluster, training);
   const ModelSpec& model = training.model;
   checkDevice(cluster, model);
   const DeviceModel& device = cluster.device;
@@ -258,6 +262,10 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   result.events = run.events;
   result.network = run.network;
   result.bytesSent = run.bytesSent;
+  if (training.parallel) {
+    result.layout = *training.parallel;
+    result.layout->dp = cluster.ranks();
+  }
   return result;
 }
 

@@ -4,11 +4,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/network/network.h"
-#include "sim/run/work_estimate.h"
 #include "sim/run/work_estimate.h"
 #include "sim/workload/memory_model.h"
 #include "sim/workload/training.h"
@@ -26,8 +26,19 @@ struct BucketTiming {
   Time end = 0;   // its AllReduce has finished on every rank
 };
 
+// Where the slowest device's step went under a parallel layout: its own
+// compute, the time it waited in TP collectives, in pipeline sends and
+// receives (the bubble included: waiting for a neighbour's compute), for
+// the DP gradients after backward and in ZeRO's AllGather, and the optimizer.
+struct StepBreakdown {
+  Time compute = 0, tensorParallel = 0, pipeline = 0, dataParallel = 0, optimizer = 0;
+};
+
 struct StepResult {
   int ranks = 1;
+  int replicas = 0; // copies of the model training on different samples (0: ranks)
+  std::optional<ParallelLayout> layout;
+  StepBreakdown breakdown; // under a layout
   int microBatch = 1;
   int accumulation = 1;
   Time iteration = 0;     // one optimizer step, on the slowest rank
@@ -71,6 +82,9 @@ struct StepOptions {
   bool verify = true;            // check each algorithm with the symbolic checker first
   TraceRecorder* trace = nullptr;
 };
+
+// Sum of the lengths of possibly overlapping intervals (communication time).
+Time unionLength(std::vector<std::pair<Time, Time>> spans);
 
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
 

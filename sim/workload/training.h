@@ -7,7 +7,10 @@
 // bucket size to algorithm (the selector's rules, held by the scenario).
 #pragma once
 
+#include <optional>
+
 #include "sim/workload/model.h"
+#include "sim/workload/parallel_layout.h"
 
 namespace collsim {
 
@@ -17,6 +20,9 @@ struct TrainingSpec {
   Bytes bucket = 25'000'000; // PyTorch DDP's default bucket_cap_mb = 25
   int pipeline = 1;
   bool overlap = true;
+  // `parallel:`: tensor, pipeline and data parallelism (parallel_step.h);
+  // absent, every device holds the whole model.
+  std::optional<ParallelLayout> parallel;
 };
 
 } // namespace collsim

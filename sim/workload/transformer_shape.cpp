@@ -42,4 +42,19 @@ Bytes TransformerShape::activationsPerSample() const {
   return Bytes(kept);
 }
 
+Bytes TransformerShape::blockActivations(int tp, bool sequenceParallel) const {
+  double s = double(sequence), h = double(hidden), t = double(tp);
+  double scores = 5.0 * double(heads) * s / (h * t);
+  return Bytes(s * h * (sequenceParallel ? 34.0 / t + scores : 10.0 + 24.0 / t + scores));
+}
+
+Bytes TransformerShape::blockInput(int tp, bool sequenceParallel) const {
+  return 2 * sequence * hidden / std::uint64_t(sequenceParallel ? tp : 1);
+}
+
+double TransformerShape::attentionFlopsPerSample() const {
+  double s = double(sequence), h = double(hidden);
+  return 2.0 * double(attentionParameters()) * s + 4.0 * s * s * h;
+}
+
 } // namespace collsim

@@ -56,6 +56,15 @@ struct TransformerShape {
   double headFlopsPerSample() const;
   double flopsPerSample() const;
   Bytes activationsPerSample() const;
+  // One block's activations per sample under tensor parallelism of `tp`
+  // (Korthikanti et al.: s h (10 + 24/t + 5 a s / (h t)); with sequence
+  // parallelism s h (34/t + 5 a s / (h t))), and what full recomputation
+  // keeps of it: the block's 16-bit input, 2 s h (/ t with sequence
+  // parallelism).
+  Bytes blockActivations(int tp, bool sequenceParallel) const;
+  Bytes blockInput(int tp, bool sequenceParallel) const;
+  // A block's forward FLOPs per sample in its attention (the rest is its FFN).
+  double attentionFlopsPerSample() const;
 };
 
 } // namespace collsim

@@ -1,0 +1,57 @@
+#include "sim/workload/parallel_layout.h"
+
+namespace collsim {
+
+const char* pipelineKindName(PipelineKind k) { return k == PipelineKind::GPipe ? "gpipe" : "1f1b"; }
+
+std::string ParallelLayout::text() const {
+  std::string s = "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp);
+  if (zero > 0) s += " zero" + std::to_string(zero);
+  if (sequenceParallel) s += " sp";
+  if (pp > 1) s += " m" + std::to_string(microBatches) + " " + pipelineKindName(schedule);
+  return s;
+}
+
+RankPlacement::RankPlacement(const ParallelLayout& layout) : layout_(layout) {}
+
+int RankPlacement::stride(char dimension) const {
+  int s = 1;
+  for (char d : layout_.order) {
+    if (d == dimension) return s;
+    s *= d == 't' ? layout_.tp : d == 'd' ? layout_.dp : layout_.pp;
+  }
+  return s;
+}
+
+int RankPlacement::rank(LayoutCoordinates c) const {
+  return c.tp * stride('t') + c.dp * stride('d') + c.pp * stride('p');
+}
+
+LayoutCoordinates RankPlacement::of(int rank) const {
+  return {rank / stride('t') % layout_.tp, rank / stride('d') % layout_.dp, rank / stride('p') % layout_.pp};
+}
+
+std::vector<int> RankPlacement::along(int rank, char dimension, int size) const {
+  int step = stride(dimension);
+  int first = rank - (rank / step % size) * step;
+  std::vector<int> out;
+  for (int i = 0; i < size; ++i) out.push_back(first + i * step);
+  return out;
+}
+
+std::vector<int> RankPlacement::tpGroup(int rank) const { return along(rank, 't', layout_.tp); }
+std::vector<int> RankPlacement::dpGroup(int rank) const { return along(rank, 'd', layout_.dp); }
+std::vector<int> RankPlacement::stages(int rank) const { return along(rank, 'p', layout_.pp); }
+
+// Groups are numbered by the other two coordinates.
+int RankPlacement::tpGroupIndex(int rank) const {
+  LayoutCoordinates c = of(rank);
+  return c.dp + layout_.dp * c.pp;
+}
+
+int RankPlacement::dpGroupIndex(int rank) const {
+  LayoutCoordinates c = of(rank);
+  return c.tp + layout_.tp * c.pp;
+}
+
+} // namespace collsim

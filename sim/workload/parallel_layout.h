@@ -1,0 +1,63 @@
+// How a training job splits one model over many devices (Megatron-LM's
+// vocabulary): tensor parallelism (TP) cuts every layer's matrices over tp
+// devices, pipeline parallelism (PP) gives each of pp stages a contiguous
+// run of layers, and data parallelism (DP) runs dp such replicas on
+// different micro-batches, optionally sharding the training state over
+// them (ZeRO stage 1: optimizer state, 2: and gradients, 3: and weights).
+//
+// Ranks are placed by `order`, innermost dimension first: with the default
+// tp-dp-pp a TP group is tp consecutive ranks (inside one server when tp
+// divides the server's devices, so its traffic stays on HCCS), DP groups
+// stride tp and pipeline stages stride tp x dp.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace collsim {
+
+enum class PipelineKind { GPipe, OneFOneB };
+
+struct ParallelLayout {
+  int tp = 1, pp = 1, dp = 1; // dp 0: the devices / (tp x pp)
+  int zero = 0;         // ZeRO stage 0..3
+  int microBatches = 1; // per optimizer step and pipeline
+  PipelineKind schedule = PipelineKind::OneFOneB;
+  bool sequenceParallel = false;
+  // The dimensions innermost first, as letters: 't', 'd', 'p'.
+  std::array<char, 3> order{'t', 'd', 'p'};
+
+  int devices() const { return tp * pp * dp; }
+  std::string text() const; // "tp2 pp4 dp8 zero1 m16 1f1b"
+};
+
+const char* pipelineKindName(PipelineKind k); // "gpipe", "1f1b"
+
+// Where a rank sits in the layout.
+struct LayoutCoordinates {
+  int tp = 0, dp = 0, pp = 0;
+};
+
+class RankPlacement {
+public:
+  explicit RankPlacement(const ParallelLayout& layout);
+  int rank(LayoutCoordinates c) const;
+  LayoutCoordinates of(int rank) const;
+  // The ranks of `rank`'s group along one dimension, in order of that
+  // coordinate: its TP group, DP group or pipeline (one rank per stage).
+  std::vector<int> tpGroup(int rank) const;
+  std::vector<int> dpGroup(int rank) const;
+  std::vector<int> stages(int rank) const;
+  // A number per group, 0 .. groups-1, the same for every member.
+  int tpGroupIndex(int rank) const;
+  int dpGroupIndex(int rank) const;
+  const ParallelLayout& layout() const { return layout_; }
+
+private:
+  int stride(char dimension) const;
+  std::vector<int> along(int rank, char dimension, int size) const;
+  ParallelLayout layout_;
+};
+
+} // namespace collsim

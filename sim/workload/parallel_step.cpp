@@ -1,0 +1,369 @@
+#include "sim/workload/parallel_step.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "algorithms/core/registry.h"
+#include "sim/executor/schedule_executor.h"
+#include "sim/network/network_models.h"
+#include "sim/run/simulate.h"
+#include "sim/trace/trace_recorder.h"
+#include "sim/workload/parallel_step_schedule.h"
+#include "sim/workload/pipeline_order.h"
+
+namespace collsim {
+
+bool usesParallelModel(const TrainingSpec& t) {
+  return t.parallel && (t.parallel->tp > 1 || t.parallel->pp > 1 || t.parallel->zero > 0);
+}
+
+namespace {
+
+using Kind = ProgramItem::Kind;
+
+// The collectives a rank takes part in, by number: its TP group's three,
+// then its DP group's (buckets by size, then the ZeRO AllGather).
+enum TpCollective { kTpAllReduce, kTpAllGather, kTpReduceScatter, kTpCollectives };
+
+struct LayerTimes {
+  Time forward = 0, backward = 0;
+  double attentionShare = 0; // of a block's time; 0 for other layers
+};
+
+// dp from the device count when the layout leaves it out (0).
+ParallelLayout resolvedLayout(ParallelLayout l, const Cluster& cluster) {
+  if (l.dp == 0) {
+    if (cluster.ranks() % (l.tp * l.pp) != 0)
+      throw InputError("tp x pp = " + std::to_string(l.tp * l.pp) + " does not divide " + cluster.name + "'s " +
+                       std::to_string(cluster.ranks()) + " devices");
+    l.dp = cluster.ranks() / (l.tp * l.pp);
+  }
+  return l;
+}
+
+void validateLayout(const ParallelLayout& l, const Cluster& cluster, const ModelSpec& model) {
+  auto n = [](auto v) { return std::to_string(v); };
+  if (l.devices() != cluster.ranks())
+    throw InputError("tp x pp x dp = " + n(l.tp) + " x " + n(l.pp) + " x " + n(l.dp) + " = " + n(l.devices()) +
+                     " devices, but " + cluster.name + " has " + n(cluster.ranks()));
+  if (l.zero > 2) throw InputError("zero: 3 (weights sharded, gathered per layer) is not modelled yet");
+  const TransformerShape* t = model.transformer ? &*model.transformer : nullptr;
+  if (!t && (l.tp > 1 || l.pp > 1 || l.sequenceParallel))
+    throw InputError("tp and pp need a model given by transformer: {...} (its hidden size and sequence set the "
+                     "traffic between devices)");
+  if (t && t->heads % l.tp != 0) throw InputError("tp " + n(l.tp) + " does not divide the model's " + n(t->heads) + " heads");
+  if (t && t->layers % l.pp != 0)
+    throw InputError("pp " + n(l.pp) + " does not divide the model's " + n(t->layers) + " layers");
+}
+
+bool isBlock(const ModelLayer& layer) { return layer.name.rfind("block.", 0) == 0; }
+
+class ParallelStepBuilder {
+public:
+  ParallelStepBuilder(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options)
+      : cluster_(cluster), training_(training), model_(training.model), layout_(resolvedLayout(*training.parallel, cluster)),
+        placement_(layout_), options_(options) {
+    validateLayout(layout_, cluster_, model_);
+    stages_ = splitLayers(model_, layout_.pp);
+    PassTimes pass = passTimes(model_, cluster.device.flops);
+    double attention = model_.transformer
+                           ? model_.transformer->attentionFlopsPerSample() / model_.transformer->blockFlopsPerSample()
+                           : 0;
+    for (const ModelLayer& l : model_.layers)
+      layers_.push_back({Time(double(pass.forward) * l.computeShare / layout_.tp),
+                         Time(double(pass.backward) * l.computeShare / layout_.tp), isBlock(l) ? attention : 0});
+    if (model_.transformer)
+      activationBytes_ = Bytes(model_.microBatch) * model_.transformer->sequence * model_.transformer->hidden *
+                         model_.precision.weights;
+  }
+
+  ParallelStepPlan plan() {
+    ParallelStepPlan p;
+    p.ranks = cluster_.ranks();
+    p.bucketsInFlight = training_.pipeline;
+    dpCollectiveSizes_.clear();
+    for (int s = 0; s < layout_.pp; ++s) p.stages.push_back(stageProgram(s));
+    p.stageOf = [this](int rank) { return placement_.of(rank).pp; };
+    p.neighbour = [this](int rank, int direction) {
+      LayoutCoordinates c = placement_.of(rank);
+      c.pp += direction;
+      return placement_.rank(c);
+    };
+    p.collective = [this](int rank, int c) { return collective(rank, c); };
+    return p;
+  }
+
+  const ParallelLayout& layout() const { return layout_; }
+  Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
+
+private:
+  // The rank's collective number `c` on its group.
+  const Schedule* collective(int rank, int c) {
+    if (c < kTpCollectives) {
+      static constexpr Collective ops[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
+      return groupSchedule(ops[c], activationBytes_, 't', placement_.tpGroupIndex(rank), placement_.tpGroup(rank));
+    }
+    const auto& [op, bytes] = dpCollectiveSizes_[std::size_t(c - kTpCollectives)];
+    return groupSchedule(op, bytes, 'd', placement_.dpGroupIndex(rank), placement_.dpGroup(rank));
+  }
+
+  int dpCollective(Collective op, Bytes bytes) {
+    auto key = std::make_pair(op, bytes);
+    auto it = std::find(dpCollectiveSizes_.begin(), dpCollectiveSizes_.end(), key);
+    if (it != dpCollectiveSizes_.end()) return kTpCollectives + int(it - dpCollectiveSizes_.begin());
+    dpCollectiveSizes_.push_back(key);
+    return kTpCollectives + int(dpCollectiveSizes_.size()) - 1;
+  }
+
+  const AlgorithmEntry& algorithm(Collective op, int groupSize) {
+    // `auto` picks by the whole cluster's shape; a group runs the ring then.
+    std::string name = options_.algorithm == "auto" ? "ring" : options_.algorithm;
+    auto key = std::make_tuple(op, name, groupSize);
+    if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+    std::optional<AlgorithmEntry> e = findAlgorithm(op, name);
+    if (!e || name.find(':') != std::string::npos)
+      throw InputError("parallel layouts run a flat algorithm on each group; '" + name + "' is not one for " +
+                       collectiveName(op) + " (try ring)");
+    CollectiveSpec spec{op, groupSize, std::uint64_t(groupSize), elemSize(), 0, 0};
+    if (std::string why = e->unsupported ? e->unsupported(spec) : ""; !why.empty())
+      throw InputError(name + " cannot run a " + collectiveName(op) + " on a group of " + std::to_string(groupSize) +
+                       " ranks: " + why);
+    if (options_.verify) verifyAlgorithm(*e, op, groupSize, elemSize(), 0);
+    return entries_.emplace(key, *e).first->second;
+  }
+
+  const Schedule* groupSchedule(Collective op, Bytes bytes, char dimension, int group, const std::vector<int>& members) {
+    auto key = std::make_tuple(op, bytes, dimension, group);
+    if (auto it = built_.find(key); it != built_.end()) return it->second.get();
+    const AlgorithmEntry& entry = algorithm(op, int(members.size()));
+    std::uint64_t count = bytes / elemSize();
+    CollectiveSpec spec{op, int(members.size()), count, elemSize(), 0, 0};
+    SchedulePtr s = entry.build(GroupView(members, cluster_.ranks(), 0, spec.bufferElems(), elemSize()), spec);
+    if (s->streamCount() != 1)
+      throw InputError(entry.name + " runs on several streams; parallel layouts need single-stream group collectives");
+    return (built_[key] = std::move(s)).get();
+  }
+
+  std::uint32_t elemSize() const { return model_.precision.gradients; }
+
+  void add(StageProgram& p, Kind kind, StepPart part, Time duration = 0, int collective = -1, Bytes bytes = 0) {
+    p.items.push_back({kind, part, duration, collective, bytes});
+  }
+
+  // A layer's forward or backward on one micro-batch, with its TP collectives.
+  void layerPass(StageProgram& p, std::size_t layer, bool forward) {
+    const LayerTimes& t = layers_[layer];
+    Time total = forward ? t.forward : t.backward;
+    if (layout_.tp == 1 || t.attentionShare == 0) return add(p, Kind::Compute, StepPart::Compute, total);
+    Time attention = Time(double(total) * t.attentionShare);
+    Time pieces[2] = {forward ? attention : total - attention, forward ? total - attention : attention};
+    for (Time piece : pieces) {
+      if (layout_.sequenceParallel) add(p, Kind::Collective, StepPart::TensorParallel, 0, kTpAllGather);
+      add(p, Kind::Compute, StepPart::Compute, piece);
+      add(p, Kind::Collective, StepPart::TensorParallel, 0, layout_.sequenceParallel ? kTpReduceScatter : kTpAllReduce);
+    }
+  }
+
+  StageProgram stageProgram(int stage) {
+    StageProgram p;
+    const LayerRange range = stages_[std::size_t(stage)];
+    const bool first = stage == 0, last = stage == layout_.pp - 1;
+    const Bytes p2p = activationBytes_ / Bytes(layout_.sequenceParallel ? layout_.tp : 1);
+    std::vector<int> backwardDone(range.end, -1); // last micro-batch: item after which layer i's gradients exist
+    for (const PipelineTask& task : stageOrder(layout_.schedule, layout_.pp, layout_.microBatches, stage)) {
+      if (task.forward) {
+        if (!first) add(p, Kind::ReceivePrevious, StepPart::Pipeline, 0, -1, p2p);
+        for (std::size_t i = range.first; i < range.end; ++i) layerPass(p, i, true);
+        if (!last) add(p, Kind::SendNext, StepPart::Pipeline, 0, -1, p2p);
+      } else {
+        if (!last) add(p, Kind::ReceiveNext, StepPart::Pipeline, 0, -1, p2p);
+        for (std::size_t i = range.end; i-- > range.first;) {
+          layerPass(p, i, false);
+          if (task.microBatch == layout_.microBatches - 1) backwardDone[i] = int(p.items.size()) - 1;
+        }
+        if (!first) add(p, Kind::SendPrevious, StepPart::Pipeline, 0, -1, p2p);
+      }
+    }
+    // Gradient buckets in the order backward fills them.
+    const Precision& x = model_.precision;
+    const Collective reduce = layout_.zero > 0 ? Collective::ReduceScatter : Collective::AllReduce;
+    const Bytes bucket = std::max<Bytes>(training_.bucket / elemSize(), 1) * elemSize();
+    std::uint64_t stageParameters = 0;
+    if (layout_.dp > 1) {
+      Bytes filled = 0;
+      for (std::size_t i = range.end; i-- > range.first;) {
+        Bytes grads = model_.layers[i].parameters / std::uint64_t(layout_.tp) * x.gradients;
+        int ready = training_.overlap ? backwardDone[i] : backwardDone[range.first];
+        while (grads > 0) {
+          Bytes take = std::min(grads, bucket - filled);
+          filled += take, grads -= take;
+          if (filled == bucket) p.buckets.push_back({dpCollective(reduce, bucket), ready}), filled = 0;
+        }
+        if (i == range.first && filled > 0) p.buckets.push_back({dpCollective(reduce, filled), ready});
+      }
+      if (!p.buckets.empty()) add(p, Kind::WaitBuckets, StepPart::DataParallel);
+    }
+    for (std::size_t i = range.first; i < range.end; ++i) stageParameters += model_.layers[i].parameters;
+    stageParameters /= std::uint64_t(layout_.tp);
+    // Adam-like update at memory speed (as simulateTrainingStep), on 1/dp of
+    // the state under ZeRO.
+    std::uint64_t updated = stageParameters / std::uint64_t(layout_.zero > 0 ? layout_.dp : 1);
+    Bytes touched = updated * (2 * x.weights + 2 * x.masterWeights + x.gradients + 2 * x.optimizerState);
+    optimizer_.push_back(serializationTime(touched, cluster_.device.memoryBandwidth));
+    add(p, Kind::Compute, StepPart::Optimizer, optimizer_.back());
+    if (layout_.zero > 0 && layout_.dp > 1)
+      add(p, Kind::Collective, StepPart::DataParallel, 0,
+          dpCollective(Collective::AllGather, stageParameters / std::uint64_t(layout_.dp) * Bytes(layout_.dp) * x.weights));
+    return p;
+  }
+
+  const Cluster& cluster_;
+  const TrainingSpec& training_;
+  const ModelSpec& model_;
+  ParallelLayout layout_;
+  RankPlacement placement_;
+  const StepOptions& options_;
+  std::vector<LayerRange> stages_;
+  std::vector<LayerTimes> layers_;
+  Bytes activationBytes_ = 0;
+  std::vector<Time> optimizer_;
+  std::vector<std::pair<Collective, Bytes>> dpCollectiveSizes_;
+  std::map<std::tuple<Collective, std::string, int>, AlgorithmEntry> entries_;
+  std::map<std::tuple<Collective, Bytes, char, int>, SchedulePtr> built_;
+};
+
+// Adds up each rank's stream-0 steps by part, and the DP buckets' spans.
+class BreakdownSink final : public TraceSink {
+public:
+  BreakdownSink(const ParallelStepSchedule& s, TraceSink* trace)
+      : schedule_(s), trace_(trace), parts_(std::size_t(s.ranks())), finish_(std::size_t(s.ranks()), 0) {}
+  void channelBusy(std::uint32_t channel, Time start, Time end) override {
+    if (trace_) trace_->channelBusy(channel, start, end);
+  }
+  void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t bytes) override {
+    if (trace_) trace_->rankStep(rank, stream, step, start, end, bytes);
+    if (stream != ParallelStepSchedule::kProgramStream) {
+      if (step > 0) bucketSpans_.emplace_back(start, end);
+      return;
+    }
+    StepBreakdown& b = parts_[std::size_t(rank)];
+    Time d = end - start;
+    switch (schedule_.itemOf(rank, step).part) {
+    case StepPart::Compute: b.compute += d; break;
+    case StepPart::TensorParallel: b.tensorParallel += d; break;
+    case StepPart::Pipeline: b.pipeline += d; break;
+    case StepPart::DataParallel: b.dataParallel += d; break;
+    case StepPart::Optimizer: b.optimizer += d; break;
+    }
+    finish_[std::size_t(rank)] = std::max(finish_[std::size_t(rank)], end);
+  }
+  int slowestRank() const { return int(std::max_element(finish_.begin(), finish_.end()) - finish_.begin()); }
+  const StepBreakdown& of(int rank) const { return parts_[std::size_t(rank)]; }
+  std::vector<std::pair<Time, Time>>& bucketSpans() { return bucketSpans_; }
+
+private:
+  const ParallelStepSchedule& schedule_;
+  TraceSink* trace_;
+  std::vector<StepBreakdown> parts_;
+  std::vector<Time> finish_;
+  std::vector<std::pair<Time, Time>> bucketSpans_;
+};
+
+} // namespace
+
+void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training) {
+  if (!training.parallel) return;
+  const ParallelLayout& l = *training.parallel;
+  if (!usesParallelModel(training)) {
+    if (l.dp != 0 && l.dp != cluster.ranks())
+      throw InputError("dp " + std::to_string(l.dp) + " with tp 1 and pp 1 must be " + cluster.name + "'s " +
+                       std::to_string(cluster.ranks()) + " devices");
+    return;
+  }
+  validateLayout(resolvedLayout(l, cluster), cluster, training.model);
+}
+
+StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  const ModelSpec& model = training.model;
+  if (!model.forward && cluster.device.flops <= 0)
+    throw InputError("the model is timed from its FLOPs but the cluster's device has no flops rate");
+  if (cluster.device.memoryBandwidth == 0) throw InputError("the cluster's device has no memory bandwidth");
+  ParallelStepBuilder builder(cluster, training, options);
+  ParallelStepSchedule schedule(builder.plan());
+
+  EventEngine engine;
+  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {options.fidelity, options.segment, options.seed, options.roce});
+  TraceSink* traceSink = nullptr;
+  if (options.trace) {
+    traceSink = options.trace->beginRun("training step: " + model.name + " (" + builder.layout().text() + ") on " +
+                                            cluster.name,
+                                        cluster);
+    network->setTrace(traceSink);
+  }
+  BreakdownSink sink(schedule, traceSink);
+  ScheduleExecutor executor(engine, *network, cluster, schedule, &sink);
+  ExecutionResult run = executor.run();
+
+  const ParallelLayout& l = builder.layout();
+  StepResult result;
+  result.ranks = cluster.ranks();
+  result.replicas = l.dp;
+  result.layout = l;
+  result.microBatch = model.microBatch;
+  result.accumulation = l.microBatches;
+  result.iteration = run.finish;
+  PassTimes pass = passTimes(model, cluster.device.flops);
+  result.forward = pass.forward / Time(l.tp * l.pp);
+  result.backward = pass.backward / Time(l.tp * l.pp);
+  int slowest = sink.slowestRank();
+  result.breakdown = sink.of(slowest);
+  result.optimizer = builder.optimizer(schedule.stageOf(slowest));
+  result.compute = result.breakdown.compute + result.breakdown.optimizer;
+  result.communication = unionLength(std::move(sink.bucketSpans()));
+  result.exposed = result.iteration - result.compute;
+  int inFlight = std::max(1, training.pipeline);
+  result.memory = parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize);
+  result.deviceMemory = cluster.device.memory;
+  if (!model.forward) result.flopsPerSample = model.flopsPerSample, result.devicePeakFlops = cluster.device.flops;
+  if (model.transformer) result.tokensPerSample = model.transformer->sequence;
+  result.events = run.events;
+  result.network = run.network;
+  result.bytesSent = run.bytesSent;
+  return result;
+}
+
+WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  ParallelStepBuilder builder(cluster, training, options);
+  ParallelStepSchedule schedule(builder.plan());
+  // One rank of each stage stands for its stage: count its messages and
+  // their segments, then scale by the ranks of a stage.
+  WorkEstimate e;
+  const ParallelLayout& l = builder.layout();
+  RankPlacement placement(l);
+  std::vector<Op> ops;
+  double messages = 0, segments = 0;
+  for (int stage = 0; stage < l.pp; ++stage) {
+    int rank = placement.rank({0, 0, stage});
+    Time compute = 0;
+    for (int s = 0; s < schedule.streamCount(); ++s) {
+      const Schedule& stream = schedule.stream(s);
+      for (int step = 0, n = stream.stepCount(rank); step < n; ++step) {
+        ops.clear();
+        stream.appendOps(rank, step, ops);
+        for (const Op& op : ops) {
+          if (op.kind == OpKind::Send) messages += 1, segments += double(op.bytes / std::max<Bytes>(options.segment, 1) + 1);
+          if (op.kind == OpKind::Compute) compute += Time(op.durationPs);
+        }
+      }
+    }
+    e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
+  }
+  double perStage = double(l.tp * l.dp);
+  // A few hops a segment, a few events a message (as estimateCollective counts them).
+  e.events = perStage * (4 * segments + 4 * messages);
+  e.memoryBytes = 64e6 + double(cluster.ranks()) * double(schedule.streamCount()) * 256;
+  return e;
+}
+
+} // namespace collsim

@@ -1,0 +1,43 @@
+// One optimizer step of hybrid-parallel training (parallel_layout.h) on a
+// cluster: the stage programs and group collectives built from the model's
+// shape, the schedule (parallel_step_schedule.h) replayed on the link
+// network, and the step's figures with where the time went.
+//
+// What each piece costs (Megatron-LM; Korthikanti et al. 2022):
+// - compute: each layer's share of the model's forward and backward time,
+//   divided by tp; a transformer block runs its attention, then its FFN,
+//   each split by its share of the block's FLOPs.
+// - TP (transformer blocks): forward, an AllReduce of the micro-batch's
+//   activations (b x s x h elements of the weights' size) after the
+//   attention and one after the FFN; backward, one after each again. With
+//   sequence parallelism each becomes an AllGather before and a
+//   ReduceScatter after the piece, of the same b x s x h bytes.
+// - PP: a stage receives each micro-batch's activations from the previous
+//   stage before its forward and sends them on after it; backward sends the
+//   gradients of the same size back. The same b x s x h bytes (divided by tp
+//   with sequence parallelism, where each TP rank holds its share).
+// - DP: the stage's gradients (its layers' parameters / tp) in buckets,
+//   reduced on the DP group as the last micro-batch's backward produces
+//   them: AllReduce, or ReduceScatter under ZeRO 1-2, whose optimizer then
+//   updates 1/dp of the state and AllGathers the weights.
+// Not modelled yet: ZeRO-3, expert parallelism, interleaved stages, the
+// embedding's and loss's TP collectives, uneven micro-batch costs.
+#pragma once
+
+#include "sim/workload/step_simulation.h"
+
+namespace collsim {
+
+// Whether the training spec runs under the hybrid-parallel model (a layout
+// with tp or pp above one, or ZeRO); plain data parallelism stays with
+// simulateTrainingStep's bucketed model.
+bool usesParallelModel(const TrainingSpec& training);
+
+// Throws InputError when the layout does not fit the cluster or the model
+// (tp x pp x dp is not the device count, tp does not divide the heads, ...).
+void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training);
+
+StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
+WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
+
+} // namespace collsim

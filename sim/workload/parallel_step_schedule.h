@@ -1,0 +1,86 @@
+// One optimizer step of hybrid-parallel training (tensor, pipeline and data
+// parallelism) as a multi-stream schedule over every device of the cluster.
+//
+// Stream 0 of a rank runs its pipeline stage's program: the compute of each
+// layer piece by piece, the blocking collectives of its TP group between
+// the pieces, the sends and receives of activations and their gradients
+// to the neighbouring stages, a wait for the gradient buckets, the
+// optimizer and (ZeRO) the parameter AllGather. Stream 1 + b runs DP bucket
+// b: it waits until stream 0 has produced the bucket's gradients in the
+// last micro-batch's backward, then runs the bucket's collective on the
+// rank's DP group, overlapping the backward passes still running.
+//
+// Programs are kept per stage (every TP and DP rank of a stage runs the
+// same one); what differs per rank is resolved when its steps are
+// generated: its stage, its neighbours, the schedules of its groups.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "algorithms/core/schedule.h"
+#include "sim/core/units.h"
+
+namespace collsim {
+
+// Where a step of stream 0 goes in the step's breakdown.
+enum class StepPart : std::uint8_t { Compute, TensorParallel, Pipeline, DataParallel, Optimizer };
+
+struct ProgramItem {
+  enum class Kind : std::uint8_t { Compute, Collective, SendNext, SendPrevious, ReceiveNext, ReceivePrevious, WaitBuckets };
+  Kind kind = Kind::Compute;
+  StepPart part = StepPart::Compute;
+  Time duration = 0;   // Compute
+  int collective = -1; // Collective: the rank's collective number (ParallelStepPlan::collective)
+  Bytes bytes = 0;     // sends and receives
+};
+
+struct StageProgram {
+  std::vector<ProgramItem> items;
+  struct Bucket {
+    int collective;     // the rank's collective number
+    int readyAfterItem; // the bucket's gradients are all there once this item is done
+  };
+  std::vector<Bucket> buckets;
+};
+
+struct ParallelStepPlan {
+  int ranks = 1;
+  int bucketsInFlight = 1; // bucket b also waits for bucket b - bucketsInFlight to finish
+  std::vector<StageProgram> stages;
+  std::function<int(int rank)> stageOf;
+  // A single-stream schedule over all ranks in which `rank` takes part.
+  std::function<const Schedule*(int rank, int collective)> collective;
+  // The rank of the next (+1) or previous (-1) stage on `rank`'s pipeline.
+  std::function<int(int rank, int direction)> neighbour;
+};
+
+class ParallelStepSchedule final : public Schedule {
+public:
+  explicit ParallelStepSchedule(ParallelStepPlan plan);
+  ~ParallelStepSchedule() override;
+  int ranks() const override { return plan_.ranks; }
+  int stepCount(int) const override { return 0; }
+  void appendOps(int, int, std::vector<Op>&) const override {}
+  int streamCount() const override { return int(streams_.size()); }
+  const Schedule& stream(int i) const override { return *streams_[std::size_t(i)]; }
+
+  static constexpr int kProgramStream = 0;
+  // The program item that step `step` of stream 0 of `rank` belongs to.
+  const ProgramItem& itemOf(int rank, int step) const;
+  int stageOf(int rank) const { return plan_.stageOf(rank); }
+  const ParallelStepPlan& plan() const { return plan_; }
+
+  // Per rank: the first step of every item of its program, and one past the
+  // last (ranks whose collectives take the same numbers of steps share it).
+  const std::vector<int>& firstSteps(int rank) const { return *firstSteps_[std::size_t(rank)]; }
+
+private:
+  ParallelStepPlan plan_;
+  std::vector<std::unique_ptr<Schedule>> streams_;
+  std::vector<std::shared_ptr<const std::vector<int>>> firstSteps_;
+};
+
+} // namespace collsim

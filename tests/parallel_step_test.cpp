@@ -1,0 +1,193 @@
+// Hybrid parallelism (tensor, pipeline, data with ZeRO) against closed
+// forms: rank placement, the 1F1B order, TP and PP volumes, the pipeline
+// bubble with free communication, ZeRO's volume, and contention between
+// TP and DP traffic on shared links.
+#include <doctest/doctest.h>
+
+#include "relative_error.h"
+#include "test_support.h"
+
+#include "sim/config/config_node.h"
+#include "sim/config/model_config.h"
+#include "sim/workload/parallel_step.h"
+#include "sim/workload/pipeline_order.h"
+
+using namespace collsim;
+using namespace collsim::literals;
+using collsim::testing::relativeError;
+
+namespace {
+
+// A small decoder: 8 blocks, hidden 64, sequence 64, one sample a
+// micro-batch, fp32 everywhere (so a gradient and a weight are 4 bytes);
+// vocabulary 1 keeps the head's compute to 0.1 % of a block's.
+ModelSpec smallDecoder(int layers = 8) {
+  std::string yaml = "{name: small, transformer: {layers: " + std::to_string(layers) +
+                     ", hidden: 64, heads: 4, ffn: 256, vocabulary: 1, sequence: 64}, "
+                     "precision: {weights: 4, master_weights: 0, gradients: 4, optimizer_state: 8}, "
+                     "micro_batch: 1, compute: {utilization: 0.5, backward_factor: 2}}";
+  return loadModel(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("small.yaml")));
+}
+
+// p devices on an HCCS ring; `free` makes communication cost (almost) nothing.
+Cluster ringOf(int p, bool free = false) {
+  Cluster c = collsim::testing::hccsRing(p);
+  if (free)
+    for (auto& link : c.links) link.params = {1'000'000'000'000'000'000ULL, 0};
+  c.device.flops = 1e12;
+  c.device.memoryBandwidth = 1'000'000'000'000ULL;
+  c.device.memory = 32_GiB;
+  return c;
+}
+
+TrainingSpec parallelOf(ParallelLayout l, ModelSpec m = smallDecoder()) {
+  TrainingSpec t;
+  t.model = std::move(m);
+  t.parallel = l;
+  t.accumulation = l.microBatches;
+  return t;
+}
+
+StepResult step(const Cluster& c, const TrainingSpec& t) { return simulateTrainingStep(c, t, StepOptions{}); }
+
+// b x s x h elements of 4 bytes: the activations a TP collective or a
+// pipeline send carries.
+constexpr Bytes kActivations = 1 * 64 * 64 * 4;
+
+} // namespace
+
+TEST_CASE("ranks are placed by the layout's order, innermost first") {
+  ParallelLayout l;
+  l.tp = 2, l.dp = 2, l.pp = 2;
+  RankPlacement tpFirst(l); // tp-dp-pp: rank = t + 2 d + 4 p
+  CHECK(tpFirst.rank({1, 0, 1}) == 5);
+  CHECK(tpFirst.tpGroup(5) == std::vector<int>{4, 5});
+  CHECK(tpFirst.dpGroup(5) == std::vector<int>{5, 7});
+  CHECK(tpFirst.stages(5) == std::vector<int>{1, 5});
+  l.order = {'p', 'd', 't'}; // rank = p + 2 d + 4 t
+  RankPlacement ppFirst(l);
+  CHECK(ppFirst.rank({1, 0, 1}) == 5);
+  CHECK(ppFirst.tpGroup(5) == std::vector<int>{1, 5});
+  CHECK(ppFirst.stages(5) == std::vector<int>{4, 5});
+  CHECK(ppFirst.tpGroupIndex(1) == ppFirst.tpGroupIndex(5));
+  CHECK(ppFirst.tpGroupIndex(1) != ppFirst.tpGroupIndex(3));
+}
+
+TEST_CASE("1F1B warms up with p - s - 1 forwards and holds at most p - s micro-batches") {
+  using T = PipelineTask;
+  CHECK(stageOrder(PipelineKind::OneFOneB, 4, 6, 0) ==
+        std::vector<T>{{true, 0}, {true, 1}, {true, 2}, {true, 3}, {false, 0}, {true, 4}, {false, 1}, {true, 5},
+                       {false, 2}, {false, 3}, {false, 4}, {false, 5}});
+  CHECK(stageOrder(PipelineKind::OneFOneB, 4, 2, 3) == std::vector<T>{{true, 0}, {false, 0}, {true, 1}, {false, 1}});
+  for (int s = 0; s < 4; ++s) {
+    CHECK(activationsInFlight(PipelineKind::OneFOneB, 4, 6, s) == 4 - s);
+    CHECK(activationsInFlight(PipelineKind::GPipe, 4, 6, s) == 6);
+  }
+  CHECK(activationsInFlight(PipelineKind::OneFOneB, 4, 2, 0) == 2);
+}
+
+TEST_CASE("with free communication the pipeline bubble is (p-1)/(m+p-1) of the step, for 1F1B and GPipe") {
+  // Four equal stages of two blocks; the last stage is the slowest only by
+  // the head's 0.1 %. Its compute is m (f + b); the step, without the
+  // optimizer, is (m + p - 1)(f + b): the bubble is what it waits.
+  for (PipelineKind kind : {PipelineKind::OneFOneB, PipelineKind::GPipe})
+    for (int m : {1, 4, 8}) {
+      ParallelLayout l;
+      l.pp = 4, l.microBatches = m, l.schedule = kind;
+      StepResult r = step(ringOf(4, true), parallelOf(l));
+      double bubble = 1.0 - double(r.breakdown.compute) / double(r.iteration - r.optimizer);
+      CAPTURE(m);
+      CHECK(relativeError(bubble, 3.0 / (m + 3)) < 2e-3);
+    }
+}
+
+TEST_CASE("tensor parallelism moves 2 AllReduces of b s h per block forward and 2 backward") {
+  // tp 2 on 2 ranks: a ring AllReduce of n bytes sends n per rank (2 (p-1)/p n),
+  // 2n in all. 8 blocks x 4 AllReduces x m micro-batches x 2n. No DP, no PP.
+  for (bool sequenceParallel : {false, true}) {
+    ParallelLayout l;
+    l.tp = 2, l.microBatches = 3, l.sequenceParallel = sequenceParallel;
+    StepResult r = step(ringOf(2), parallelOf(l));
+    // Sequence parallelism: an AllGather and a ReduceScatter instead of each
+    // AllReduce, (p-1)/p n per rank each: the same bytes.
+    CAPTURE(sequenceParallel);
+    CHECK(r.bytesSent == 8 * 4 * 3 * 2 * kActivations);
+    CHECK(r.breakdown.tensorParallel > 0);
+  }
+}
+
+TEST_CASE("pipeline parallelism sends each micro-batch's activations forward and their gradients back") {
+  // pp 2: per micro-batch one send of b s h forward and one back.
+  ParallelLayout l;
+  l.pp = 2, l.microBatches = 5;
+  StepResult r = step(ringOf(2), parallelOf(l));
+  CHECK(r.bytesSent == 5 * 2 * kActivations);
+  CHECK(r.replicas == 1);
+  CHECK(r.layout->text() == "tp1 pp2 dp1 m5 1f1b");
+}
+
+TEST_CASE("ZeRO 1 moves what plain data parallelism moves: a ReduceScatter and an AllGather are an AllReduce") {
+  // 4 DP ranks; gradients and weights are 4 bytes, so the AllGather of the
+  // weights carries as many bytes as the gradients' ReduceScatter.
+  ModelSpec m = smallDecoder();
+  ParallelLayout plain, zero1;
+  plain.dp = zero1.dp = 4;
+  zero1.zero = 1;
+  TrainingSpec a = parallelOf(plain, m), b = parallelOf(zero1, m);
+  a.bucket = b.bucket = Bytes(m.gradientBytes()); // one bucket: no uneven pieces
+  StepResult ra = step(ringOf(4), a), rb = step(ringOf(4), b);
+  CHECK(ra.bytesSent > 0);
+  CHECK(rb.bytesSent == ra.bytesSent);
+  // ZeRO 1 keeps 1/dp of the optimizer state.
+  CHECK(rb.memory.optimizerState == ra.memory.optimizerState / 4);
+  CHECK(rb.memory.gradients == ra.memory.gradients);
+}
+
+TEST_CASE("a layout of data parallelism alone is today's data-parallel model") {
+  ModelSpec m = smallDecoder();
+  TrainingSpec plain;
+  plain.model = m;
+  ParallelLayout l;
+  l.dp = 0; // from the devices
+  TrainingSpec laidOut = parallelOf(l, m);
+  StepResult a = step(ringOf(4), plain), b = step(ringOf(4), laidOut);
+  CHECK(b.iteration == a.iteration);
+  CHECK(b.bytesSent == a.bytesSent);
+  CHECK(b.layout->dp == 4);
+}
+
+TEST_CASE("TP and DP traffic on the same links slow each other") {
+  // tp 2 x dp 2 on a ring of 4: TP pairs {0,1}, {2,3}; DP pairs {0,2},
+  // {1,3} cross the TP links. With overlap the gradient buckets run during
+  // backward's TP AllReduces; without, after them.
+  ModelSpec m = smallDecoder();
+  ParallelLayout l;
+  l.tp = 2, l.dp = 2, l.microBatches = 1;
+  TrainingSpec together = parallelOf(l, m), apart = parallelOf(l, m);
+  together.bucket = apart.bucket = 64_KiB;
+  apart.overlap = false;
+  StepResult a = step(ringOf(4), together), b = step(ringOf(4), apart);
+  CHECK(a.bytesSent == b.bytesSent);
+  CHECK(a.breakdown.tensorParallel > b.breakdown.tensorParallel);
+}
+
+TEST_CASE("a layout that does not match the cluster or the model is refused") {
+  ParallelLayout l;
+  l.tp = 3;
+  CHECK_THROWS_WITH_AS(step(ringOf(3), parallelOf(l)), doctest::Contains("does not divide the model's 4 heads"), InputError);
+  l.tp = 2, l.dp = 3;
+  CHECK_THROWS_WITH_AS(step(ringOf(4), parallelOf(l)), doctest::Contains("= 6 devices, but"), InputError);
+  l.dp = 1, l.pp = 3;
+  CHECK_THROWS_WITH_AS(step(ringOf(6), parallelOf(l)), doctest::Contains("does not divide the model's 8 layers"),
+                       InputError);
+}
+
+TEST_CASE("a scenario's layout that does not fit its cluster exits 2 at the layout's location") {
+  std::string scenario = collsim::testing::source("tests/data/training/llama3-8b-tp8-pp2.yaml");
+  auto r = collsim::testing::cli({"run", scenario, "--set", "cluster.servers=2", "--set", "training.parallel.tp=3"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("llama3-8b-tp8-pp2.yaml:10:13: training.parallel: tp x pp = 6 does not divide") != std::string::npos);
+  r = collsim::testing::cli({"run", scenario, "--set", "cluster.servers=2", "--set", "training.parallel.zero=3"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("training.parallel.zero: zero: 3") != std::string::npos);
+}
