@@ -84,11 +84,18 @@ public:
     p.bucketsInFlight = training_.pipeline;
     dpCollectiveSizes_.clear();
     for (int s = 0; s < layout_.pp; ++s) p.stages.push_back(stageProgram(s));
-    p.stageOf = [this](int rank) { return placement_.of(rank).pp; };
+    // Looked up for every step: each rank's coordinates and neighbours once.
+    ranks_.clear();
+    for (int r = 0; r < cluster_.ranks(); ++r) {
+      LayoutCoordinates c = placement_.of(r);
+      ranks_.push_back({c.pp, placement_.tpGroupIndex(r), placement_.dpGroupIndex(r), -1, -1});
+      if (c.pp + 1 < layout_.pp) ranks_.back().next = placement_.rank({c.tp, c.dp, c.pp + 1});
+      if (c.pp > 0) ranks_.back().previous = placement_.rank({c.tp, c.dp, c.pp - 1});
+    }
+    p.stageOf = [this](int rank) { return ranks_[std::size_t(rank)].stage; };
     p.neighbour = [this](int rank, int direction) {
-      LayoutCoordinates c = placement_.of(rank);
-      c.pp += direction;
-      return placement_.rank(c);
+      const RankInfo& i = ranks_[std::size_t(rank)];
+      return direction > 0 ? i.next : i.previous;
     };
     p.collective = [this](int rank, int c) { return collective(rank, c); };
     return p;
@@ -98,8 +105,20 @@ public:
   Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
 
 private:
-  // The rank's collective number `c` on its group.
+  // The rank's collective number `c` on its group (cached per group).
   const Schedule* collective(int rank, int c) {
+    const RankInfo& info = ranks_[std::size_t(rank)];
+    bool tp = c < kTpCollectives;
+    auto& cache = tp ? tpCache_ : dpCache_;
+    std::size_t group = std::size_t(tp ? info.tpGroup : info.dpGroup);
+    std::size_t index = std::size_t(tp ? c : c - kTpCollectives);
+    if (cache.size() <= group) cache.resize(group + 1);
+    if (cache[group].size() <= index) cache[group].resize(index + 1, nullptr);
+    if (!cache[group][index]) cache[group][index] = buildCollective(rank, c);
+    return cache[group][index];
+  }
+
+  const Schedule* buildCollective(int rank, int c) {
     if (c < kTpCollectives) {
       static constexpr Collective ops[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
       return groupSchedule(ops[c], activationBytes_, 't', placement_.tpGroupIndex(rank), placement_.tpGroup(rank));
@@ -229,6 +248,11 @@ private:
   Bytes activationBytes_ = 0;
   std::vector<Time> optimizer_;
   std::vector<std::pair<Collective, Bytes>> dpCollectiveSizes_;
+  struct RankInfo {
+    int stage, tpGroup, dpGroup, next, previous;
+  };
+  std::vector<RankInfo> ranks_;
+  std::vector<std::vector<const Schedule*>> tpCache_, dpCache_;
   std::map<std::tuple<Collective, std::string, int>, AlgorithmEntry> entries_;
   std::map<std::tuple<Collective, Bytes, char, int>, SchedulePtr> built_;
 };
@@ -237,7 +261,8 @@ private:
 class BreakdownSink final : public TraceSink {
 public:
   BreakdownSink(const ParallelStepSchedule& s, TraceSink* trace)
-      : schedule_(s), trace_(trace), parts_(std::size_t(s.ranks())), finish_(std::size_t(s.ranks()), 0) {}
+      : schedule_(s), trace_(trace), parts_(std::size_t(s.ranks())), finish_(std::size_t(s.ranks()), 0),
+        cursor_(std::size_t(s.ranks()), 0) {}
   void channelBusy(std::uint32_t channel, Time start, Time end) override {
     if (trace_) trace_->channelBusy(channel, start, end);
   }
@@ -249,7 +274,9 @@ public:
     }
     StepBreakdown& b = parts_[std::size_t(rank)];
     Time d = end - start;
-    switch (schedule_.itemOf(rank, step).part) {
+    std::size_t& at = cursor_[std::size_t(rank)];
+    at = schedule_.itemIndex(rank, step, at);
+    switch (schedule_.item(rank, at).part) {
     case StepPart::Compute: b.compute += d; break;
     case StepPart::TensorParallel: b.tensorParallel += d; break;
     case StepPart::Pipeline: b.pipeline += d; break;
@@ -267,6 +294,7 @@ private:
   TraceSink* trace_;
   std::vector<StepBreakdown> parts_;
   std::vector<Time> finish_;
+  std::vector<std::size_t> cursor_; // per rank: the program item of its last step
   std::vector<std::pair<Time, Time>> bucketSpans_;
 };
 

@@ -102,10 +102,11 @@ ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan) : plan_(std::m
 
 ParallelStepSchedule::~ParallelStepSchedule() = default;
 
-const ProgramItem& ParallelStepSchedule::itemOf(int rank, int step) const {
+std::size_t ParallelStepSchedule::itemIndex(int rank, int step, std::size_t from) const {
   const std::vector<int>& first = firstSteps(rank);
-  std::size_t i = std::size_t(std::upper_bound(first.begin(), first.end(), step) - first.begin()) - 1;
-  return plan_.stages[std::size_t(plan_.stageOf(rank))].items[i];
+  if (first[from] > step) from = 0;
+  while (first[from + 1] <= step) ++from;
+  return from;
 }
 
 } // namespace collsim

@@ -68,8 +68,13 @@ public:
   const Schedule& stream(int i) const override { return *streams_[std::size_t(i)]; }
 
   static constexpr int kProgramStream = 0;
-  // The program item that step `step` of stream 0 of `rank` belongs to.
-  const ProgramItem& itemOf(int rank, int step) const;
+  // The number of the program item that step `step` of stream 0 of `rank`
+  // belongs to; `from` is an item at or before it (walks forward from there:
+  // O(1) for a caller that follows the steps in order).
+  std::size_t itemIndex(int rank, int step, std::size_t from = 0) const;
+  const ProgramItem& item(int rank, std::size_t index) const {
+    return plan_.stages[std::size_t(plan_.stageOf(rank))].items[index];
+  }
   int stageOf(int rank) const { return plan_.stageOf(rank); }
   const ParallelStepPlan& plan() const { return plan_; }
 
