@@ -48,7 +48,16 @@ TrainingSpec parallelOf(ParallelLayout l, ModelSpec m = smallDecoder()) {
   return t;
 }
 
-StepResult step(const Cluster& c, const TrainingSpec& t) { return simulateTrainingStep(c, t, StepOptions{}); }
+// The slowest device's stream of steps runs from 0 to the step's end: its
+// parts add up to the step.
+StepResult step(const Cluster& c, const TrainingSpec& t) {
+  StepResult r = simulateTrainingStep(c, t, StepOptions{});
+  if (usesParallelModel(t)) {
+    const StepBreakdown& b = r.breakdown;
+    CHECK(b.compute + b.tensorParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer == r.iteration);
+  }
+  return r;
+}
 
 // b x s x h elements of 4 bytes: the activations a TP collective or a
 // pipeline send carries.
@@ -98,6 +107,9 @@ TEST_CASE("with free communication the pipeline bubble is (p-1)/(m+p-1) of the s
       double bubble = 1.0 - double(r.breakdown.compute) / double(r.iteration - r.optimizer);
       CAPTURE(m);
       CHECK(relativeError(bubble, 3.0 / (m + 3)) < 2e-3);
+      // And the breakdown finds it as such: the transfers took (almost) nothing.
+      CHECK(relativeError(double(r.breakdown.bubble) / double(r.iteration - r.optimizer), 3.0 / (m + 3)) < 2e-3);
+      CHECK(r.breakdown.pipeline < r.iteration / 1000);
     }
 }
 

@@ -63,7 +63,7 @@ json layoutJson(const StepResult& s) {
   const StepBreakdown& b = s.breakdown;
   return {{l.tp, l.pp, l.dp, l.zero, l.microBatches, int(l.schedule), l.sequenceParallel, std::string(l.order.begin(), l.order.end())},
           s.replicas,
-          {b.compute, b.tensorParallel, b.pipeline, b.dataParallel, b.optimizer}};
+          {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer}};
 }
 
 void layoutFrom(const json& j, StepResult& s) {
@@ -78,7 +78,7 @@ void layoutFrom(const json& j, StepResult& s) {
   s.layout = layout;
   s.replicas = j[1];
   const json& b = j[2];
-  s.breakdown = {b[0], b[1], b[2], b[3], b[4]};
+  s.breakdown = {b[0], b[1], b[2], b[3], b[4], b[5]};
 }
 
 json stepJson(const StepResult& s) {

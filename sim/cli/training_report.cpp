@@ -113,14 +113,15 @@ TextTable stepTable(const TrainingReport& r) {
 // Where the slowest device's step went, under parallel layouts.
 TextTable breakdownTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
-  for (const char* c : {"layout", "step_ms", "compute_ms", "tp_ms", "pipeline_ms", "dp_ms", "optimizer_ms"}) h.push_back(c);
+  for (const char* c : {"layout", "step_ms", "compute_ms", "tp_ms", "pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"})
+    h.push_back(c);
   TextTable t(h);
   for (const auto& p : r.points) {
     if (p.failed() || !p.step.layout) continue;
     const StepBreakdown& b = p.step.breakdown;
     std::vector<std::string> row = labels(p);
     row.push_back(layoutText(p.step));
-    for (Time x : {p.step.iteration, b.compute, b.tensorParallel, b.pipeline, b.dataParallel, b.optimizer})
+    for (Time x : {p.step.iteration, b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer})
       row.push_back(ms(x));
     t.add(std::move(row));
   }
@@ -222,11 +223,12 @@ std::string text(const TrainingReport& r, bool md) {
   }
   if (anyLayout(r)) {
     emit("where the step went (the device that finished last)", breakdownTable(r));
-    out += md ? "\nCompute is the device's own; tp, pipeline and dp are the time it waited in TP collectives, in "
-                "pipeline sends and receives (the bubble included) and for data-parallel gradients and ZeRO's "
-                "AllGather.\n"
-              : "# compute: the device's own; tp / pipeline / dp: the time it waited in TP collectives, in pipeline\n"
-                "# sends and receives (the bubble included), for data-parallel gradients and ZeRO's AllGather.\n";
+    out += md ? "\nCompute is the device's own; tp, pp and dp are the time it waited in TP collectives, for "
+                "pipeline transfers and for data-parallel gradients and ZeRO's AllGather; bubble, idle until a "
+                "neighbour stage got there. They add up to the step.\n"
+              : "# compute: the device's own; tp / pp / dp: the time it waited in TP collectives, for pipeline\n"
+                "# transfers, for data-parallel gradients and ZeRO's AllGather; bubble: idle until a neighbour\n"
+                "# stage got there. They add up to the step.\n";
   }
   emit("memory per device (GiB)", memoryTable(r));
   if (hasReference(r)) {
@@ -281,7 +283,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
     j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero}, {"micro_batches", l.microBatches},
                    {"schedule", pipelineKindName(l.schedule)}, {"sequence_parallel", l.sequenceParallel}};
     j["breakdown_us"] = {{"compute", us(b.compute)}, {"tensor_parallel", us(b.tensorParallel)},
-                         {"pipeline", us(b.pipeline)}, {"data_parallel", us(b.dataParallel)},
+                         {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},
                          {"optimizer", us(b.optimizer)}};
   }
   if (!p.reference.empty()) {
