@@ -15,7 +15,8 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
   app.require_subcommand(1);
   std::vector<Command> commands = {addRunCommand(app),        addPerfCommand(app),   addVerifyCommand(app),
                                    addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app),
-                                   addHcclEnvCommand(app),    addCompareCommand(app),  addCalibrateCommand(app)};
+                                   addHcclEnvCommand(app),    addCompareCommand(app),  addCalibrateCommand(app),
+                                   addPlanCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

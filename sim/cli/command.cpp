@@ -111,7 +111,7 @@ void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices)
   applyHcclSettings(h, s);
 }
 
-static OutputFormat outputFormat(const OutputOptions& o) {
+OutputFormat outputFormatOf(const OutputOptions& o) {
   OutputFormat format;
   if (!parseOutputFormat(o.format, format)) throw UsageError("--format: '" + o.format + "' is not table, json, csv or md");
   return format;
@@ -119,7 +119,7 @@ static OutputFormat outputFormat(const OutputOptions& o) {
 
 // Refuses what passes the limits; with --estimate prints the estimate instead.
 // Returns true when the caller should go on and simulate.
-static bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, const std::string& what,
+bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, const std::string& what,
                       CliStreams io) {
   WorkLimits limits;
   limits.maxEvents = o.maxEvents;
@@ -144,7 +144,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
     if (!s.training && s.loadError.empty())
       throw ConfigError(s.name + ": variants and sweeps are for training studies; a collective scenario sweeps its "
                                  "sizes and algorithms (use --set for other keys)");
-  OutputFormat format = outputFormat(o);
+  OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   std::vector<TrainingJob> jobs = trainingJobs(study);
   if (!checkWork(estimateTrainingJobs(jobs), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
@@ -188,7 +188,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 }
 
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
-  OutputFormat format = outputFormat(o);
+  OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   if (!checkWork(estimateScenario(scenario), o, 1, scenario.name, io)) return 0;
   TraceRecorder recorder;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/report.h"
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
 #include "sim/run/work_estimate.h"
@@ -43,6 +44,7 @@ Command addSelectorCommand(CLI::App& app);
 Command addHcclEnvCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
+Command addPlanCommand(CLI::App& app);
 
 // Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
 // -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.
@@ -91,6 +93,12 @@ int simulateAndReport(const Scenario& scenario, const std::string& command, cons
 // single collective scenario.
 int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
                            CliStreams io);
+
+// Refuses work past --max-events / --max-memory (`parallelRuns` at once);
+// with --estimate prints the estimate instead. True: go on and simulate.
+bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, const std::string& what, CliStreams io);
+// The --format option as a format (UsageError when it names none).
+OutputFormat outputFormatOf(const OutputOptions& o);
 
 // Writes one result file safely (output_file.h); `option` names it in errors.
 void writeOutputFile(const std::string& option, const std::string& path, const std::string& content);

@@ -22,7 +22,7 @@ static std::string chosenAlgorithms(const StepResult& step) {
   return out;
 }
 
-static StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::uint64_t seed,
+StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::uint64_t seed,
                                  TraceRecorder* trace) {
   StepOptions o;
   o.algorithm = algorithm;
@@ -136,7 +136,7 @@ TrainingReport executeTrainingJobs(const std::vector<TrainingJob>& jobs, const s
     TrainingPoint p = describe(jobs[i]);
     try {
       p.step = simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, jobs[i].algorithm, options.seed, options.trace));
-      if (p.algorithm == "auto") p.algorithm += ": " + chosenAlgorithms(p.step);
+      if (p.algorithm == "auto" && !p.step.buckets.empty()) p.algorithm += ": " + chosenAlgorithms(p.step);
     } catch (const InputError& e) {
       p.status = "failed";
       p.error = printable(e.what(), false);

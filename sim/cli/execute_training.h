@@ -34,6 +34,9 @@ struct TrainingRunHooks {
 TrainingReport executeTrainingJobs(const std::vector<TrainingJob>& jobs, const std::string& command,
                                    const ExecuteOptions& options, const TrainingRunHooks& hooks = {});
 
+// The step options of a scenario's training block under `algorithm`.
+StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::uint64_t seed, TraceRecorder* trace);
+
 // A point's identity within its study, stable across runs (the journal key).
 std::string trainingPointKey(const TrainingJob& job);
 

@@ -10,6 +10,7 @@
 #include "sim/run/simulate.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
+#include "sim/config/plan_config.h"
 #include "sim/config/training_config.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/config/input_file.h"
@@ -72,7 +73,9 @@ void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
     if (name == "auto" && s.training) {
-      if (!s.selector) a.fail("auto needs selector rules (training.selector: FILE)");
+      // Under a layout (or a plan of layouts) auto is HCCL's rule per group.
+      if (!s.selector && !s.plan && !s.training->parallel)
+        a.fail("auto needs selector rules (training.selector: FILE), or a parallel layout");
       s.algorithms.push_back(name);
       continue;
     }
@@ -114,7 +117,7 @@ void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s)
 
 Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::string& baseDir) {
   root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation", "training",
-                  "hccl", "variants", "sweep", "reference"});
+                  "hccl", "variants", "sweep", "reference", "plan"});
   Scenario s;
   s.name = root.has("name") ? root.at("name").text() : "scenario";
   if (auto d = root.find("description")) s.description = d->text();
@@ -139,6 +142,10 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
     if (auto v = t->find("selector")) s.selector = loadSelectorRulesAt(*v, baseDir);
   }
 
+  if (auto p = root.find("plan")) {
+    if (!s.training) p->fail("a plan searches layouts for a training: block (model, bucket)");
+    s.plan = loadPlanSpace(*p);
+  }
   if (s.training) {
     if (auto op = root.find("op"); op && op->text() != "allreduce")
       op->fail("a training step synchronizes gradients with allreduce");

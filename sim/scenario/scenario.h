@@ -30,6 +30,7 @@
 #include "sim/network/network.h"
 #include "sim/run/library_model.h"
 #include "sim/selector/rules.h"
+#include "sim/workload/layout_search.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
 
@@ -65,6 +66,8 @@ struct Scenario {
   SimulationOptions simulation;
 
   std::optional<TrainingSpec> training;
+  // `plan:`: the layouts `collsim plan` searches (with `training:`).
+  std::optional<PlanSpace> plan;
   // A training study's selector rules (`training.selector`), for `algo: auto`.
   std::optional<SelectorRules> selector;
   // Its place in a study: the variant, and the swept keys' values.

@@ -14,6 +14,30 @@
 
 namespace collsim {
 
+int membersPerServer(const Cluster& cluster, const std::vector<int>& members) {
+  std::map<int, int> count;
+  for (int r : members) ++count[r / cluster.devicesPerServer];
+  int k = count.begin()->second;
+  for (const auto& [server, n] : count)
+    if (n != k) return 0;
+  return k;
+}
+
+// HCCL's static level-1 rule: H-D (rhd) for 8 or more, or a power of two; else ring.
+static std::string levelOne(std::size_t ranks) {
+  bool powerOfTwo = (ranks & (ranks - 1)) == 0;
+  return ranks >= 8 || powerOfTwo ? "rhd" : "ring";
+}
+
+std::string hcclGroupAlgorithm(const Cluster& cluster, Collective op, const std::vector<int>& members) {
+  const int k = membersPerServer(cluster, members);
+  const std::size_t servers = k > 0 ? members.size() / std::size_t(k) : 0;
+  const std::string level0 = cluster.hccsShape == "mesh" || cluster.hccsShape == "switch" ? "mesh" : "ring";
+  if (servers == 1) return level0;
+  if (k > 1 && op == Collective::AllReduce) return "hier:" + level0 + "+" + levelOne(servers);
+  return levelOne(members.size());
+}
+
 bool usesParallelModel(const TrainingSpec& t) {
   return t.parallel && (t.parallel->tp > 1 || t.parallel->pp > 1 || t.parallel->zero > 0);
 }
@@ -135,29 +159,34 @@ private:
     return kTpCollectives + int(dpCollectiveSizes_.size()) - 1;
   }
 
-  const AlgorithmEntry& algorithm(Collective op, int groupSize) {
-    // `auto` picks by the whole cluster's shape; a group runs the ring then.
-    std::string name = options_.algorithm == "auto" ? "ring" : options_.algorithm;
-    auto key = std::make_tuple(op, name, groupSize);
-    if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+  // The algorithm of a group's collective, and the group's members per
+  // server when it is hierarchical (its CollectiveSpec::devicesPerServer).
+  std::pair<const AlgorithmEntry*, int> algorithm(Collective op, const std::vector<int>& members) {
+    const int groupSize = int(members.size());
+    std::string name = options_.algorithm == "auto" ? hcclGroupAlgorithm(cluster_, op, members) : options_.algorithm;
+    const bool hierarchical = name.find(':') != std::string::npos;
+    const int perServer = hierarchical ? membersPerServer(cluster_, members) : 0;
+    if (hierarchical && (perServer == 0 || perServer == groupSize))
+      throw InputError(name + " needs a group with as many members on each of several servers");
+    auto key = std::make_tuple(op, name, groupSize, perServer);
+    if (auto it = entries_.find(key); it != entries_.end()) return {&it->second, perServer};
     std::optional<AlgorithmEntry> e = findAlgorithm(op, name);
-    if (!e || name.find(':') != std::string::npos)
-      throw InputError("parallel layouts run a flat algorithm on each group; '" + name + "' is not one for " +
-                       collectiveName(op) + " (try ring)");
-    CollectiveSpec spec{op, groupSize, std::uint64_t(groupSize), elemSize(), 0, 0};
+    if (!e) throw InputError("no algorithm '" + name + "' for " + collectiveName(op) + " (try ring)");
+    CollectiveSpec spec{op, groupSize, std::uint64_t(groupSize), elemSize(), 0, perServer};
     if (std::string why = e->unsupported ? e->unsupported(spec) : ""; !why.empty())
       throw InputError(name + " cannot run a " + collectiveName(op) + " on a group of " + std::to_string(groupSize) +
                        " ranks: " + why);
-    if (options_.verify) verifyAlgorithm(*e, op, groupSize, elemSize(), 0);
-    return entries_.emplace(key, *e).first->second;
+    if (options_.verify) verifyAlgorithm(*e, op, groupSize, elemSize(), perServer);
+    return {&entries_.emplace(key, *e).first->second, perServer};
   }
 
   const Schedule* groupSchedule(Collective op, Bytes bytes, char dimension, int group, const std::vector<int>& members) {
     auto key = std::make_tuple(op, bytes, dimension, group);
     if (auto it = built_.find(key); it != built_.end()) return it->second.get();
-    const AlgorithmEntry& entry = algorithm(op, int(members.size()));
+    auto [algo, perServer] = algorithm(op, members);
+    const AlgorithmEntry& entry = *algo;
     std::uint64_t count = bytes / elemSize();
-    CollectiveSpec spec{op, int(members.size()), count, elemSize(), 0, 0};
+    CollectiveSpec spec{op, int(members.size()), count, elemSize(), 0, perServer};
     SchedulePtr s = entry.build(GroupView(members, cluster_.ranks(), 0, spec.bufferElems(), elemSize()), spec);
     if (s->streamCount() != 1)
       throw InputError(entry.name + " runs on several streams; parallel layouts need single-stream group collectives");
@@ -253,7 +282,7 @@ private:
   };
   std::vector<RankInfo> ranks_;
   std::vector<std::vector<const Schedule*>> tpCache_, dpCache_;
-  std::map<std::tuple<Collective, std::string, int>, AlgorithmEntry> entries_;
+  std::map<std::tuple<Collective, std::string, int, int>, AlgorithmEntry> entries_;
   std::map<std::tuple<Collective, Bytes, char, int>, SchedulePtr> built_;
 };
 
@@ -398,12 +427,13 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
   ParallelStepBuilder builder(cluster, training, options);
   ParallelStepSchedule schedule(builder.plan());
   // One rank of each stage stands for its stage: count its messages and
-  // their segments, then scale by the ranks of a stage.
+  // their segments' hops, then scale by the ranks of a stage.
   WorkEstimate e;
   const ParallelLayout& l = builder.layout();
   RankPlacement placement(l);
   std::vector<Op> ops;
-  double messages = 0, segments = 0;
+  double messages = 0, segmentHops = 0;
+  const int perServer = std::max(1, cluster.devicesPerServer);
   for (int stage = 0; stage < l.pp; ++stage) {
     int rank = placement.rank({0, 0, stage});
     Time compute = 0;
@@ -413,16 +443,20 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
         ops.clear();
         stream.appendOps(rank, step, ops);
         for (const Op& op : ops) {
-          if (op.kind == OpKind::Send) messages += 1, segments += double(op.bytes / std::max<Bytes>(options.segment, 1) + 1);
           if (op.kind == OpKind::Compute) compute += Time(op.durationPs);
+          if (op.kind != OpKind::Send) continue;
+          // A segment takes an event per hop: one inside a server, about
+          // three between servers (NIC, switch, NIC).
+          int hops = op.peer / perServer == rank / perServer ? 1 : 3;
+          messages += 1;
+          segmentHops += double(hops) * double(op.bytes / std::max<Bytes>(options.segment, 1) + 1);
         }
       }
     }
     e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
   }
-  double perStage = double(l.tp * l.dp);
-  // A few hops a segment, a few events a message (as estimateCollective counts them).
-  e.events = perStage * (4 * segments + 4 * messages);
+  // Every rank of a stage runs its program: scale the sampled rank by them.
+  e.events = double(l.tp * l.dp) * (segmentHops + messages);
   e.memoryBytes = 64e6 + double(cluster.ranks()) * double(schedule.streamCount()) * 256;
   return e;
 }

@@ -163,9 +163,21 @@ static std::string bucketAlgorithm(const StepOptions& options, Bytes bytes) {
   return options.pickAlgorithm(bytes);
 }
 
-WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
-  if (usesParallelModel(training)) return estimateParallelStep(cluster, training, options);
+// Under a layout of data parallelism alone, `auto` without selector rules
+// is HCCL's rule for the one group of every device.
+static StepOptions withGroupRule(const Cluster& cluster, const TrainingSpec& training, StepOptions o) {
+  if (training.parallel && o.algorithm == "auto" && !o.pickAlgorithm) {
+    std::vector<int> all(std::size_t(cluster.ranks()));
+    for (int r = 0; r < cluster.ranks(); ++r) all[std::size_t(r)] = r;
+    o.pickAlgorithm = [name = hcclGroupAlgorithm(cluster, Collective::AllReduce, all)](Bytes) { return name; };
+  }
+  return o;
+}
+
+WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& given) {
+  if (usesParallelModel(training)) return estimateParallelStep(cluster, training, given);
   checkParallelLayout(cluster, training);
+  const StepOptions options = withGroupRule(cluster, training, given);
   const ModelSpec& model = training.model;
   checkDevice(cluster, model);
   PassTimes pass = passTimes(model, cluster.device.flops);
@@ -195,9 +207,10 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
   return step;
 }
 
-StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
-  if (usesParallelModel(training)) return simulateParallelStep(cluster, training, options);
+StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& given) {
+  if (usesParallelModel(training)) return simulateParallelStep(cluster, training, given);
   checkParallelLayout(cluster, training);
+  const StepOptions options = withGroupRule(cluster, training, given);
   const ModelSpec& model = training.model;
   checkDevice(cluster, model);
   const DeviceModel& device = cluster.device;

@@ -1,0 +1,176 @@
+#include "sim/cli/plan_report.h"
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/text_table.h"
+
+namespace collsim {
+namespace {
+
+std::string ms(Time t) { return fixed(toMicroseconds(t) / 1e3, 1); }
+double gibOf(Bytes b) { return double(b) / double(1ULL << 30); }
+std::string gib(Bytes b) { return fixed(gibOf(b), 1); }
+
+std::vector<std::string> layoutCells(const PlannedLayout& p) {
+  const ParallelLayout& l = p.candidate.layout;
+  return {std::to_string(p.devices), std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.dp),
+          std::to_string(l.zero), l.sequenceParallel ? "yes" : "no", std::to_string(p.candidate.microBatch),
+          std::to_string(l.microBatches), l.pp > 1 ? pipelineKindName(l.schedule) : "-"};
+}
+
+TextTable planTable(const PlanReport& r) {
+  TextTable t({"rank", "devices", "tp", "pp", "dp", "zero", "sp", "mb", "m", "schedule", "step_ms", "tokens/s", "mfu",
+               "memory_GiB", "headroom_GiB", "compute_ms", "tp_ms", "pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"});
+  int devices = -1;
+  std::size_t rank = 0; // within a device count
+  for (const PlannedLayout& p : r.plans) {
+    if (p.devices != devices) devices = p.devices, rank = 0;
+    if (r.top > 0 && rank >= r.top) continue;
+    std::vector<std::string> row{std::to_string(++rank)};
+    for (auto& c : layoutCells(p)) row.push_back(c);
+    if (!p.error.empty()) {
+      row.resize(21, "-");
+      row[10] = "FAILED";
+      t.add(std::move(row));
+      continue;
+    }
+    const StepResult& s = p.step;
+    const StepBreakdown& b = s.breakdown;
+    Bytes memory = p.candidate.memory.total();
+    for (std::string c : {ms(s.iteration), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
+                          s.mfu() > 0 ? percent(s.mfu()) : "-", gib(memory),
+                          r.deviceMemory ? fixed(gibOf(r.deviceMemory) - gibOf(memory), 1) : "-", ms(b.compute),
+                          ms(b.tensorParallel), ms(b.pipeline), ms(b.bubble), ms(b.dataParallel), ms(b.optimizer)})
+      row.push_back(std::move(c));
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+std::string header(const PlanReport& r, bool md) {
+  std::ostringstream os;
+  std::string c = md ? "" : "# ";
+  os << c << "collsim " << r.command << ": " << r.name << "\n";
+  if (!r.description.empty()) os << c << r.description << "\n";
+  os << c << "model: " << r.model << " (" << fixed(double(r.parameters) / 1e9, 1) << " B parameters); cluster: "
+     << r.cluster << "; global batch " << r.globalBatch << " samples";
+  if (r.sequence) os << " (" << r.globalBatch * r.sequence << " tokens)";
+  os << "; group collectives: " << r.algorithm << "\n";
+  std::size_t failed = 0;
+  for (const auto& p : r.plans) failed += !p.error.empty();
+  os << c << r.plans.size() + r.pruned.size() << " layouts: " << r.plans.size() - failed << " simulated, "
+     << r.pruned.size() << " pruned before simulating (they do not divide, or do not fit in memory)";
+  if (failed) os << ", " << failed << " failed";
+  os << "; fastest first" << (r.top ? " (the best " + std::to_string(r.top) + " per device count)" : "") << "\n";
+  os << c << "mb = samples per micro-batch, m = micro-batches per step; step time broken down for the device that\n"
+     << c << "finished last: compute, waits in TP collectives, pipeline transfers, the pipeline bubble, DP gradients\n"
+     << c << "(and ZeRO's AllGather), the optimizer. Modelled: TP (per block), PP (GPipe/1F1B), DP with ZeRO 0-2,\n"
+     << c << "all on one simulated network. Not modelled yet: ZeRO-3, expert parallelism, interleaved stages.\n";
+  return os.str();
+}
+
+std::string prunedText(const PlanReport& r, bool md) {
+  std::string out;
+  std::size_t memory = 0;
+  for (const auto& p : r.pruned) memory += p.candidate.pruned.rfind("needs ", 0) == 0;
+  if (r.pruned.empty()) return out;
+  out += (md ? "\n" : "# ") + std::to_string(r.pruned.size()) + " pruned: " + std::to_string(memory) +
+         " do not fit in memory, " + std::to_string(r.pruned.size() - memory) +
+         " do not divide the model, the cluster or the global batch (the JSON lists each with its reason)\n";
+  return out;
+}
+
+std::string text(const PlanReport& r, bool md) {
+  std::string out = header(r, md);
+  TextTable t = planTable(r);
+  out += md ? "\n" + t.markdown() : t.text();
+  out += prunedText(r, md);
+  return out;
+}
+
+nlohmann::json layoutJson(const PlannedLayout& p) {
+  const ParallelLayout& l = p.candidate.layout;
+  return {{"servers", p.servers}, {"devices", p.devices}, {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", 1},
+          {"zero", l.zero}, {"sequence_parallel", l.sequenceParallel}, {"micro_batch", p.candidate.microBatch},
+          {"micro_batches", l.microBatches}, {"schedule", pipelineKindName(l.schedule)},
+          {"memory_GiB", gibOf(p.candidate.memory.total())}};
+}
+
+nlohmann::json planJson(const PlanReport& r, const PlannedLayout& p) {
+  nlohmann::json j = layoutJson(p);
+  if (!p.error.empty()) {
+    j["status"] = "failed";
+    j["error"] = p.error;
+    return j;
+  }
+  const StepResult& s = p.step;
+  const StepBreakdown& b = s.breakdown;
+  auto msOf = [](Time t) { return toMicroseconds(t) / 1e3; };
+  j["status"] = "ok";
+  j["step_ms"] = msOf(s.iteration);
+  j["tokens_per_s"] = s.tokensPerSample ? nlohmann::json(s.tokensPerSecond()) : nlohmann::json(nullptr);
+  j["mfu"] = s.mfu() > 0 ? nlohmann::json(s.mfu()) : nlohmann::json(nullptr);
+  j["headroom_GiB"] = r.deviceMemory ? nlohmann::json(gibOf(r.deviceMemory) - gibOf(p.candidate.memory.total()))
+                                     : nlohmann::json(nullptr);
+  j["fits"] = r.deviceMemory ? nlohmann::json(p.candidate.memory.total() <= r.deviceMemory) : nlohmann::json(nullptr);
+  j["breakdown"] = {{"compute_ms", msOf(b.compute)},         {"tp_ms", msOf(b.tensorParallel)},
+                    {"pp_ms", msOf(b.pipeline)},             {"bubble_ms", msOf(b.bubble)},
+                    {"dp_ms", msOf(b.dataParallel)},         {"ep_ms", 0.0},
+                    {"optimizer_ms", msOf(b.optimizer)}};
+  j["events"] = s.events;
+  return j;
+}
+
+nlohmann::json reportJson(const PlanReport& r) {
+  nlohmann::json plans = nlohmann::json::array(), pruned = nlohmann::json::array();
+  for (const auto& p : r.plans) plans.push_back(planJson(r, p));
+  for (const auto& p : r.pruned) {
+    nlohmann::json j = layoutJson(p);
+    if (p.candidate.memory.total() == 0) j.erase("memory_GiB");
+    j["reason"] = p.candidate.pruned;
+    pruned.push_back(std::move(j));
+  }
+  return {{"tool", "collsim"}, {"command", r.command}, {"kind", "plan"}, {"name", r.name},
+          {"description", r.description}, {"model", r.model}, {"parameters", r.parameters},
+          {"cluster", r.cluster}, {"global_batch", r.globalBatch}, {"algorithm", r.algorithm},
+          {"device_memory_GiB", gibOf(r.deviceMemory)}, {"plans", plans}, {"pruned", pruned}};
+}
+
+std::string csv(const PlanReport& r) {
+  std::vector<std::string> keys;
+  std::vector<nlohmann::json> rows;
+  for (const auto& p : r.plans) {
+    nlohmann::json j = planJson(r, p), flat = nlohmann::json::object();
+    for (auto& [k, v] : j.items())
+      if (!v.is_structured()) flat[k] = v;
+    if (j.contains("breakdown"))
+      for (auto& [k, v] : j["breakdown"].items()) flat[k] = v;
+    for (auto& [k, v] : flat.items())
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    rows.push_back(std::move(flat));
+  }
+  std::string out = csvRow(keys);
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    for (const auto& k : keys)
+      cells.push_back(!row.contains(k) ? "" : row[k].is_string() ? row[k].get<std::string>() : row[k].dump());
+    out += csvRow(cells);
+  }
+  return out;
+}
+
+} // namespace
+
+std::string formatPlanReport(const PlanReport& report, OutputFormat format) {
+  switch (format) {
+  case OutputFormat::Json: return reportJson(report).dump(2) + "\n";
+  case OutputFormat::Csv: return csv(report);
+  case OutputFormat::Markdown: return text(report, true);
+  case OutputFormat::Table: break;
+  }
+  return text(report, false);
+}
+
+} // namespace collsim

@@ -1,0 +1,47 @@
+#include "sim/config/plan_config.h"
+
+#include "sim/config/config_node.h"
+
+namespace collsim {
+
+static std::vector<ConfigNode> listOf(const ConfigNode& node) {
+  if (!node.isSequence()) return {node};
+  std::vector<ConfigNode> items = node.items();
+  if (items.empty()) node.fail("expected at least one value");
+  return items;
+}
+
+static std::vector<int> integers(const ConfigNode& node, long long max) {
+  std::vector<int> out;
+  for (const ConfigNode& v : listOf(node)) out.push_back(int(v.integer(1, max)));
+  return out;
+}
+
+PlanSpace loadPlanSpace(const ConfigNode& node) {
+  node.allowOnly({"global_batch", "tp", "pp", "micro_batch", "zero", "schedule", "sequence_parallel", "tp_across_servers"});
+  PlanSpace s;
+  s.globalBatch = std::uint64_t(node.at("global_batch").integer(1, 1LL << 40));
+  if (auto v = node.find("tp")) s.tp = integers(*v, 1 << 16);
+  if (auto v = node.find("pp")) s.pp = integers(*v, 1 << 16);
+  if (auto v = node.find("micro_batch")) s.microBatch = integers(*v, 1 << 20);
+  if (auto v = node.find("zero")) {
+    s.zero.clear();
+    for (const ConfigNode& z : listOf(*v)) {
+      s.zero.push_back(int(z.integer(0, 3)));
+      if (s.zero.back() == 3) z.fail("zero: 3 is not modelled yet; 0, 1 or 2");
+    }
+  }
+  if (auto v = node.find("schedule")) {
+    s.schedules.clear();
+    for (const ConfigNode& k : listOf(*v)) {
+      std::string kind = k.choice({"1f1b", "gpipe", "interleaved"});
+      if (kind == "interleaved") k.fail("the interleaved schedule is not modelled yet; gpipe or 1f1b");
+      s.schedules.push_back(kind == "gpipe" ? PipelineKind::GPipe : PipelineKind::OneFOneB);
+    }
+  }
+  if (auto v = node.find("sequence_parallel")) s.sequenceParallel = v->boolean();
+  if (auto v = node.find("tp_across_servers")) s.tpAcrossServers = v->boolean();
+  return s;
+}
+
+} // namespace collsim
