@@ -2,7 +2,8 @@
 # Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices,
 # then hierarchical AllReduce on multi-server clusters up to 512 x 8, then
 # packet-level RoCE runs on 2 x 8 and 16 x 8, then training-step studies (the seed table, a capacity plan, a 7 B model on
-# 512 devices) and a 2,000-point selector check.
+# 512 devices, Llama 3 70B on 1,024 devices under TP x PP x DP), collsim plan on that 70 B model, and a 2,000-point
+# selector check.
 # The work limit (--max-events) is lifted: the cases here are sized on purpose.
 # For each case: median wall time and peak memory over several runs, and
 # engine events per second (events from the run's own CSV / median wall).
@@ -133,9 +134,22 @@ cluster: $PWD/configs/clusters/atlas-2x8.yaml
 algo: hier:ring+rhd
 training: {model: $PWD/configs/models/decoder-7b.yaml, bucket: 64MiB, pipeline: 2}
 YAML
+# Llama 3 70B on 1,024 910B NPUs under TP 8 x PP 8 x DP 16 (#15's target: under 2 s).
+cat > "$tmp/llama3-70b-1024.yaml" <<YAML
+name: llama3-70b-1024
+cluster: $PWD/configs/clusters/atlas-800t-a2-8.yaml
+algo: auto
+simulation: {segment: 16MiB}
+training:
+  model: $PWD/configs/models/llama3-70b.yaml
+  bucket: 256MiB
+  pipeline: 2
+  parallel: {tp: 8, pp: 8, zero: 1, micro_batches: 16, sequence_parallel: true}
+YAML
 printf "%-44s %7s %10s %12s %12s %10s\n" study points wall_s events Mevents/s peak_MiB
 for spec in "scenarios/seed-8card-tuning.yaml" "scenarios/capacity-plan-bert.yaml" \
-            "$tmp/decoder-7b-512.yaml --set cluster.servers=64"; do
+            "$tmp/decoder-7b-512.yaml --set cluster.servers=64" \
+            "$tmp/llama3-70b-1024.yaml --set cluster.servers=128"; do
   read -r -a args <<< "$spec"
   measure_run "${args[@]}"
   label=$(basename "${args[0]}" .yaml)${args[2]:+ (${args[2]})}
@@ -143,6 +157,15 @@ for spec in "scenarios/seed-8card-tuning.yaml" "scenarios/capacity-plan-bert.yam
     'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
              printf "%-44s %7d %10.2f %12d %12s %10.1f\n", l, n, wall, ev, rate, peak / 1024 }'
 done
+echo
+echo "collsim plan: Llama 3 70B on 1,024 NPUs (scenarios/plan-llama3-70b.yaml, all cores, one run)"
+/usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim plan scenarios/plan-llama3-70b.yaml --max-events 1e12 \
+  --format json > "$tmp/plan.json"
+read -r wall peak < "$tmp/time"
+read -r simulated pruned events < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+print(len(d['plans']), len(d['pruned']), sum(p.get('events', 0) for p in d['plans']))" "$tmp/plan.json")
+awk -v wall="$wall" -v peak="$peak" -v s="$simulated" -v p="$pruned" -v ev="$events" \
+  'BEGIN { printf "%d layouts (%d simulated, %d pruned): %.1f s wall, %.1f M events/s, %.1f MiB peak\n", s + p, s, p, wall, ev / wall / 1e6, peak / 1024 }'
 echo
 echo "Selector check on a 2,000-point grid (every candidate simulated at every point, all cores)"
 /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim selector check --rules configs/selector/hccl-910b.yaml \
