@@ -7,7 +7,9 @@
 #include "relative_error.h"
 #include "test_support.h"
 
+#include "algorithms/core/registry.h"
 #include "sim/config/config_node.h"
+#include "sim/run/simulate.h"
 #include "sim/config/model_config.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/workload/pipeline_order.h"
@@ -27,6 +29,15 @@ ModelSpec smallDecoder(int layers = 8) {
                      "precision: {weights: 4, master_weights: 0, gradients: 4, optimizer_state: 8}, "
                      "micro_batch: 1, compute: {utilization: 0.5, backward_factor: 2}}";
   return loadModel(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("small.yaml")));
+}
+
+// The same decoder with 4 experts per block, 2 of them used per token.
+ModelSpec smallMoe() {
+  std::string yaml = "{name: small-moe, transformer: {layers: 8, hidden: 64, heads: 4, ffn: 256, vocabulary: 1, "
+                     "sequence: 64, experts: 4, top_k: 2}, "
+                     "precision: {weights: 4, master_weights: 0, gradients: 4, optimizer_state: 8}, "
+                     "micro_batch: 1, compute: {utilization: 0.5, backward_factor: 2}}";
+  return loadModel(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("small-moe.yaml")));
 }
 
 // p devices on an HCCS ring; `free` makes communication cost (almost) nothing.
@@ -54,7 +65,8 @@ StepResult step(const Cluster& c, const TrainingSpec& t) {
   StepResult r = simulateTrainingStep(c, t, StepOptions{});
   if (usesParallelModel(t)) {
     const StepBreakdown& b = r.breakdown;
-    CHECK(b.compute + b.tensorParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer == r.iteration);
+    CHECK(b.compute + b.tensorParallel + b.expertParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer ==
+          r.iteration);
   }
   return r;
 }
@@ -155,6 +167,69 @@ TEST_CASE("ZeRO 1 moves what plain data parallelism moves: a ReduceScatter and a
   CHECK(rb.memory.gradients == ra.memory.gradients);
 }
 
+TEST_CASE("ZeRO 3 moves 1.5 x the bytes of plain data parallelism and gathers each layer ahead of its pass") {
+  // One micro-batch: plain DP all-reduces the gradients, 2 (p-1)/p n; ZeRO 3
+  // gathers every layer's weights before its forward and again before its
+  // backward, 2 (p-1)/p n, and reduce-scatters the gradients, (p-1)/p n.
+  // Every layer's parameters divide by 4, so each rank's share is exact.
+  ModelSpec m = smallDecoder();
+  ParallelLayout plain, zero3;
+  plain.dp = zero3.dp = 4;
+  zero3.zero = 3;
+  TrainingSpec a = parallelOf(plain, m), b = parallelOf(zero3, m);
+  a.bucket = b.bucket = Bytes(m.gradientBytes());
+  StepResult ra = step(ringOf(4), a), rb = step(ringOf(4), b);
+  CHECK(rb.bytesSent * 2 == ra.bytesSent * 3);
+  CHECK(rb.memory.weights < ra.memory.weights / 2);
+  // Prefetch: the gathers run while the previous layer computes. On a slow
+  // device each block computes far longer than its gather takes, so the
+  // step waits for the first gather and the gradients' ReduceScatter after
+  // backward (one bucket), not for all 2 x 10 gathers.
+  Cluster slow = ringOf(4);
+  slow.device.flops = 1e10;
+  StepResult rs = step(slow, b);
+  auto alone = [&](Collective op, Bytes bytes) {
+    AlgorithmEntry ring = *findAlgorithm(op, "ring");
+    return simulateCollective(slow, {op, &ring, DataType::Float32, bytes, 1_MiB, false}).execution.finish;
+  };
+  Time oneGather = alone(Collective::AllGather, m.layers[1].parameters * 4);
+  Time reduceScatter = alone(Collective::ReduceScatter, m.gradientBytes());
+  CHECK(rs.breakdown.dataParallel >= reduceScatter);
+  CHECK(rs.breakdown.dataParallel < reduceScatter + 3 * oneGather); // not + 20 x oneGather
+}
+
+TEST_CASE("expert parallelism moves each token to its top-k experts and back, by AllToAll, in both passes") {
+  // ep 4 = dp 4 on a ring of 4: each MoE block's FFN sits between two
+  // AllToAlls forward and two backward, of n = b s h x top_k x 4 bytes per
+  // rank. A ring AllToAll forwards each block the distance to its owner:
+  // (1 + 2 + 3) n/4 = 1.5 n per rank, 6 n for the 4 ranks. The experts'
+  // gradients stay (each expert lives on one rank: dp / ep = 1); the dense
+  // ones are all-reduced in one bucket, 2 x 3/4 of them per rank.
+  ModelSpec m = smallMoe();
+  const TransformerShape& t = *m.transformer;
+  ParallelLayout l;
+  l.dp = 4, l.ep = 4;
+  TrainingSpec spec = parallelOf(l, m);
+  std::uint64_t dense = m.parameters() - std::uint64_t(t.layers) * std::uint64_t(t.experts) * t.expertParameters();
+  spec.bucket = dense * 4;
+  StepResult r = step(ringOf(4), spec);
+  const Bytes n = 64 * 64 * 4 * 2;
+  CHECK(r.bytesSent == 8 * 4 * 6 * n + 4 * 2 * 3 * (dense * 4) / 4);
+  CHECK(r.breakdown.expertParallel > 0);
+  CHECK(r.layout->text() == "tp1 pp1 dp4 ep4");
+  // Each device holds a quarter of the experts.
+  ParallelLayout one = l;
+  one.ep = 1;
+  StepResult all = step(ringOf(4), parallelOf(one, m));
+  Bytes expertWeights = Bytes(t.layers) * Bytes(t.experts) * t.expertParameters() * 4;
+  CHECK(all.memory.weights - r.memory.weights == expertWeights * 3 / 4);
+  // An uneven spread of tokens keeps the busiest device's experts longer.
+  l.expertImbalance = 1.5;
+  StepResult uneven = step(ringOf(4), parallelOf(l, m));
+  CHECK(uneven.breakdown.compute > r.breakdown.compute);
+  CHECK(uneven.bytesSent == r.bytesSent);
+}
+
 TEST_CASE("a layout of data parallelism alone is today's data-parallel model") {
   ModelSpec m = smallDecoder();
   TrainingSpec plain;
@@ -199,7 +274,7 @@ TEST_CASE("a scenario's layout that does not fit its cluster exits 2 at the layo
   auto r = collsim::testing::cli({"run", scenario, "--set", "cluster.servers=2", "--set", "training.parallel.tp=3"});
   CHECK(r.status == 2);
   CHECK(r.err.find("llama3-8b-tp8-pp2.yaml:10:13: training.parallel: tp x pp = 6 does not divide") != std::string::npos);
-  r = collsim::testing::cli({"run", scenario, "--set", "cluster.servers=2", "--set", "training.parallel.zero=3"});
+  r = collsim::testing::cli({"run", scenario, "--set", "cluster.servers=2", "--set", "training.parallel.ep=2"});
   CHECK(r.status == 2);
-  CHECK(r.err.find("training.parallel.zero: zero: 3") != std::string::npos);
+  CHECK(r.err.find("training.parallel: ep 2 needs a model with experts") != std::string::npos);
 }

@@ -13,26 +13,45 @@ std::string ms(Time t) { return fixed(toMicroseconds(t) / 1e3, 1); }
 double gibOf(Bytes b) { return double(b) / double(1ULL << 30); }
 std::string gib(Bytes b) { return fixed(gibOf(b), 1); }
 
-std::vector<std::string> layoutCells(const PlannedLayout& p) {
+// Expert parallelism gets columns only where some layout has it.
+bool anyExperts(const PlanReport& r) {
+  for (const auto* list : {&r.plans, &r.pruned})
+    for (const auto& p : *list)
+      if (p.candidate.layout.ep > 1) return true;
+  return false;
+}
+
+std::vector<std::string> layoutCells(const PlannedLayout& p, bool experts) {
   const ParallelLayout& l = p.candidate.layout;
-  return {std::to_string(p.devices), std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.dp),
-          std::to_string(l.zero), l.sequenceParallel ? "yes" : "no", std::to_string(p.candidate.microBatch),
-          std::to_string(l.microBatches), l.pp > 1 ? pipelineKindName(l.schedule) : "-"};
+  std::vector<std::string> c{std::to_string(p.devices), std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.dp)};
+  if (experts) c.push_back(std::to_string(l.ep));
+  for (std::string x : {std::to_string(l.zero), std::string(l.sequenceParallel ? "yes" : "no"),
+                        std::to_string(p.candidate.microBatch), std::to_string(l.microBatches),
+                        std::string(l.pp > 1 ? pipelineKindName(l.schedule) : "-")})
+    c.push_back(std::move(x));
+  return c;
 }
 
 TextTable planTable(const PlanReport& r) {
-  TextTable t({"rank", "devices", "tp", "pp", "dp", "zero", "sp", "mb", "m", "schedule", "step_ms", "tokens/s", "mfu",
-               "memory_GiB", "headroom_GiB", "compute_ms", "tp_ms", "pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"});
+  const bool experts = anyExperts(r);
+  std::vector<std::string> h{"rank", "devices", "tp", "pp", "dp"};
+  if (experts) h.push_back("ep");
+  for (const char* c : {"zero", "sp", "mb", "m", "schedule", "step_ms", "tokens/s", "mfu", "memory_GiB",
+                        "headroom_GiB", "compute_ms", "tp_ms"})
+    h.push_back(c);
+  if (experts) h.push_back("ep_ms");
+  for (const char* c : {"pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"}) h.push_back(c);
+  TextTable t(h);
   int devices = -1;
   std::size_t rank = 0; // within a device count
   for (const PlannedLayout& p : r.plans) {
     if (p.devices != devices) devices = p.devices, rank = 0;
     if (r.top > 0 && rank >= r.top) continue;
     std::vector<std::string> row{std::to_string(++rank)};
-    for (auto& c : layoutCells(p)) row.push_back(c);
+    for (auto& c : layoutCells(p, experts)) row.push_back(c);
     if (!p.error.empty()) {
-      row.resize(21, "-");
-      row[10] = "FAILED";
+      row.push_back("FAILED");
+      row.resize(h.size(), "-");
       t.add(std::move(row));
       continue;
     }
@@ -42,8 +61,10 @@ TextTable planTable(const PlanReport& r) {
     for (std::string c : {ms(s.iteration), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
                           s.mfu() > 0 ? percent(s.mfu()) : "-", gib(memory),
                           r.deviceMemory ? fixed(gibOf(r.deviceMemory) - gibOf(memory), 1) : "-", ms(b.compute),
-                          ms(b.tensorParallel), ms(b.pipeline), ms(b.bubble), ms(b.dataParallel), ms(b.optimizer)})
+                          ms(b.tensorParallel)})
       row.push_back(std::move(c));
+    if (experts) row.push_back(ms(b.expertParallel));
+    for (Time x : {b.pipeline, b.bubble, b.dataParallel, b.optimizer}) row.push_back(ms(x));
     t.add(std::move(row));
   }
   return t;
@@ -65,9 +86,9 @@ std::string header(const PlanReport& r, bool md) {
   if (failed) os << ", " << failed << " failed";
   os << "; fastest first" << (r.top ? " (the best " + std::to_string(r.top) + " per device count)" : "") << "\n";
   os << c << "mb = samples per micro-batch, m = micro-batches per step; step time broken down for the device that\n"
-     << c << "finished last: compute, waits in TP collectives, pipeline transfers, the pipeline bubble, DP gradients\n"
-     << c << "(and ZeRO's AllGather), the optimizer. Modelled: TP (per block), PP (GPipe/1F1B), DP with ZeRO 0-2,\n"
-     << c << "all on one simulated network. Not modelled yet: ZeRO-3, expert parallelism, interleaved stages.\n";
+     << c << "finished last: compute, waits in TP collectives (and EP AllToAlls), pipeline transfers, the pipeline\n"
+     << c << "bubble, DP gradients and ZeRO's AllGathers, the optimizer. Modelled: TP per block, PP (GPipe, 1F1B),\n"
+     << c << "DP with ZeRO 0-3, EP, all on one simulated network. Not modelled yet: interleaved stages.\n";
   return os.str();
 }
 
@@ -92,7 +113,7 @@ std::string text(const PlanReport& r, bool md) {
 
 nlohmann::json layoutJson(const PlannedLayout& p) {
   const ParallelLayout& l = p.candidate.layout;
-  return {{"servers", p.servers}, {"devices", p.devices}, {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", 1},
+  return {{"servers", p.servers}, {"devices", p.devices}, {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep},
           {"zero", l.zero}, {"sequence_parallel", l.sequenceParallel}, {"micro_batch", p.candidate.microBatch},
           {"micro_batches", l.microBatches}, {"schedule", pipelineKindName(l.schedule)},
           {"memory_GiB", gibOf(p.candidate.memory.total())}};
@@ -117,7 +138,7 @@ nlohmann::json planJson(const PlanReport& r, const PlannedLayout& p) {
   j["fits"] = r.deviceMemory ? nlohmann::json(p.candidate.memory.total() <= r.deviceMemory) : nlohmann::json(nullptr);
   j["breakdown"] = {{"compute_ms", msOf(b.compute)},         {"tp_ms", msOf(b.tensorParallel)},
                     {"pp_ms", msOf(b.pipeline)},             {"bubble_ms", msOf(b.bubble)},
-                    {"dp_ms", msOf(b.dataParallel)},         {"ep_ms", 0.0},
+                    {"dp_ms", msOf(b.dataParallel)},         {"ep_ms", msOf(b.expertParallel)},
                     {"optimizer_ms", msOf(b.optimizer)}};
   j["events"] = s.events;
   return j;

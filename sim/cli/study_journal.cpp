@@ -61,9 +61,10 @@ json layoutJson(const StepResult& s) {
   if (!s.layout) return nullptr;
   const ParallelLayout& l = *s.layout;
   const StepBreakdown& b = s.breakdown;
-  return {{l.tp, l.pp, l.dp, l.zero, l.microBatches, int(l.schedule), l.sequenceParallel, std::string(l.order.begin(), l.order.end())},
+  return {{l.tp, l.pp, l.dp, l.zero, l.microBatches, int(l.schedule), l.sequenceParallel,
+           std::string(l.order.begin(), l.order.end()), l.ep, l.expertImbalance},
           s.replicas,
-          {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer}};
+          {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer, b.expertParallel}};
 }
 
 void layoutFrom(const json& j, StepResult& s) {
@@ -75,10 +76,11 @@ void layoutFrom(const json& j, StepResult& s) {
   layout.sequenceParallel = l[6];
   std::string order = l[7];
   if (order.size() == 3) layout.order = {order[0], order[1], order[2]};
+  if (l.size() > 9) layout.ep = l[8], layout.expertImbalance = l[9];
   s.layout = layout;
   s.replicas = j[1];
   const json& b = j[2];
-  s.breakdown = {b[0], b[1], b[2], b[3], b[4], b[5]};
+  s.breakdown = {b[0], b[1], b.size() > 6 ? b[6].get<Time>() : 0, b[2], b[3], b[4], b[5]};
 }
 
 json stepJson(const StepResult& s) {

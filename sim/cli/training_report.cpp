@@ -113,7 +113,7 @@ TextTable stepTable(const TrainingReport& r) {
 // Where the slowest device's step went, under parallel layouts.
 TextTable breakdownTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
-  for (const char* c : {"layout", "step_ms", "compute_ms", "tp_ms", "pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"})
+  for (const char* c : {"layout", "step_ms", "compute_ms", "tp_ms", "ep_ms", "pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"})
     h.push_back(c);
   TextTable t(h);
   for (const auto& p : r.points) {
@@ -121,7 +121,8 @@ TextTable breakdownTable(const TrainingReport& r) {
     const StepBreakdown& b = p.step.breakdown;
     std::vector<std::string> row = labels(p);
     row.push_back(layoutText(p.step));
-    for (Time x : {p.step.iteration, b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer})
+    for (Time x : {p.step.iteration, b.compute, b.tensorParallel, b.expertParallel, b.pipeline, b.bubble, b.dataParallel,
+                   b.optimizer})
       row.push_back(ms(x));
     t.add(std::move(row));
   }
@@ -223,12 +224,12 @@ std::string text(const TrainingReport& r, bool md) {
   }
   if (anyLayout(r)) {
     emit("where the step went (the device that finished last)", breakdownTable(r));
-    out += md ? "\nCompute is the device's own; tp, pp and dp are the time it waited in TP collectives, for "
-                "pipeline transfers and for data-parallel gradients and ZeRO's AllGather; bubble, idle until a "
-                "neighbour stage got there. They add up to the step.\n"
-              : "# compute: the device's own; tp / pp / dp: the time it waited in TP collectives, for pipeline\n"
-                "# transfers, for data-parallel gradients and ZeRO's AllGather; bubble: idle until a neighbour\n"
-                "# stage got there. They add up to the step.\n";
+    out += md ? "\nCompute is the device's own; tp, ep, pp and dp are the time it waited in TP collectives, in "
+                "EP AllToAlls, for pipeline transfers and for data-parallel gradients and ZeRO's AllGathers; bubble, "
+                "idle until a neighbour stage got there. They add up to the step.\n"
+              : "# compute: the device's own; tp / ep / pp / dp: the time it waited in TP collectives, in EP\n"
+                "# AllToAlls, for pipeline transfers, for data-parallel gradients and ZeRO's AllGathers; bubble:\n"
+                "# idle until a neighbour stage got there. They add up to the step.\n";
   }
   emit("memory per device (GiB)", memoryTable(r));
   if (hasReference(r)) {
@@ -280,9 +281,11 @@ nlohmann::json pointJson(const TrainingPoint& p) {
   if (s.layout) {
     const ParallelLayout& l = *s.layout;
     const StepBreakdown& b = s.breakdown;
-    j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero}, {"micro_batches", l.microBatches},
+    j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"expert_imbalance", l.expertImbalance},
+                   {"zero", l.zero}, {"micro_batches", l.microBatches},
                    {"schedule", pipelineKindName(l.schedule)}, {"sequence_parallel", l.sequenceParallel}};
     j["breakdown_us"] = {{"compute", us(b.compute)}, {"tensor_parallel", us(b.tensorParallel)},
+                         {"expert_parallel", us(b.expertParallel)},
                          {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},
                          {"optimizer", us(b.optimizer)}};
   }

@@ -18,18 +18,22 @@ static std::vector<int> integers(const ConfigNode& node, long long max) {
 }
 
 PlanSpace loadPlanSpace(const ConfigNode& node) {
-  node.allowOnly({"global_batch", "tp", "pp", "micro_batch", "zero", "schedule", "sequence_parallel", "tp_across_servers"});
+  node.allowOnly({"global_batch", "tp", "pp", "ep", "expert_imbalance", "micro_batch", "zero", "schedule",
+                  "sequence_parallel", "tp_across_servers"});
   PlanSpace s;
   s.globalBatch = std::uint64_t(node.at("global_batch").integer(1, 1LL << 40));
   if (auto v = node.find("tp")) s.tp = integers(*v, 1 << 16);
   if (auto v = node.find("pp")) s.pp = integers(*v, 1 << 16);
   if (auto v = node.find("micro_batch")) s.microBatch = integers(*v, 1 << 20);
+  if (auto v = node.find("ep")) s.ep = integers(*v, 1 << 16);
+  if (auto v = node.find("expert_imbalance")) {
+    s.expertImbalance = v->number();
+    if (!(s.expertImbalance >= 1 && s.expertImbalance <= 100))
+      v->fail("the busiest device's expert work over the mean: a number from 1 (even) to 100");
+  }
   if (auto v = node.find("zero")) {
     s.zero.clear();
-    for (const ConfigNode& z : listOf(*v)) {
-      s.zero.push_back(int(z.integer(0, 3)));
-      if (s.zero.back() == 3) z.fail("zero: 3 is not modelled yet; 0, 1 or 2");
-    }
+    for (const ConfigNode& z : listOf(*v)) s.zero.push_back(int(z.integer(0, 3)));
   }
   if (auto v = node.find("schedule")) {
     s.schedules.clear();

@@ -8,19 +8,20 @@
 namespace collsim {
 
 static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
-  node.allowOnly({"tp", "pp", "dp", "ep", "zero", "micro_batches", "schedule", "virtual_stages", "sequence_parallel",
-                  "order"});
+  node.allowOnly({"tp", "pp", "dp", "ep", "expert_imbalance", "zero", "micro_batches", "schedule", "virtual_stages",
+                  "sequence_parallel", "order"});
   ParallelLayout l;
   l.dp = 0;
   if (auto v = node.find("tp")) l.tp = int(v->integer(1, 1 << 16));
   if (auto v = node.find("pp")) l.pp = int(v->integer(1, 1 << 16));
   if (auto v = node.find("dp")) l.dp = int(v->integer(1, 1 << 24));
-  if (auto v = node.find("ep"); v && v->integer(1, 1 << 16) > 1)
-    v->fail("expert parallelism (ep > 1) is not modelled yet");
-  if (auto v = node.find("zero")) {
-    l.zero = int(v->integer(0, 3));
-    if (l.zero == 3) v->fail("zero: 3 (weights sharded and gathered per layer) is not modelled yet; 0, 1 or 2");
+  if (auto v = node.find("ep")) l.ep = int(v->integer(1, 1 << 16));
+  if (auto v = node.find("expert_imbalance")) {
+    l.expertImbalance = v->number();
+    if (!(l.expertImbalance >= 1 && l.expertImbalance <= 100))
+      v->fail("the busiest device's expert work over the mean: a number from 1 (even) to 100");
   }
+  if (auto v = node.find("zero")) l.zero = int(v->integer(0, 3));
   l.microBatches = accumulation;
   if (auto v = node.find("micro_batches")) {
     if (accumulation > 1) v->fail("give micro_batches here or accumulation, not both (they are the same count)");
@@ -35,7 +36,8 @@ static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
     v->fail("virtual stages (the interleaved schedule) are not modelled yet");
   if (auto v = node.find("sequence_parallel")) l.sequenceParallel = v->boolean();
   if (auto v = node.find("order")) {
-    // Innermost first, e.g. tp-dp-pp; ep may appear (it is 1).
+    // Innermost first, e.g. tp-dp-pp; ep may appear (EP groups are always
+    // consecutive ranks of the DP group).
     std::string text = v->text(), kept;
     std::size_t at = 0;
     while (at <= text.size()) {

@@ -12,7 +12,9 @@
 //       tp: 8                 # tensor-parallel degree (divides the heads)
 //       pp: 4                 # pipeline stages (divide the layers)
 //       dp: 32                # default: the devices / (tp x pp)
-//       zero: 1               # ZeRO stage 0, 1 or 2
+//       ep: 8                 # expert parallelism inside dp (MoE models)
+//       expert_imbalance: 1.2 # the busiest device's expert work over the mean
+//       zero: 1               # ZeRO stage 0-3
 //       micro_batches: 16     # per optimizer step (instead of accumulation)
 //       schedule: 1f1b        # or gpipe
 //       sequence_parallel: true

@@ -31,6 +31,12 @@ std::string invalidity(const Cluster& cluster, const ModelSpec& model, const Pla
   if (!space.tpAcrossServers && l.tp > 1 && cluster.devicesPerServer % l.tp != 0)
     return "tp " + n(l.tp) + " would span servers of " + n(cluster.devicesPerServer) + " devices";
   if (devices % (l.tp * l.pp) != 0) return "tp x pp = " + n(l.tp * l.pp) + " does not divide the " + n(devices) + " devices";
+  if (l.ep > 1) {
+    int experts = model.transformer ? model.transformer->experts : 1;
+    if (experts % l.ep != 0) return "ep " + n(l.ep) + " does not divide the " + n(experts) + " experts";
+    if (l.dp % l.ep != 0) return "ep " + n(l.ep) + " does not divide dp " + n(l.dp);
+    if (l.zero == 3) return "zero 3 with expert parallelism is not modelled yet";
+  }
   std::uint64_t perStep = std::uint64_t(microBatch) * std::uint64_t(l.dp);
   if (space.globalBatch % perStep != 0)
     return "the global batch " + n(space.globalBatch) + " is not a multiple of micro-batch x dp = " + n(microBatch) +
@@ -56,17 +62,21 @@ std::vector<LayoutCandidate> enumerateLayouts(const Cluster& cluster, const Trai
   if (tps.empty()) tps = shape ? divisorsOf(shape->heads, space.tpAcrossServers ? cluster.ranks() : cluster.devicesPerServer) : std::vector<int>{1};
   if (pps.empty()) pps = shape ? divisorsOf(shape->layers, cluster.ranks()) : std::vector<int>{1};
   if (microBatches.empty()) microBatches = {model.microBatch};
+  std::vector<int> eps = space.ep;
+  if (eps.empty()) eps = shape && shape->experts > 1 ? divisorsOf(shape->experts, cluster.ranks()) : std::vector<int>{1};
   std::vector<LayoutCandidate> out;
   for (int tp : tps)
     for (int pp : pps) {
       if (space.tp.empty() && cluster.devicesPerServer % tp != 0 && !space.tpAcrossServers) continue;
       if (space.pp.empty() && cluster.ranks() % (tp * pp) != 0) continue; // not a layout of this cluster at all
+      for (int ep : eps)
       for (int b : microBatches)
         for (int zero : space.zero)
           for (PipelineKind kind : space.schedules) {
             LayoutCandidate c;
             ParallelLayout& l = c.layout;
             l.tp = tp, l.pp = pp, l.dp = std::max(1, cluster.ranks() / (tp * pp));
+            l.ep = ep, l.expertImbalance = space.expertImbalance;
             l.zero = zero, l.schedule = kind, l.sequenceParallel = space.sequenceParallel && tp > 1;
             c.microBatch = b;
             if (zero > 0 && l.dp == 1) continue;             // nothing to shard: the zero-0 layout

@@ -20,7 +20,10 @@ struct PlanSpace {
   // Candidates; empty: every divisor of the heads that divides a server's
   // devices (tp), every divisor of the layers (pp), the model's micro-batch.
   std::vector<int> tp, pp, microBatch;
-  std::vector<int> zero{0, 1, 2};
+  // Expert parallelism; empty: 1, or for a model with experts every divisor of them.
+  std::vector<int> ep;
+  double expertImbalance = 1;
+  std::vector<int> zero{0, 1, 2, 3};
   std::vector<PipelineKind> schedules{PipelineKind::OneFOneB};
   bool sequenceParallel = true; // under tp > 1
   bool tpAcrossServers = false;

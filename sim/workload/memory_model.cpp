@@ -37,23 +37,41 @@ static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, L
   return Bytes(inFlight) * b * blocks * t.blockInput(l.tp, l.sequenceParallel) + (blocks ? b * whole : 0);
 }
 
+DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& l, std::size_t layer) {
+  std::uint64_t all = model.layers[layer].parameters, experts = 0;
+  const TransformerShape* t = model.transformer ? &*model.transformer : nullptr;
+  if (t && t->experts > 1 && model.layers[layer].name.rfind("block.", 0) == 0)
+    experts = std::uint64_t(t->experts) * t->expertParameters();
+  return {(all - experts) / std::uint64_t(l.tp), experts / std::uint64_t(l.ep) / std::uint64_t(l.tp)};
+}
+
 MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& l, Bytes bucketBytes,
                                         int bucketsInFlight, Bytes hcclBufferSize) {
   const Precision& x = model.precision;
-  const Bytes dp = Bytes(l.dp);
-  const int communicators = (l.tp > 1) + (l.pp > 1) + (l.dp > 1);
+  const int communicators = (l.tp > 1) + (l.pp > 1) + (l.dp > 1) + (l.ep > 1) + (l.ep > 1 && l.ep < l.dp);
   MemoryBreakdown most;
   int stage = 0;
   for (LayerRange range : splitLayers(model, l.pp)) {
-    std::uint64_t p = 0;
-    for (std::size_t i = range.first; i < range.end; ++i) p += model.layers[i].parameters;
-    p /= std::uint64_t(l.tp);
+    DeviceParameters d;
+    std::uint64_t largest = 0;
+    for (std::size_t i = range.first; i < range.end; ++i) {
+      DeviceParameters layer = deviceParameters(model, l, i);
+      d.dense += layer.dense, d.experts += layer.experts;
+      largest = std::max(largest, layer.dense + layer.experts);
+    }
+    const std::uint64_t p = d.dense + d.experts;
+    // 1/dp of the dense state, 1/(dp/ep) of the experts'.
+    auto shard = [&](std::uint64_t bytesPerParameter, bool sharded) {
+      return sharded ? d.dense * bytesPerParameter / Bytes(l.dp) + d.experts * bytesPerParameter / Bytes(l.dp / l.ep)
+                     : p * bytesPerParameter;
+    };
     MemoryBreakdown m;
-    m.weights = p * x.weights;
-    m.masterWeights = p * x.masterWeights / (l.zero >= 1 ? dp : 1);
-    m.gradients = p * x.gradients / (l.zero >= 2 ? dp : 1);
-    m.optimizerState = p * x.optimizerState / (l.zero >= 1 ? dp : 1);
-    m.accumulationBuffer = l.microBatches > 1 ? p * x.accumulation / (l.zero >= 2 ? dp : 1) : 0;
+    // ZeRO 3 also gathers a layer (and the next, prefetched) whole.
+    m.weights = shard(x.weights, l.zero >= 3) + (l.zero >= 3 ? 2 * largest * x.weights : 0);
+    m.masterWeights = shard(x.masterWeights, l.zero >= 1);
+    m.gradients = shard(x.gradients, l.zero >= 2);
+    m.optimizerState = shard(x.optimizerState, l.zero >= 1);
+    m.accumulationBuffer = l.microBatches > 1 ? shard(x.accumulation, l.zero >= 2) : 0;
     int inFlight = activationsInFlight(l.schedule, l.pp, l.microBatches, stage++);
     m.activations = stageActivations(model, l, range, inFlight);
     m.bucketBuffers = Bytes(bucketsInFlight) * std::min(bucketBytes, p * x.gradients);

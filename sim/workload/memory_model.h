@@ -30,10 +30,20 @@ constexpr Bytes kHcclDefaultBufferSize = Bytes(200) << 20;
 MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes bucketBytes, int bucketsInFlight,
                                 Bytes hcclBufferSize);
 
+// The parameters of model layer `layer` on one device under a layout: its
+// dense part / tp, and its experts / (ep x tp) (the part the expert-DP
+// group reduces).
+struct DeviceParameters {
+  std::uint64_t dense = 0, experts = 0;
+};
+DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& layout, std::size_t layer);
+
 // Under a parallel layout, per device of the stage that needs the most:
 // the stage's parameters / tp in weights, gradients and optimizer state,
-// the optimizer state and master weights / dp from ZeRO 1, the gradients
-// (and accumulation buffer) too from ZeRO 2; the activations of the
+// the optimizer state and master weights / dp from ZeRO 1 (the experts' /
+// (dp / ep)), the gradients
+// (and accumulation buffer) too from ZeRO 2, the weights too from ZeRO 3
+// (plus two whole layers gathered: the one running and the next); the activations of the
 // micro-batches the pipeline schedule holds at once (a transformer's by
 // TransformerShape::blockActivations; other models' share of
 // activations_per_sample / tp); bucket buffers of the stage's gradients;

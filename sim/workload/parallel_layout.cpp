@@ -6,6 +6,7 @@ const char* pipelineKindName(PipelineKind k) { return k == PipelineKind::GPipe ?
 
 std::string ParallelLayout::text() const {
   std::string s = "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp);
+  if (ep > 1) s += " ep" + std::to_string(ep);
   if (zero > 0) s += " zero" + std::to_string(zero);
   if (sequenceParallel) s += " sp";
   if (pp > 1) s += " m" + std::to_string(microBatches) + " " + pipelineKindName(schedule);
@@ -42,6 +43,24 @@ std::vector<int> RankPlacement::along(int rank, char dimension, int size) const 
 std::vector<int> RankPlacement::tpGroup(int rank) const { return along(rank, 't', layout_.tp); }
 std::vector<int> RankPlacement::dpGroup(int rank) const { return along(rank, 'd', layout_.dp); }
 std::vector<int> RankPlacement::stages(int rank) const { return along(rank, 'p', layout_.pp); }
+
+std::vector<int> RankPlacement::epGroup(int rank) const {
+  std::vector<int> dp = dpGroup(rank), out;
+  int first = of(rank).dp / layout_.ep * layout_.ep;
+  for (int i = 0; i < layout_.ep; ++i) out.push_back(dp[std::size_t(first + i)]);
+  return out;
+}
+
+std::vector<int> RankPlacement::expertDpGroup(int rank) const {
+  std::vector<int> dp = dpGroup(rank), out;
+  for (int i = of(rank).dp % layout_.ep; i < layout_.dp; i += layout_.ep) out.push_back(dp[std::size_t(i)]);
+  return out;
+}
+
+int RankPlacement::epGroupIndex(int rank) const { return dpGroupIndex(rank) * layout_.dp + of(rank).dp / layout_.ep; }
+int RankPlacement::expertDpGroupIndex(int rank) const {
+  return dpGroupIndex(rank) * layout_.ep + of(rank).dp % layout_.ep;
+}
 
 // Groups are numbered by the other two coordinates.
 int RankPlacement::tpGroupIndex(int rank) const {

@@ -21,6 +21,13 @@ enum class PipelineKind { GPipe, OneFOneB };
 
 struct ParallelLayout {
   int tp = 1, pp = 1, dp = 1; // dp 0: the devices / (tp x pp)
+  // Expert parallelism: each group of ep consecutive DP ranks holds 1/ep of
+  // every MoE layer's experts and exchanges tokens by AllToAll; the expert
+  // weights' gradients are reduced over the dp / ep ranks holding the same
+  // experts. `expertImbalance`: the busiest device's expert work over the
+  // mean (1: tokens spread evenly).
+  int ep = 1;
+  double expertImbalance = 1;
   int zero = 0;         // ZeRO stage 0..3
   int microBatches = 1; // per optimizer step and pipeline
   PipelineKind schedule = PipelineKind::OneFOneB;
@@ -49,9 +56,15 @@ public:
   std::vector<int> tpGroup(int rank) const;
   std::vector<int> dpGroup(int rank) const;
   std::vector<int> stages(int rank) const;
+  // Inside the DP group: the EP group (ep consecutive members) and the
+  // expert-data-parallel group (the members at the same place of every EP group).
+  std::vector<int> epGroup(int rank) const;
+  std::vector<int> expertDpGroup(int rank) const;
   // A number per group, 0 .. groups-1, the same for every member.
   int tpGroupIndex(int rank) const;
   int dpGroupIndex(int rank) const;
+  int epGroupIndex(int rank) const;
+  int expertDpGroupIndex(int rank) const;
   const ParallelLayout& layout() const { return layout_; }
 
 private:

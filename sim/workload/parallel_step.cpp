@@ -33,13 +33,15 @@ std::string hcclGroupAlgorithm(const Cluster& cluster, Collective op, const std:
   const int k = membersPerServer(cluster, members);
   const std::size_t servers = k > 0 ? members.size() / std::size_t(k) : 0;
   const std::string level0 = cluster.hccsShape == "mesh" || cluster.hccsShape == "switch" ? "mesh" : "ring";
+  if (op == Collective::AllToAll) return "pairwise"; // HCCL's AllToAll exchanges with each peer in turn
   if (servers == 1) return level0;
   if (k > 1 && op == Collective::AllReduce) return "hier:" + level0 + "+" + levelOne(servers);
   return levelOne(members.size());
 }
 
 bool usesParallelModel(const TrainingSpec& t) {
-  return t.parallel && (t.parallel->tp > 1 || t.parallel->pp > 1 || t.parallel->zero > 0);
+  const auto& l = t.parallel;
+  return l && (l->tp > 1 || l->pp > 1 || l->zero > 0 || l->ep > 1);
 }
 
 namespace {
@@ -47,8 +49,12 @@ namespace {
 using Kind = ProgramItem::Kind;
 
 // The collectives a rank takes part in, by number: its TP group's three,
-// then its DP group's (buckets by size, then the ZeRO AllGather).
-enum TpCollective { kTpAllReduce, kTpAllGather, kTpReduceScatter, kTpCollectives };
+// its EP group's AllToAll, then those of its DP and expert-DP groups
+// (gradient buckets by size, ZeRO's AllGathers).
+enum FixedCollective { kTpAllReduce, kTpAllGather, kTpReduceScatter, kEpAllToAll, kFixedCollectives };
+
+// The groups, by letter: TP, EP, DP, expert-DP.
+constexpr char kTp = 't', kEp = 'e', kDp = 'd', kExpertDp = 'x';
 
 struct LayerTimes {
   Time forward = 0, backward = 0;
@@ -71,7 +77,6 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Model
   if (l.devices() != cluster.ranks())
     throw InputError("tp x pp x dp = " + n(l.tp) + " x " + n(l.pp) + " x " + n(l.dp) + " = " + n(l.devices()) +
                      " devices, but " + cluster.name + " has " + n(cluster.ranks()));
-  if (l.zero > 2) throw InputError("zero: 3 (weights sharded, gathered per layer) is not modelled yet");
   const TransformerShape* t = model.transformer ? &*model.transformer : nullptr;
   if (!t && (l.tp > 1 || l.pp > 1 || l.sequenceParallel))
     throw InputError("tp and pp need a model given by transformer: {...} (its hidden size and sequence set the "
@@ -79,6 +84,12 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Model
   if (t && t->heads % l.tp != 0) throw InputError("tp " + n(l.tp) + " does not divide the model's " + n(t->heads) + " heads");
   if (t && t->layers % l.pp != 0)
     throw InputError("pp " + n(l.pp) + " does not divide the model's " + n(t->layers) + " layers");
+  if (l.ep > 1) {
+    if (!t || t->experts == 1) throw InputError("ep " + n(l.ep) + " needs a model with experts (transformer: experts)");
+    if (t->experts % l.ep != 0) throw InputError("ep " + n(l.ep) + " does not divide the model's " + n(t->experts) + " experts");
+    if (l.dp % l.ep != 0) throw InputError("ep " + n(l.ep) + " does not divide dp " + n(l.dp));
+    if (l.zero == 3) throw InputError("zero 3 with expert parallelism is not modelled yet");
+  }
 }
 
 bool isBlock(const ModelLayer& layer) { return layer.name.rfind("block.", 0) == 0; }
@@ -97,22 +108,28 @@ public:
     for (const ModelLayer& l : model_.layers)
       layers_.push_back({Time(double(pass.forward) * l.computeShare / layout_.tp),
                          Time(double(pass.backward) * l.computeShare / layout_.tp), isBlock(l) ? attention : 0});
-    if (model_.transformer)
+    if (model_.transformer) {
       activationBytes_ = Bytes(model_.microBatch) * model_.transformer->sequence * model_.transformer->hidden *
                          model_.precision.weights;
+      // Each token goes to top_k experts; with sequence parallelism each TP
+      // rank dispatches its share of the tokens.
+      allToAllBytes_ = activationBytes_ * Bytes(model_.transformer->topK) /
+                       Bytes(layout_.sequenceParallel ? layout_.tp : 1);
+    }
   }
 
   ParallelStepPlan plan() {
     ParallelStepPlan p;
     p.ranks = cluster_.ranks();
     p.bucketsInFlight = training_.pipeline;
-    dpCollectiveSizes_.clear();
+    sized_.clear();
     for (int s = 0; s < layout_.pp; ++s) p.stages.push_back(stageProgram(s));
     // Looked up for every step: each rank's coordinates and neighbours once.
     ranks_.clear();
     for (int r = 0; r < cluster_.ranks(); ++r) {
       LayoutCoordinates c = placement_.of(r);
-      ranks_.push_back({c.pp, placement_.tpGroupIndex(r), placement_.dpGroupIndex(r), -1, -1});
+      ranks_.push_back({c.pp, -1, -1, {placement_.tpGroupIndex(r), placement_.epGroupIndex(r),
+                                      placement_.dpGroupIndex(r), placement_.expertDpGroupIndex(r)}});
       if (c.pp + 1 < layout_.pp) ranks_.back().next = placement_.rank({c.tp, c.dp, c.pp + 1});
       if (c.pp > 0) ranks_.back().previous = placement_.rank({c.tp, c.dp, c.pp - 1});
     }
@@ -129,34 +146,42 @@ public:
   Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
 
 private:
+  static int groupKind(char group) { return group == kTp ? 0 : group == kEp ? 1 : group == kDp ? 2 : 3; }
+
   // The rank's collective number `c` on its group (cached per group).
   const Schedule* collective(int rank, int c) {
-    const RankInfo& info = ranks_[std::size_t(rank)];
-    bool tp = c < kTpCollectives;
-    auto& cache = tp ? tpCache_ : dpCache_;
-    std::size_t group = std::size_t(tp ? info.tpGroup : info.dpGroup);
-    std::size_t index = std::size_t(tp ? c : c - kTpCollectives);
-    if (cache.size() <= group) cache.resize(group + 1);
-    if (cache[group].size() <= index) cache[group].resize(index + 1, nullptr);
-    if (!cache[group][index]) cache[group][index] = buildCollective(rank, c);
-    return cache[group][index];
+    char group = c < kEpAllToAll ? kTp : c == kEpAllToAll ? kEp : std::get<2>(sized_[std::size_t(c - kFixedCollectives)]);
+    int kind = groupKind(group);
+    std::size_t index = std::size_t(ranks_[std::size_t(rank)].group[kind]);
+    auto& cache = cache_[kind];
+    if (cache.size() <= index) cache.resize(index + 1);
+    if (cache[index].size() <= std::size_t(c)) cache[index].resize(std::size_t(c) + 1, nullptr);
+    if (!cache[index][std::size_t(c)]) cache[index][std::size_t(c)] = buildCollective(rank, c, group);
+    return cache[index][std::size_t(c)];
   }
 
-  const Schedule* buildCollective(int rank, int c) {
-    if (c < kTpCollectives) {
-      static constexpr Collective ops[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
-      return groupSchedule(ops[c], activationBytes_, 't', placement_.tpGroupIndex(rank), placement_.tpGroup(rank));
-    }
-    const auto& [op, bytes] = dpCollectiveSizes_[std::size_t(c - kTpCollectives)];
-    return groupSchedule(op, bytes, 'd', placement_.dpGroupIndex(rank), placement_.dpGroup(rank));
+  const Schedule* buildCollective(int rank, int c, char group) {
+    static constexpr Collective fixedOps[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+                                              Collective::AllToAll};
+    Collective op = c < kFixedCollectives ? fixedOps[c] : std::get<0>(sized_[std::size_t(c - kFixedCollectives)]);
+    Bytes bytes = c < kEpAllToAll    ? activationBytes_
+                  : c == kEpAllToAll ? allToAllBytes_
+                                     : std::get<1>(sized_[std::size_t(c - kFixedCollectives)]);
+    int index = ranks_[std::size_t(rank)].group[groupKind(group)];
+    std::vector<int> members = group == kTp   ? placement_.tpGroup(rank)
+                               : group == kEp ? placement_.epGroup(rank)
+                               : group == kDp ? placement_.dpGroup(rank)
+                                              : placement_.expertDpGroup(rank);
+    return groupSchedule(op, bytes, group, index, members);
   }
 
-  int dpCollective(Collective op, Bytes bytes) {
-    auto key = std::make_pair(op, bytes);
-    auto it = std::find(dpCollectiveSizes_.begin(), dpCollectiveSizes_.end(), key);
-    if (it != dpCollectiveSizes_.end()) return kTpCollectives + int(it - dpCollectiveSizes_.begin());
-    dpCollectiveSizes_.push_back(key);
-    return kTpCollectives + int(dpCollectiveSizes_.size()) - 1;
+  // The number of a DP (or expert-DP) group's collective of `bytes`.
+  int sizedCollective(Collective op, Bytes bytes, char group = kDp) {
+    auto key = std::make_tuple(op, bytes, group);
+    auto it = std::find(sized_.begin(), sized_.end(), key);
+    if (it != sized_.end()) return kFixedCollectives + int(it - sized_.begin());
+    sized_.push_back(key);
+    return kFixedCollectives + int(sized_.size()) - 1;
   }
 
   // The algorithm of a group's collective, and the group's members per
@@ -187,7 +212,7 @@ private:
     const AlgorithmEntry& entry = *algo;
     std::uint64_t count = bytes / elemSize();
     CollectiveSpec spec{op, int(members.size()), count, elemSize(), 0, perServer};
-    SchedulePtr s = entry.build(GroupView(members, cluster_.ranks(), 0, spec.bufferElems(), elemSize()), spec);
+    SchedulePtr s = entry.build(GroupView(members, cluster_.ranks(), 0, spec.count, elemSize()), spec);
     if (s->streamCount() != 1)
       throw InputError(entry.name + " runs on several streams; parallel layouts need single-stream group collectives");
     return (built_[key] = std::move(s)).get();
@@ -199,22 +224,54 @@ private:
     p.items.push_back({kind, part, duration, collective, bytes});
   }
 
-  // A layer's forward or backward on one micro-batch, with its TP collectives.
+  // ZeRO 3: the layer's weights gathered on the DP group before its pass,
+  // by the gather program one layer pass ahead: it starts gathering this
+  // layer once the main program has begun the previous pass.
+  void gatherWeights(StageProgram& p, std::size_t layer) {
+    if (layout_.zero < 3 || layout_.dp == 1) return;
+    std::uint64_t shard = model_.layers[layer].parameters / std::uint64_t(layout_.tp) / std::uint64_t(layout_.dp);
+    if (shard == 0) return;
+    ProgramItem wait{Kind::WaitFor, StepPart::DataParallel};
+    wait.waitProgram = 0, wait.waitItem = previousPassStart_ - 1;
+    p.gathers.push_back(wait);
+    p.gathers.push_back({Kind::Collective, StepPart::DataParallel, 0,
+                         sizedCollective(Collective::AllGather, shard * Bytes(layout_.dp) * model_.precision.weights)});
+    ProgramItem ready{Kind::WaitFor, StepPart::DataParallel};
+    ready.waitProgram = 1, ready.waitItem = int(p.gathers.size()) - 1;
+    previousPassStart_ = int(p.items.size());
+    p.items.push_back(ready);
+  }
+
+  // A layer's forward or backward on one micro-batch: a block's attention
+  // and FFN, each between its TP collectives; a MoE FFN under expert
+  // parallelism between the AllToAlls that dispatch the tokens to their
+  // experts and combine the results (backward: their gradients, the same way).
   void layerPass(StageProgram& p, std::size_t layer, bool forward) {
+    gatherWeights(p, layer);
     const LayerTimes& t = layers_[layer];
     Time total = forward ? t.forward : t.backward;
-    if (layout_.tp == 1 || t.attentionShare == 0) return add(p, Kind::Compute, StepPart::Compute, total);
-    Time attention = Time(double(total) * t.attentionShare);
-    Time pieces[2] = {forward ? attention : total - attention, forward ? total - attention : attention};
-    for (Time piece : pieces) {
-      if (layout_.sequenceParallel) add(p, Kind::Collective, StepPart::TensorParallel, 0, kTpAllGather);
-      add(p, Kind::Compute, StepPart::Compute, piece);
-      add(p, Kind::Collective, StepPart::TensorParallel, 0, layout_.sequenceParallel ? kTpReduceScatter : kTpAllReduce);
+    const bool tp = layout_.tp > 1, moe = layout_.ep > 1;
+    if ((!tp && !moe) || t.attentionShare == 0) return add(p, Kind::Compute, StepPart::Compute, total);
+    Time attention = Time(double(total) * t.attentionShare), ffn = total - attention;
+    if (moe) ffn = Time(double(ffn) * layout_.expertImbalance); // the busiest device's experts
+    struct Piece {
+      Time compute;
+      bool experts;
+    };
+    Piece pieces[2] = {{attention, false}, {ffn, true}};
+    if (!forward) std::swap(pieces[0], pieces[1]);
+    for (const Piece& piece : pieces) {
+      if (tp && layout_.sequenceParallel) add(p, Kind::Collective, StepPart::TensorParallel, 0, kTpAllGather);
+      if (moe && piece.experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
+      add(p, Kind::Compute, StepPart::Compute, piece.compute);
+      if (moe && piece.experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
+      if (tp) add(p, Kind::Collective, StepPart::TensorParallel, 0, layout_.sequenceParallel ? kTpReduceScatter : kTpAllReduce);
     }
   }
 
   StageProgram stageProgram(int stage) {
     StageProgram p;
+    previousPassStart_ = 0;
     const LayerRange range = stages_[std::size_t(stage)];
     const bool first = stage == 0, last = stage == layout_.pp - 1;
     const Bytes p2p = activationBytes_ / Bytes(layout_.sequenceParallel ? layout_.tp : 1);
@@ -233,36 +290,49 @@ private:
         if (!first) add(p, Kind::SendPrevious, StepPart::Pipeline, 0, -1, p2p);
       }
     }
-    // Gradient buckets in the order backward fills them.
+    // Gradient buckets in the order backward fills them: the dense
+    // gradients on the DP group, the experts' on the expert-DP group.
     const Precision& x = model_.precision;
     const Collective reduce = layout_.zero > 0 ? Collective::ReduceScatter : Collective::AllReduce;
     const Bytes bucket = std::max<Bytes>(training_.bucket / elemSize(), 1) * elemSize();
-    std::uint64_t stageParameters = 0;
-    if (layout_.dp > 1) {
-      Bytes filled = 0;
-      for (std::size_t i = range.end; i-- > range.first;) {
-        Bytes grads = model_.layers[i].parameters / std::uint64_t(layout_.tp) * x.gradients;
-        int ready = training_.overlap ? backwardDone[i] : backwardDone[range.first];
-        while (grads > 0) {
-          Bytes take = std::min(grads, bucket - filled);
-          filled += take, grads -= take;
-          if (filled == bucket) p.buckets.push_back({dpCollective(reduce, bucket), ready}), filled = 0;
-        }
-        if (i == range.first && filled > 0) p.buckets.push_back({dpCollective(reduce, filled), ready});
+    const int expertReplicas = layout_.dp / layout_.ep;
+    Bytes filled[2] = {0, 0}; // dense, experts
+    auto fill = [&](int which, Bytes grads, int ready, bool lastLayer) {
+      char group = which == 0 ? kDp : kExpertDp;
+      if ((which == 0 ? layout_.dp : expertReplicas) == 1) return;
+      while (grads > 0) {
+        Bytes take = std::min(grads, bucket - filled[which]);
+        filled[which] += take, grads -= take;
+        if (filled[which] == bucket) p.buckets.push_back({sizedCollective(reduce, bucket, group), ready}), filled[which] = 0;
       }
-      if (!p.buckets.empty()) add(p, Kind::WaitBuckets, StepPart::DataParallel);
+      if (lastLayer && filled[which] > 0) p.buckets.push_back({sizedCollective(reduce, filled[which], group), ready});
+    };
+    DeviceParameters stageParameters;
+    for (std::size_t i = range.end; i-- > range.first;) {
+      DeviceParameters d = deviceParameters(model_, layout_, i);
+      stageParameters.dense += d.dense, stageParameters.experts += d.experts;
+      int ready = training_.overlap ? backwardDone[i] : backwardDone[range.first];
+      fill(0, d.dense * x.gradients, ready, i == range.first);
+      fill(1, d.experts * x.gradients, ready, i == range.first);
     }
-    for (std::size_t i = range.first; i < range.end; ++i) stageParameters += model_.layers[i].parameters;
-    stageParameters /= std::uint64_t(layout_.tp);
+    if (!p.buckets.empty()) add(p, Kind::WaitBuckets, StepPart::DataParallel);
     // Adam-like update at memory speed (as simulateTrainingStep), on 1/dp of
-    // the state under ZeRO.
-    std::uint64_t updated = stageParameters / std::uint64_t(layout_.zero > 0 ? layout_.dp : 1);
+    // the state under ZeRO (the experts': 1 / (dp / ep)).
+    const bool sharded = layout_.zero > 0;
+    std::uint64_t updated = stageParameters.dense / std::uint64_t(sharded ? layout_.dp : 1) +
+                            stageParameters.experts / std::uint64_t(sharded ? expertReplicas : 1);
     Bytes touched = updated * (2 * x.weights + 2 * x.masterWeights + x.gradients + 2 * x.optimizerState);
     optimizer_.push_back(serializationTime(touched, cluster_.device.memoryBandwidth));
     add(p, Kind::Compute, StepPart::Optimizer, optimizer_.back());
-    if (layout_.zero > 0 && layout_.dp > 1)
-      add(p, Kind::Collective, StepPart::DataParallel, 0,
-          dpCollective(Collective::AllGather, stageParameters / std::uint64_t(layout_.dp) * Bytes(layout_.dp) * x.weights));
+    if (layout_.zero == 1 || layout_.zero == 2) { // the updated weights, gathered again
+      auto gather = [&](std::uint64_t parameters, int replicas, char group) {
+        if (replicas > 1 && parameters >= std::uint64_t(replicas))
+          add(p, Kind::Collective, StepPart::DataParallel, 0,
+              sizedCollective(Collective::AllGather, parameters / std::uint64_t(replicas) * Bytes(replicas) * x.weights, group));
+      };
+      gather(stageParameters.dense, layout_.dp, kDp);
+      gather(stageParameters.experts, expertReplicas, kExpertDp);
+    }
     return p;
   }
 
@@ -276,12 +346,15 @@ private:
   std::vector<LayerTimes> layers_;
   Bytes activationBytes_ = 0;
   std::vector<Time> optimizer_;
-  std::vector<std::pair<Collective, Bytes>> dpCollectiveSizes_;
+  int previousPassStart_ = 0; // ZeRO 3: the main program's item where the last layer pass began
+  Bytes allToAllBytes_ = 0;
+  std::vector<std::tuple<Collective, Bytes, char>> sized_; // collectives kFixedCollectives, ...
   struct RankInfo {
-    int stage, tpGroup, dpGroup, next, previous;
+    int stage, next, previous;
+    int group[4]; // its TP, EP, DP and expert-DP group numbers
   };
   std::vector<RankInfo> ranks_;
-  std::vector<std::vector<const Schedule*>> tpCache_, dpCache_;
+  std::vector<std::vector<const Schedule*>> cache_[4]; // per group kind, per group: collective -> schedule
   std::map<std::tuple<Collective, std::string, int, int>, AlgorithmEntry> entries_;
   std::map<std::tuple<Collective, Bytes, char, int>, SchedulePtr> built_;
 };
@@ -297,8 +370,14 @@ public:
   }
   void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t bytes) override {
     if (trace_) trace_->rankStep(rank, stream, step, start, end, bytes);
-    if (stream != ParallelStepSchedule::kProgramStream) {
-      if (step > 0) bucketSpans_.emplace_back(start, end);
+    if (stream >= ParallelStepSchedule::kFirstBucketStream) {
+      if (step > 0) bucketSpans_.emplace_back(start, end); // after its wait
+      return;
+    }
+    if (stream == ParallelStepSchedule::kGatherStream) {
+      const std::vector<int>& first = schedule_.firstSteps(rank, 1);
+      std::size_t i = std::size_t(std::upper_bound(first.begin(), first.end(), step) - first.begin()) - 1;
+      if (schedule_.program(rank, 1)[i].kind == ProgramItem::Kind::Collective) bucketSpans_.emplace_back(start, end);
       return;
     }
     StepBreakdown& b = parts_[std::size_t(rank)];
@@ -308,6 +387,7 @@ public:
     switch (schedule_.item(rank, at).part) {
     case StepPart::Compute: b.compute += d; break;
     case StepPart::TensorParallel: b.tensorParallel += d; break;
+    case StepPart::ExpertParallel: b.expertParallel += d; break;
     case StepPart::Pipeline: pipelineStep(rank, schedule_.item(rank, at).kind, d); break;
     case StepPart::DataParallel: b.dataParallel += d; break;
     case StepPart::Optimizer: b.optimizer += d; break;

@@ -18,10 +18,12 @@
 //   with sequence parallelism, where each TP rank holds its share).
 // - DP: the stage's gradients (its layers' parameters / tp) in buckets,
 //   reduced on the DP group as the last micro-batch's backward produces
-//   them: AllReduce, or ReduceScatter under ZeRO 1-2, whose optimizer then
-//   updates 1/dp of the state and AllGathers the weights.
-// Not modelled yet: ZeRO-3, expert parallelism, interleaved stages, the
-// embedding's and loss's TP collectives, uneven micro-batch costs.
+//   them: AllReduce, or ReduceScatter under ZeRO, whose optimizer then
+//   updates 1/dp of the state; ZeRO 1-2 then AllGather the weights, ZeRO 3
+//   gathers each layer's weights before each of its passes instead (on a
+//   stream of its own, one layer ahead: DeepSpeed's and FSDP's prefetch).
+// Not modelled yet: expert parallelism, interleaved stages, the embedding's
+// and loss's TP collectives, uneven micro-batch costs.
 #pragma once
 
 #include <string>
@@ -38,7 +40,8 @@ namespace collsim {
 // a power of two, else ring. An AllReduce of a group with several members
 // on each of several servers runs both levels (hier:LEVEL0+LEVEL1); its
 // ReduceScatter and AllGather run level 1 over the whole group (the
-// hierarchical ones would cut every block into a piece per server).
+// hierarchical ones would cut every block into a piece per server). An
+// AllToAll (expert parallelism) runs pairwise, HCCL's level-1 AllToAll.
 std::string hcclGroupAlgorithm(const Cluster& cluster, Collective op, const std::vector<int>& members);
 
 // Whether the training spec runs under the hybrid-parallel model (a layout

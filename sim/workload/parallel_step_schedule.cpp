@@ -8,16 +8,17 @@ namespace {
 
 using Kind = ProgramItem::Kind;
 
+// Program 0 (stream 0) or 1 (stream 1, the gathers) of the rank's stage.
 class ProgramStream final : public Schedule {
 public:
-  explicit ProgramStream(const ParallelStepSchedule& s) : s_(s) {}
+  ProgramStream(const ParallelStepSchedule& s, int which) : s_(s), which_(which) {}
   int ranks() const override { return s_.ranks(); }
-  int stepCount(int rank) const override { return s_.firstSteps(rank).back(); }
+  int stepCount(int rank) const override { return s_.firstSteps(rank, which_).back(); }
   void appendOps(int rank, int step, std::vector<Op>& out) const override {
-    const std::vector<int>& first = s_.firstSteps(rank);
+    const std::vector<int>& first = s_.firstSteps(rank, which_);
     std::size_t i = std::size_t(std::upper_bound(first.begin(), first.end(), step) - first.begin()) - 1;
     const ParallelStepPlan& plan = s_.plan();
-    const ProgramItem& item = plan.stages[std::size_t(plan.stageOf(rank))].items[i];
+    const ProgramItem& item = s_.program(rank, which_)[i];
     switch (item.kind) {
     case Kind::Compute: out.push_back(Op{OpKind::Compute, 0, 0, 0, 0, item.duration}); break;
     case Kind::Collective: plan.collective(rank, item.collective)->appendOps(rank, step - first[i], out); break;
@@ -27,15 +28,23 @@ public:
     case Kind::ReceivePrevious: out.push_back(Op{OpKind::Recv, plan.neighbour(rank, -1), 0, item.bytes}); break;
     case Kind::WaitBuckets: {
       const auto& buckets = plan.stages[std::size_t(plan.stageOf(rank))].buckets;
-      for (std::size_t b = 0; b < buckets.size(); ++b)
-        out.push_back(Op{OpKind::Wait, int(b) + 1, std::uint64_t(s_.stream(int(b) + 1).stepCount(rank)), 0});
+      for (std::size_t b = 0; b < buckets.size(); ++b) {
+        int stream = ParallelStepSchedule::kFirstBucketStream + int(b);
+        out.push_back(Op{OpKind::Wait, stream, std::uint64_t(s_.stream(stream).stepCount(rank)), 0});
+      }
       break;
     }
+    case Kind::WaitFor:
+      if (item.waitItem >= 0)
+        out.push_back(Op{OpKind::Wait, item.waitProgram,
+                         std::uint64_t(s_.firstSteps(rank, item.waitProgram)[std::size_t(item.waitItem) + 1]), 0});
+      break;
     }
   }
 
 private:
   const ParallelStepSchedule& s_;
+  int which_;
 };
 
 // Bucket b: wait for its gradients on stream 0, then its collective.
@@ -54,7 +63,7 @@ public:
       out.push_back(Op{OpKind::Wait, ParallelStepSchedule::kProgramStream, std::uint64_t(ready), 0});
       std::size_t inFlight = std::size_t(std::max(1, s_.plan().bucketsInFlight));
       if (bucket_ >= inFlight) {
-        int previous = int(bucket_ - inFlight) + 1;
+        int previous = int(bucket_ - inFlight) + ParallelStepSchedule::kFirstBucketStream;
         out.push_back(Op{OpKind::Wait, previous, std::uint64_t(s_.stream(previous).stepCount(rank)), 0});
       }
     } else {
@@ -76,27 +85,30 @@ private:
 ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan) : plan_(std::move(plan)) {
   std::size_t buckets = 0;
   for (const StageProgram& p : plan_.stages) buckets = std::max(buckets, p.buckets.size());
-  streams_.push_back(std::make_unique<ProgramStream>(*this));
+  streams_.push_back(std::make_unique<ProgramStream>(*this, 0));
+  streams_.push_back(std::make_unique<ProgramStream>(*this, 1));
   for (std::size_t b = 0; b < buckets; ++b) streams_.push_back(std::make_unique<BucketStream>(*this, b));
 
-  // Each rank's step numbering, shared by ranks of one stage whose
-  // collectives take the same numbers of steps.
-  std::map<std::vector<int>, std::shared_ptr<const std::vector<int>>> shared;
-  firstSteps_.resize(std::size_t(plan_.ranks));
-  for (int r = 0; r < plan_.ranks; ++r) {
-    const StageProgram& program = plan_.stages[std::size_t(plan_.stageOf(r))];
-    std::vector<int> key{plan_.stageOf(r)};
-    for (const ProgramItem& item : program.items)
-      if (item.kind == Kind::Collective) key.push_back(plan_.collective(r, item.collective)->stepCount(r));
-    auto& slot = shared[key];
-    if (!slot) {
-      std::vector<int> first{0};
-      std::size_t next = 1;
-      for (const ProgramItem& item : program.items)
-        first.push_back(first.back() + (item.kind == Kind::Collective ? key[next++] : 1));
-      slot = std::make_shared<const std::vector<int>>(std::move(first));
+  // Each rank's step numbering of both programs, shared by ranks of one
+  // stage whose collectives take the same numbers of steps.
+  for (int which : {0, 1}) {
+    std::map<std::vector<int>, std::shared_ptr<const std::vector<int>>> shared;
+    firstSteps_[which].resize(std::size_t(plan_.ranks));
+    for (int r = 0; r < plan_.ranks; ++r) {
+      const std::vector<ProgramItem>& items = program(r, which);
+      std::vector<int> key{plan_.stageOf(r)};
+      for (const ProgramItem& item : items)
+        if (item.kind == Kind::Collective) key.push_back(plan_.collective(r, item.collective)->stepCount(r));
+      auto& slot = shared[key];
+      if (!slot) {
+        std::vector<int> first{0};
+        std::size_t next = 1;
+        for (const ProgramItem& item : items)
+          first.push_back(first.back() + (item.kind == Kind::Collective ? key[next++] : 1));
+        slot = std::make_shared<const std::vector<int>>(std::move(first));
+      }
+      firstSteps_[which][std::size_t(r)] = slot;
     }
-    firstSteps_[std::size_t(r)] = slot;
   }
 }
 

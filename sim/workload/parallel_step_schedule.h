@@ -5,7 +5,10 @@
 // layer piece by piece, the blocking collectives of its TP group between
 // the pieces, the sends and receives of activations and their gradients
 // to the neighbouring stages, a wait for the gradient buckets, the
-// optimizer and (ZeRO) the parameter AllGather. Stream 1 + b runs DP bucket
+// optimizer and (ZeRO 1-2) the parameter AllGather. Stream 1 runs the
+// stage's gather program (ZeRO 3: each layer's parameters gathered on the
+// DP group, one layer ahead of stream 0, which waits for them); the two
+// programs order each other with WaitFor items. Stream 2 + b runs DP bucket
 // b: it waits until stream 0 has produced the bucket's gradients in the
 // last micro-batch's backward, then runs the bucket's collective on the
 // rank's DP group, overlapping the backward passes still running.
@@ -26,19 +29,25 @@
 namespace collsim {
 
 // Where a step of stream 0 goes in the step's breakdown.
-enum class StepPart : std::uint8_t { Compute, TensorParallel, Pipeline, DataParallel, Optimizer };
+enum class StepPart : std::uint8_t { Compute, TensorParallel, ExpertParallel, Pipeline, DataParallel, Optimizer };
 
 struct ProgramItem {
-  enum class Kind : std::uint8_t { Compute, Collective, SendNext, SendPrevious, ReceiveNext, ReceivePrevious, WaitBuckets };
+  enum class Kind : std::uint8_t {
+    Compute, Collective, SendNext, SendPrevious, ReceiveNext, ReceivePrevious, WaitBuckets, WaitFor
+  };
   Kind kind = Kind::Compute;
   StepPart part = StepPart::Compute;
   Time duration = 0;   // Compute
   int collective = -1; // Collective: the rank's collective number (ParallelStepPlan::collective)
   Bytes bytes = 0;     // sends and receives
+  // WaitFor: until item `waitItem` of program `waitProgram` (0 main, 1
+  // gathers) is done; -1: nothing to wait for.
+  int waitProgram = 0, waitItem = -1;
 };
 
 struct StageProgram {
-  std::vector<ProgramItem> items;
+  std::vector<ProgramItem> items;   // stream 0
+  std::vector<ProgramItem> gathers; // stream 1
   struct Bucket {
     int collective;     // the rank's collective number
     int readyAfterItem; // the bucket's gradients are all there once this item is done
@@ -67,7 +76,7 @@ public:
   int streamCount() const override { return int(streams_.size()); }
   const Schedule& stream(int i) const override { return *streams_[std::size_t(i)]; }
 
-  static constexpr int kProgramStream = 0;
+  static constexpr int kProgramStream = 0, kGatherStream = 1, kFirstBucketStream = 2;
   // The number of the program item that step `step` of stream 0 of `rank`
   // belongs to; `from` is an item at or before it (walks forward from there:
   // O(1) for a caller that follows the steps in order).
@@ -75,17 +84,24 @@ public:
   const ProgramItem& item(int rank, std::size_t index) const {
     return plan_.stages[std::size_t(plan_.stageOf(rank))].items[index];
   }
+  const std::vector<ProgramItem>& program(int rank, int which) const {
+    const StageProgram& p = plan_.stages[std::size_t(plan_.stageOf(rank))];
+    return which == 0 ? p.items : p.gathers;
+  }
   int stageOf(int rank) const { return plan_.stageOf(rank); }
   const ParallelStepPlan& plan() const { return plan_; }
 
-  // Per rank: the first step of every item of its program, and one past the
-  // last (ranks whose collectives take the same numbers of steps share it).
-  const std::vector<int>& firstSteps(int rank) const { return *firstSteps_[std::size_t(rank)]; }
+  // Per rank: the first step of every item of its program (0 main, 1
+  // gathers), and one past the last (ranks whose collectives take the same
+  // numbers of steps share it).
+  const std::vector<int>& firstSteps(int rank, int which = 0) const {
+    return *firstSteps_[std::size_t(which)][std::size_t(rank)];
+  }
 
 private:
   ParallelStepPlan plan_;
   std::vector<std::unique_ptr<Schedule>> streams_;
-  std::vector<std::shared_ptr<const std::vector<int>>> firstSteps_;
+  std::vector<std::shared_ptr<const std::vector<int>>> firstSteps_[2];
 };
 
 } // namespace collsim
