@@ -125,6 +125,32 @@ TEST_CASE("with free communication the pipeline bubble is (p-1)/(m+p-1) of the s
     }
 }
 
+TEST_CASE("the interleaved schedule cuts the bubble to (p-1)/(v m+p-1)") {
+  // v = 2 chunks of one block per device (8 blocks over 4 x 2 chunks): a
+  // device's pass over one chunk takes (f + b) / v, and the pipeline fills
+  // in p - 1 of them: the step is (v m + p - 1)(f + b) / v.
+  for (int m : {4, 8}) {
+    ParallelLayout l;
+    l.pp = 4, l.microBatches = m, l.schedule = PipelineKind::Interleaved, l.virtualStages = 2;
+    StepResult r = step(ringOf(4, true), parallelOf(l));
+    double bubble = 1.0 - double(r.breakdown.compute) / double(r.iteration - r.optimizer);
+    CAPTURE(m);
+    CHECK(relativeError(bubble, 3.0 / (2 * m + 3)) < 5e-3);
+    CHECK(r.layout->text() == "tp1 pp4 dp1 m" + std::to_string(m) + " interleaved v2");
+  }
+  // Device 0 runs chunk 0 for micro-batches 0-3, then chunk 1 for them.
+  std::vector<PipelineTask> order = stageOrder(PipelineKind::Interleaved, 4, 4, 0, 2);
+  REQUIRE(order.size() == 16);
+  CHECK(order[0] == PipelineTask{true, 0, 0});
+  CHECK(order[4] == PipelineTask{true, 0, 1});
+  int forwards = 0;
+  for (const auto& t : order) forwards += t.forward;
+  CHECK(forwards == 8);
+  ParallelLayout bad;
+  bad.pp = 4, bad.microBatches = 6, bad.schedule = PipelineKind::Interleaved, bad.virtualStages = 2;
+  CHECK_THROWS_WITH_AS(step(ringOf(4, true), parallelOf(bad)), doctest::Contains("groups of pp"), InputError);
+}
+
 TEST_CASE("tensor parallelism moves 2 AllReduces of b s h per block forward and 2 backward") {
   // tp 2 on 2 ranks: a ring AllReduce of n bytes sends n per rank (2 (p-1)/p n),
   // 2n in all. 8 blocks x 4 AllReduces x m micro-batches x 2n. No DP, no PP.

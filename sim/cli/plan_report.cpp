@@ -88,7 +88,7 @@ std::string header(const PlanReport& r, bool md) {
   os << c << "mb = samples per micro-batch, m = micro-batches per step; step time broken down for the device that\n"
      << c << "finished last: compute, waits in TP collectives (and EP AllToAlls), pipeline transfers, the pipeline\n"
      << c << "bubble, DP gradients and ZeRO's AllGathers, the optimizer. Modelled: TP per block, PP (GPipe, 1F1B),\n"
-     << c << "DP with ZeRO 0-3, EP, all on one simulated network. Not modelled yet: interleaved stages.\n";
+     << c << "DP with ZeRO 0-3, EP, all on one simulated network.\n";
   return os.str();
 }
 
@@ -116,6 +116,7 @@ nlohmann::json layoutJson(const PlannedLayout& p) {
   return {{"servers", p.servers}, {"devices", p.devices}, {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep},
           {"zero", l.zero}, {"sequence_parallel", l.sequenceParallel}, {"micro_batch", p.candidate.microBatch},
           {"micro_batches", l.microBatches}, {"schedule", pipelineKindName(l.schedule)},
+          {"virtual_stages", l.virtualStages},
           {"memory_GiB", gibOf(p.candidate.memory.total())}};
 }
 

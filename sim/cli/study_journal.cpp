@@ -62,7 +62,7 @@ json layoutJson(const StepResult& s) {
   const ParallelLayout& l = *s.layout;
   const StepBreakdown& b = s.breakdown;
   return {{l.tp, l.pp, l.dp, l.zero, l.microBatches, int(l.schedule), l.sequenceParallel,
-           std::string(l.order.begin(), l.order.end()), l.ep, l.expertImbalance},
+           std::string(l.order.begin(), l.order.end()), l.ep, l.expertImbalance, l.virtualStages},
           s.replicas,
           {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer, b.expertParallel}};
 }
@@ -77,6 +77,7 @@ void layoutFrom(const json& j, StepResult& s) {
   std::string order = l[7];
   if (order.size() == 3) layout.order = {order[0], order[1], order[2]};
   if (l.size() > 9) layout.ep = l[8], layout.expertImbalance = l[9];
+  if (l.size() > 10) layout.virtualStages = l[10];
   s.layout = layout;
   s.replicas = j[1];
   const json& b = j[2];

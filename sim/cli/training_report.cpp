@@ -283,7 +283,8 @@ nlohmann::json pointJson(const TrainingPoint& p) {
     const StepBreakdown& b = s.breakdown;
     j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"expert_imbalance", l.expertImbalance},
                    {"zero", l.zero}, {"micro_batches", l.microBatches},
-                   {"schedule", pipelineKindName(l.schedule)}, {"sequence_parallel", l.sequenceParallel}};
+                   {"schedule", pipelineKindName(l.schedule)}, {"virtual_stages", l.virtualStages},
+                   {"sequence_parallel", l.sequenceParallel}};
     j["breakdown_us"] = {{"compute", us(b.compute)}, {"tensor_parallel", us(b.tensorParallel)},
                          {"expert_parallel", us(b.expertParallel)},
                          {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},

@@ -19,7 +19,7 @@ static std::vector<int> integers(const ConfigNode& node, long long max) {
 
 PlanSpace loadPlanSpace(const ConfigNode& node) {
   node.allowOnly({"global_batch", "tp", "pp", "ep", "expert_imbalance", "micro_batch", "zero", "schedule",
-                  "sequence_parallel", "tp_across_servers"});
+                  "virtual_stages", "sequence_parallel", "tp_across_servers"});
   PlanSpace s;
   s.globalBatch = std::uint64_t(node.at("global_batch").integer(1, 1LL << 40));
   if (auto v = node.find("tp")) s.tp = integers(*v, 1 << 16);
@@ -39,10 +39,12 @@ PlanSpace loadPlanSpace(const ConfigNode& node) {
     s.schedules.clear();
     for (const ConfigNode& k : listOf(*v)) {
       std::string kind = k.choice({"1f1b", "gpipe", "interleaved"});
-      if (kind == "interleaved") k.fail("the interleaved schedule is not modelled yet; gpipe or 1f1b");
-      s.schedules.push_back(kind == "gpipe" ? PipelineKind::GPipe : PipelineKind::OneFOneB);
+      s.schedules.push_back(kind == "gpipe"  ? PipelineKind::GPipe
+                            : kind == "1f1b" ? PipelineKind::OneFOneB
+                                             : PipelineKind::Interleaved);
     }
   }
+  if (auto v = node.find("virtual_stages")) s.virtualStages = int(v->integer(2, 1 << 10));
   if (auto v = node.find("sequence_parallel")) s.sequenceParallel = v->boolean();
   if (auto v = node.find("tp_across_servers")) s.tpAcrossServers = v->boolean();
   return s;

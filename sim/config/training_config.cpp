@@ -29,11 +29,13 @@ static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
   }
   if (auto v = node.find("schedule")) {
     std::string kind = v->choice({"gpipe", "1f1b", "interleaved"});
-    if (kind == "interleaved") v->fail("the interleaved schedule is not modelled yet; gpipe or 1f1b");
-    l.schedule = kind == "gpipe" ? PipelineKind::GPipe : PipelineKind::OneFOneB;
+    l.schedule = kind == "gpipe" ? PipelineKind::GPipe : kind == "1f1b" ? PipelineKind::OneFOneB : PipelineKind::Interleaved;
+    if (l.schedule == PipelineKind::Interleaved) l.virtualStages = 2;
   }
-  if (auto v = node.find("virtual_stages"); v && v->integer(1, 1 << 16) > 1)
-    v->fail("virtual stages (the interleaved schedule) are not modelled yet");
+  if (auto v = node.find("virtual_stages")) {
+    if (l.schedule != PipelineKind::Interleaved) v->fail("virtual_stages are the interleaved schedule's (schedule: interleaved)");
+    l.virtualStages = int(v->integer(2, 1 << 10));
+  }
   if (auto v = node.find("sequence_parallel")) l.sequenceParallel = v->boolean();
   if (auto v = node.find("order")) {
     // Innermost first, e.g. tp-dp-pp; ep may appear (EP groups are always

@@ -16,7 +16,8 @@
 //       expert_imbalance: 1.2 # the busiest device's expert work over the mean
 //       zero: 1               # ZeRO stage 0-3
 //       micro_batches: 16     # per optimizer step (instead of accumulation)
-//       schedule: 1f1b        # or gpipe
+//       schedule: 1f1b        # or gpipe, or interleaved
+//       virtual_stages: 2     # interleaved: model chunks per device (default 2)
 //       sequence_parallel: true
 //       order: tp-dp-pp       # rank placement, innermost first
 #pragma once

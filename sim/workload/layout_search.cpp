@@ -41,6 +41,14 @@ std::string invalidity(const Cluster& cluster, const ModelSpec& model, const Pla
   if (space.globalBatch % perStep != 0)
     return "the global batch " + n(space.globalBatch) + " is not a multiple of micro-batch x dp = " + n(microBatch) +
            " x " + n(l.dp);
+  if (l.schedule == PipelineKind::Interleaved && l.pp > 1) {
+    std::uint64_t m = space.globalBatch / perStep;
+    if (model.transformer && model.transformer->layers % (l.pp * l.virtualStages) != 0)
+      return "pp x virtual_stages = " + n(l.pp * l.virtualStages) + " does not divide the " +
+             n(model.transformer->layers) + " layers";
+    if (m % std::uint64_t(l.pp) != 0)
+      return "interleaved: " + n(m) + " micro-batches are not a multiple of pp " + n(l.pp);
+  }
   return "";
 }
 
@@ -78,6 +86,7 @@ std::vector<LayoutCandidate> enumerateLayouts(const Cluster& cluster, const Trai
             l.tp = tp, l.pp = pp, l.dp = std::max(1, cluster.ranks() / (tp * pp));
             l.ep = ep, l.expertImbalance = space.expertImbalance;
             l.zero = zero, l.schedule = kind, l.sequenceParallel = space.sequenceParallel && tp > 1;
+            if (kind == PipelineKind::Interleaved) l.virtualStages = space.virtualStages;
             c.microBatch = b;
             if (zero > 0 && l.dp == 1) continue;             // nothing to shard: the zero-0 layout
             if (pp == 1 && kind != space.schedules.front()) continue; // no pipeline: one schedule is enough

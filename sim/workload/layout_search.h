@@ -25,6 +25,7 @@ struct PlanSpace {
   double expertImbalance = 1;
   std::vector<int> zero{0, 1, 2, 3};
   std::vector<PipelineKind> schedules{PipelineKind::OneFOneB};
+  int virtualStages = 2; // for the interleaved schedule
   bool sequenceParallel = true; // under tp > 1
   bool tpAcrossServers = false;
 };

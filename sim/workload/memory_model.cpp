@@ -22,19 +22,22 @@ MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes 
   return m;
 }
 
-static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, LayerRange range, int inFlight) {
+// `chunkPasses`: chunk forwards held at once, each on 1/chunks of the stage's layers.
+static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, LayerRange range, int chunkPasses,
+                              int chunks) {
   const Bytes b = Bytes(model.microBatch);
   if (!model.transformer) {
     double share = double(range.end - range.first) / double(std::max<std::size_t>(1, model.layers.size()));
-    return Bytes(double(model.activationsPerSample) * share / l.tp) * b * Bytes(inFlight);
+    return Bytes(double(model.activationsPerSample) * share / l.tp / chunks) * b * Bytes(chunkPasses);
   }
   const TransformerShape& t = *model.transformer;
   Bytes blocks = 0;
   for (std::size_t i = range.first; i < range.end; ++i) blocks += model.layers[i].name.rfind("block.", 0) == 0;
   Bytes whole = t.blockActivations(l.tp, l.sequenceParallel);
-  if (!t.fullRecomputation) return Bytes(inFlight) * b * blocks * whole;
+  Bytes perPass = blocks / Bytes(chunks); // blocks of one chunk
+  if (!t.fullRecomputation) return Bytes(chunkPasses) * b * perPass * whole;
   // Each block's input per micro-batch held, plus one block recomputed at a time.
-  return Bytes(inFlight) * b * blocks * t.blockInput(l.tp, l.sequenceParallel) + (blocks ? b * whole : 0);
+  return Bytes(chunkPasses) * b * perPass * t.blockInput(l.tp, l.sequenceParallel) + (blocks ? b * whole : 0);
 }
 
 DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& l, std::size_t layer) {
@@ -72,8 +75,9 @@ MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLa
     m.gradients = shard(x.gradients, l.zero >= 2);
     m.optimizerState = shard(x.optimizerState, l.zero >= 1);
     m.accumulationBuffer = l.microBatches > 1 ? shard(x.accumulation, l.zero >= 2) : 0;
-    int inFlight = activationsInFlight(l.schedule, l.pp, l.microBatches, stage++);
-    m.activations = stageActivations(model, l, range, inFlight);
+    int chunks = l.schedule == PipelineKind::Interleaved ? l.virtualStages : 1;
+    int inFlight = activationsInFlight(l.schedule, l.pp, l.microBatches, stage++, chunks);
+    m.activations = stageActivations(model, l, range, inFlight, chunks);
     m.bucketBuffers = Bytes(bucketsInFlight) * std::min(bucketBytes, p * x.gradients);
     m.communicatorBuffers = 2 * hcclBufferSize * Bytes(std::max(1, communicators));
     if (m.total() > most.total()) most = m;

@@ -2,7 +2,9 @@
 
 namespace collsim {
 
-const char* pipelineKindName(PipelineKind k) { return k == PipelineKind::GPipe ? "gpipe" : "1f1b"; }
+const char* pipelineKindName(PipelineKind k) {
+  return k == PipelineKind::GPipe ? "gpipe" : k == PipelineKind::OneFOneB ? "1f1b" : "interleaved";
+}
 
 std::string ParallelLayout::text() const {
   std::string s = "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp);
@@ -10,6 +12,7 @@ std::string ParallelLayout::text() const {
   if (zero > 0) s += " zero" + std::to_string(zero);
   if (sequenceParallel) s += " sp";
   if (pp > 1) s += " m" + std::to_string(microBatches) + " " + pipelineKindName(schedule);
+  if (pp > 1 && schedule == PipelineKind::Interleaved) s += " v" + std::to_string(virtualStages);
   return s;
 }
 

@@ -17,7 +17,7 @@
 
 namespace collsim {
 
-enum class PipelineKind { GPipe, OneFOneB };
+enum class PipelineKind { GPipe, OneFOneB, Interleaved };
 
 struct ParallelLayout {
   int tp = 1, pp = 1, dp = 1; // dp 0: the devices / (tp x pp)
@@ -31,6 +31,7 @@ struct ParallelLayout {
   int zero = 0;         // ZeRO stage 0..3
   int microBatches = 1; // per optimizer step and pipeline
   PipelineKind schedule = PipelineKind::OneFOneB;
+  int virtualStages = 1; // interleaved: model chunks per device (Megatron-LM's virtual pipeline stages)
   bool sequenceParallel = false;
   // The dimensions innermost first, as letters: 't', 'd', 'p'.
   std::array<char, 3> order{'t', 'd', 'p'};
@@ -39,7 +40,7 @@ struct ParallelLayout {
   std::string text() const; // "tp2 pp4 dp8 zero1 m16 1f1b"
 };
 
-const char* pipelineKindName(PipelineKind k); // "gpipe", "1f1b"
+const char* pipelineKindName(PipelineKind k); // "gpipe", "1f1b", "interleaved"
 
 // Where a rank sits in the layout.
 struct LayoutCoordinates {

@@ -84,6 +84,15 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Model
   if (t && t->heads % l.tp != 0) throw InputError("tp " + n(l.tp) + " does not divide the model's " + n(t->heads) + " heads");
   if (t && t->layers % l.pp != 0)
     throw InputError("pp " + n(l.pp) + " does not divide the model's " + n(t->layers) + " layers");
+  if (l.schedule == PipelineKind::Interleaved && l.pp > 1) {
+    if (l.virtualStages < 2) throw InputError("the interleaved schedule needs virtual_stages of 2 or more");
+    if (t && t->layers % (l.pp * l.virtualStages) != 0)
+      throw InputError("pp x virtual_stages = " + n(l.pp * l.virtualStages) + " does not divide the model's " +
+                       n(t->layers) + " layers");
+    if (l.microBatches % l.pp != 0)
+      throw InputError("the interleaved schedule runs micro-batches in groups of pp: " + n(l.microBatches) +
+                       " is not a multiple of " + n(l.pp));
+  }
   if (l.ep > 1) {
     if (!t || t->experts == 1) throw InputError("ep " + n(l.ep) + " needs a model with experts (transformer: experts)");
     if (t->experts % l.ep != 0) throw InputError("ep " + n(l.ep) + " does not divide the model's " + n(t->experts) + " experts");
@@ -100,7 +109,8 @@ public:
       : cluster_(cluster), training_(training), model_(training.model), layout_(resolvedLayout(*training.parallel, cluster)),
         placement_(layout_), options_(options) {
     validateLayout(layout_, cluster_, model_);
-    stages_ = splitLayers(model_, layout_.pp);
+    chunks_ = layout_.schedule == PipelineKind::Interleaved && layout_.pp > 1 ? layout_.virtualStages : 1;
+    stages_ = splitLayers(model_, layout_.pp * chunks_); // chunk k of stage s: stages_[k pp + s]
     PassTimes pass = passTimes(model_, cluster.device.flops);
     double attention = model_.transformer
                            ? model_.transformer->attentionFlopsPerSample() / model_.transformer->blockFlopsPerSample()
@@ -130,8 +140,10 @@ public:
       LayoutCoordinates c = placement_.of(r);
       ranks_.push_back({c.pp, -1, -1, {placement_.tpGroupIndex(r), placement_.epGroupIndex(r),
                                       placement_.dpGroupIndex(r), placement_.expertDpGroupIndex(r)}});
-      if (c.pp + 1 < layout_.pp) ranks_.back().next = placement_.rank({c.tp, c.dp, c.pp + 1});
-      if (c.pp > 0) ranks_.back().previous = placement_.rank({c.tp, c.dp, c.pp - 1});
+      // Interleaved: the last stage's chunk k feeds the first stage's chunk k + 1.
+      const bool wrap = chunks_ > 1;
+      if (c.pp + 1 < layout_.pp || wrap) ranks_.back().next = placement_.rank({c.tp, c.dp, (c.pp + 1) % layout_.pp});
+      if (c.pp > 0 || wrap) ranks_.back().previous = placement_.rank({c.tp, c.dp, (c.pp + layout_.pp - 1) % layout_.pp});
     }
     p.stageOf = [this](int rank) { return ranks_[std::size_t(rank)].stage; };
     p.neighbour = [this](int rank, int direction) {
@@ -272,11 +284,15 @@ private:
   StageProgram stageProgram(int stage) {
     StageProgram p;
     previousPassStart_ = 0;
-    const LayerRange range = stages_[std::size_t(stage)];
-    const bool first = stage == 0, last = stage == layout_.pp - 1;
     const Bytes p2p = activationBytes_ / Bytes(layout_.sequenceParallel ? layout_.tp : 1);
-    std::vector<int> backwardDone(range.end, -1); // last micro-batch: item after which layer i's gradients exist
-    for (const PipelineTask& task : stageOrder(layout_.schedule, layout_.pp, layout_.microBatches, stage)) {
+    std::vector<int> backwardDone(model_.layers.size(), -1); // last micro-batch: item after which layer i's gradients exist
+    std::vector<std::size_t> layers; // the stage's, in forward order
+    for (int k = 0; k < chunks_; ++k)
+      for (std::size_t i = stages_[std::size_t(k * layout_.pp + stage)].first; i < stages_[std::size_t(k * layout_.pp + stage)].end; ++i)
+        layers.push_back(i);
+    for (const PipelineTask& task : stageOrder(layout_.schedule, layout_.pp, layout_.microBatches, stage, chunks_)) {
+      const LayerRange range = stages_[std::size_t(task.chunk * layout_.pp + stage)];
+      const bool first = stage == 0 && task.chunk == 0, last = stage == layout_.pp - 1 && task.chunk == chunks_ - 1;
       if (task.forward) {
         if (!first) add(p, Kind::ReceivePrevious, StepPart::Pipeline, 0, -1, p2p);
         for (std::size_t i = range.first; i < range.end; ++i) layerPass(p, i, true);
@@ -308,12 +324,17 @@ private:
       if (lastLayer && filled[which] > 0) p.buckets.push_back({sizedCollective(reduce, filled[which], group), ready});
     };
     DeviceParameters stageParameters;
-    for (std::size_t i = range.end; i-- > range.first;) {
+    // Backward finishes the layers in reverse order (chunk by chunk); without
+    // overlap every bucket waits for the last of them.
+    std::vector<std::size_t> done = layers;
+    std::sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) { return backwardDone[a] < backwardDone[b]; });
+    for (std::size_t j = 0; j < done.size(); ++j) {
+      std::size_t i = done[j];
       DeviceParameters d = deviceParameters(model_, layout_, i);
       stageParameters.dense += d.dense, stageParameters.experts += d.experts;
-      int ready = training_.overlap ? backwardDone[i] : backwardDone[range.first];
-      fill(0, d.dense * x.gradients, ready, i == range.first);
-      fill(1, d.experts * x.gradients, ready, i == range.first);
+      int ready = training_.overlap ? backwardDone[i] : backwardDone[done.back()];
+      fill(0, d.dense * x.gradients, ready, j + 1 == done.size());
+      fill(1, d.experts * x.gradients, ready, j + 1 == done.size());
     }
     if (!p.buckets.empty()) add(p, Kind::WaitBuckets, StepPart::DataParallel);
     // Adam-like update at memory speed (as simulateTrainingStep), on 1/dp of
@@ -342,7 +363,8 @@ private:
   ParallelLayout layout_;
   RankPlacement placement_;
   const StepOptions& options_;
-  std::vector<LayerRange> stages_;
+  int chunks_ = 1;                 // model chunks per device (interleaved)
+  std::vector<LayerRange> stages_; // per chunk of a stage
   std::vector<LayerTimes> layers_;
   Bytes activationBytes_ = 0;
   std::vector<Time> optimizer_;

@@ -4,7 +4,29 @@
 
 namespace collsim {
 
-std::vector<PipelineTask> stageOrder(PipelineKind kind, int stages, int microBatches, int stage) {
+// Megatron-LM's forward_backward_pipelining_with_interleaving: virtual
+// step k runs chunk (k mod p v) / p (backward: counted from the last) on
+// micro-batch (k / p v) p + k mod p.
+static std::vector<PipelineTask> interleavedOrder(int stages, int microBatches, int stage, int chunks) {
+  const int group = stages * chunks, total = microBatches * chunks;
+  auto task = [&](int k, bool forward) {
+    int chunk = k % group / stages;
+    return PipelineTask{forward, k / group * stages + k % stages, forward ? chunk : chunks - 1 - chunk};
+  };
+  std::vector<PipelineTask> out;
+  int warmup = std::min(total, 2 * (stages - stage - 1) + (chunks - 1) * stages);
+  int forwards = 0, backwards = 0;
+  while (forwards < warmup) out.push_back(task(forwards++, true));
+  while (forwards < total) {
+    out.push_back(task(forwards++, true));
+    out.push_back(task(backwards++, false));
+  }
+  while (backwards < total) out.push_back(task(backwards++, false));
+  return out;
+}
+
+std::vector<PipelineTask> stageOrder(PipelineKind kind, int stages, int microBatches, int stage, int chunks) {
+  if (kind == PipelineKind::Interleaved) return interleavedOrder(stages, microBatches, stage, chunks);
   std::vector<PipelineTask> out;
   int warmup = kind == PipelineKind::GPipe ? microBatches : std::min(stages - stage - 1, microBatches);
   int forwards = 0, backwards = 0;
@@ -30,10 +52,11 @@ std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages) {
   return out;
 }
 
-int activationsInFlight(PipelineKind kind, int stages, int microBatches, int stage) {
+int activationsInFlight(PipelineKind kind, int stages, int microBatches, int stage, int chunks) {
   int held = 0, most = 0;
-  for (const PipelineTask& t : stageOrder(kind, stages, microBatches, stage)) most = std::max(most, held += t.forward ? 1 : -1);
-  return most;
+  for (const PipelineTask& t : stageOrder(kind, stages, microBatches, stage, chunks))
+    most = std::max(most, held += t.forward ? 1 : -1);
+  return kind == PipelineKind::Interleaved ? most : most * chunks;
 }
 
 } // namespace collsim

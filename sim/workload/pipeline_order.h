@@ -6,6 +6,13 @@
 // min(p - s - 1, m) forwards (warm-up), then alternates one forward and one
 // backward, then runs the backwards left (cool-down); so it holds at most
 // p - s micro-batches' activations, where GPipe holds all m.
+// Interleaved (Megatron-LM's virtual pipeline): each device holds v model
+// chunks, chunk k of device s being the k-th of the pp x v pieces after
+// s + k pp of them. Micro-batches go in groups of pp through chunk 0, then
+// chunk 1, ...; a device warms up with 2 (p - s - 1) + (v - 1) p chunk
+// forwards, then alternates, then cools down. Each chunk is 1/v of the
+// device's layers, so its bubble shrinks to (p-1)/(v m + p-1); m must be a
+// multiple of pp.
 // Every stage sends and receives in these orders, so a stage's sends to its
 // neighbour match the neighbour's receives one for one. The idle time
 // (the bubble) is not computed here: it arises when the executor runs the
@@ -22,10 +29,11 @@ namespace collsim {
 struct PipelineTask {
   bool forward = true;
   int microBatch = 0;
+  int chunk = 0; // interleaved: the device's model chunk
   bool operator==(const PipelineTask&) const = default;
 };
 
-std::vector<PipelineTask> stageOrder(PipelineKind kind, int stages, int microBatches, int stage);
+std::vector<PipelineTask> stageOrder(PipelineKind kind, int stages, int microBatches, int stage, int chunks = 1);
 
 // The layers of each stage, [first, end) in the model's forward order. A
 // transformer's blocks are split evenly (stages must divide them, as in
@@ -36,7 +44,8 @@ struct LayerRange {
 };
 std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages);
 
-// The most micro-batches whose activations the stage holds at once.
-int activationsInFlight(PipelineKind kind, int stages, int microBatches, int stage);
+// The most chunk passes whose activations the stage holds at once (a
+// micro-batch's on all its layers counts `chunks`).
+int activationsInFlight(PipelineKind kind, int stages, int microBatches, int stage, int chunks = 1);
 
 } // namespace collsim
