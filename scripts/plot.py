@@ -10,6 +10,10 @@ curves (samples/s and scaling efficiency against devices). A collective
 scenario gives bus bandwidth against message size, one line per algorithm.
 `collsim compare` or `calibrate` output (--format json) gives measured and
 predicted bus bandwidth against size, with the error per size below.
+`collsim plan` output gives the step of the best layouts (at most 20 per
+device count) broken down into compute, communication waits and the
+pipeline bubble, and with several device counts the best tokens/s against
+devices.
 """
 import argparse
 import json
@@ -22,11 +26,63 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def layout_text(l):
+    text = f"tp{l['tp']} pp{l['pp']} dp{l['dp']}"
+    if l.get("ep", 1) > 1:
+        text += f" ep{l['ep']}"
+    if l.get("zero"):
+        text += f" z{l['zero']}"
+    return text
+
+
 def point_label(p):
     parts = [p["variant"]] if p.get("variant") else []
     parts += [f"{k.split('.')[-1]}={v}" for k, v in p.get("sweep", {}).items()]
     parts.append(p["algorithm"])
+    if p.get("layout"):
+        parts.append(layout_text(p["layout"]))
     return "\n".join(parts)
+
+
+PLAN_PARTS = [("compute_ms", "compute"), ("tp_ms", "TP"), ("ep_ms", "EP"), ("pp_ms", "pipeline transfers"),
+              ("bubble_ms", "bubble"), ("dp_ms", "DP / ZeRO"), ("optimizer_ms", "optimizer")]
+
+
+def plan_shown(doc):
+    shown, per = [], defaultdict(int)
+    for p in doc["plans"]:
+        if p.get("status") == "ok" and per[p["devices"]] < 20:
+            per[p["devices"]] += 1
+            shown.append(p)
+    return shown
+
+
+def plot_plan(doc, fig):
+    shown = plan_shown(doc)
+    devices = sorted({p["devices"] for p in shown})
+    panels = 2 if len(devices) > 1 else 1
+    ax = fig.add_subplot(1, panels, 1)
+    x = list(range(len(shown)))
+    bottom = [0.0] * len(shown)
+    for key, label in PLAN_PARTS:
+        values = [p["breakdown"][key] / 1e3 for p in shown]
+        if any(values):
+            ax.bar(x, values, bottom=bottom, label=label)
+            bottom = [b + v for b, v in zip(bottom, values)]
+    labels = [layout_text(p) + f"\nmb{p['micro_batch']}" + (f"\n{p['devices']} dev" if panels == 2 else "") for p in shown]
+    ax.set_xticks(x)
+    ax.set_xticklabels(labels, fontsize=7, rotation=90 if len(shown) > 8 else 0)
+    ax.set_ylabel("step time (s)")
+    ax.set_title(f"{doc['name']}: {doc['model']} on {doc['cluster']}, best layouts first")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if panels == 2:
+        ax2 = fig.add_subplot(1, 2, 2)
+        best = [max(p["tokens_per_s"] or 0 for p in shown if p["devices"] == d) for d in devices]
+        ax2.plot(devices, best, marker="o")
+        ax2.set_xscale("log", base=2)
+        ax2.set_xlabel("devices")
+        ax2.set_ylabel("tokens/s (best layout)")
+        ax2.set_title("throughput")
 
 
 def plot_training(doc, fig):
@@ -121,7 +177,7 @@ def plot_comparison(doc, fig):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("json", help="collsim run, compare or calibrate --format json output")
+    parser.add_argument("json", help="collsim run, plan, compare or calibrate --format json output")
     parser.add_argument("--out", required=True, help="chart file, .png or .svg")
     args = parser.parse_args()
     try:
@@ -129,7 +185,13 @@ def main():
             doc = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"plot.py: cannot read {args.json}: {e}")
-    if "measured" in doc and "points" in doc:  # collsim compare / calibrate
+    if doc.get("kind") == "plan":
+        if not plan_shown(doc):
+            sys.exit(f"plot.py: {args.json} has no simulated layouts to plot")
+        wide = len({p["devices"] for p in plan_shown(doc)}) > 1
+        fig = plt.figure(figsize=(min(20, max(8, 0.5 * len(plan_shown(doc)) + 4)) * (1.5 if wide else 1), 6))
+        plot_plan(doc, fig)
+    elif "measured" in doc and "points" in doc:  # collsim compare / calibrate
         if not doc["points"]:
             sys.exit(f"plot.py: {args.json} has no sizes to plot")
         fig = plt.figure(figsize=(9, 7))

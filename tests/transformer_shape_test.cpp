@@ -29,10 +29,12 @@ TEST_CASE("shapes give the parameter counts their papers publish") {
     const char* file;
     double parameters, activeParameters, tolerance;
   };
-  // Llama 3 8B / 70B (Meta, 2024); GPT-3 (Brown et al., 2020; biases left
-  // out, 175 B rounds 174.6 B); Mixtral 8x7B (Jiang et al., 2024).
+  // Llama 3 8B / 70B / 405B (Meta, 2024); GPT-3 (Brown et al., 2020; biases
+  // left out, 175 B rounds 174.6 B); Mixtral 8x7B (Jiang et al., 2024).
+  // (deepseek-v3-like.yaml is "like": its file says how far and why.)
   for (const Published& p : {Published{"llama3-8b.yaml", 8.03e9, 8.03e9, 0.001},
                              Published{"llama3-70b.yaml", 70.6e9, 70.6e9, 0.001},
+                             Published{"llama3-405b.yaml", 405e9, 405e9, 0.003},
                              Published{"gpt3-175b.yaml", 175e9, 175e9, 0.005},
                              Published{"mixtral-8x7b.yaml", 46.7e9, 12.9e9, 0.002}}) {
     CAPTURE(p.file);
