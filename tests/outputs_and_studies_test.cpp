@@ -320,7 +320,7 @@ TEST_CASE("a training point that does not fit its device is flagged in the step 
   const std::string scenario = source("tests/data/training/decoder-7b-2x8.yaml");
   CliResult table = cli({"run", scenario});
   REQUIRE(table.status == 0);
-  CHECK(contains(table.out, "memory_GiB  fits"));
+  CHECK(contains(table.out, "memory_GiB  headroom_GiB  fits"));
   CHECK(contains(table.out, "# 1 point(s) do not fit in their device's memory"));
   auto doc = nlohmann::json::parse(cli({"run", scenario, "--format", "json"}).out);
   CHECK(doc["points"][0]["fits"] == false);

@@ -60,6 +60,16 @@ std::string fitsText(const StepResult& s) {
   return s.deviceMemory == 0 ? "?" : s.memory.total() <= s.deviceMemory ? "yes" : "NO";
 }
 
+// The device's memory left over (negative: what is missing); "-" when unknown.
+std::string headroomText(const StepResult& s) {
+  return s.deviceMemory == 0 ? "-" : fixed((double(s.deviceMemory) - double(s.memory.total())) / double(1ULL << 30), 2);
+}
+
+// Samples per optimizer step over all devices.
+std::uint64_t globalBatch(const StepResult& s) {
+  return std::uint64_t(s.microBatch) * std::uint64_t(s.accumulation) * std::uint64_t(s.replicas ? s.replicas : s.ranks);
+}
+
 std::size_t pointsNotFitting(const TrainingReport& r) {
   std::size_t n = 0;
   for (const auto& p : r.points) n += !p.failed() && fitsText(p.step) == "NO";
@@ -78,9 +88,9 @@ TextTable stepTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
   const bool layouts = anyLayout(r);
   if (layouts) h.push_back("layout");
-  for (const char* c : {"servers", "devices", "bucket", "accum", "pipeline", "overlap", "buckets", "step_ms", "compute_ms",
-                        "comm_ms", "exposed_ms", "comm_share", "allreduce_ms", "samples/s", "tokens/s", "mfu", "scaling",
-                        "memory_GiB", "fits"})
+  for (const char* c : {"servers", "devices", "bucket", "accum", "global_batch", "pipeline", "overlap", "buckets",
+                        "step_ms", "compute_ms", "comm_ms", "exposed_ms", "comm_share", "bucket_ms", "samples/s",
+                        "tokens/s", "mfu", "scaling", "memory_GiB", "headroom_GiB", "fits"})
     h.push_back(c);
   const bool anyFailed = r.failedPoints() > 0;
   if (anyFailed) h.push_back("status");
@@ -96,13 +106,13 @@ TextTable stepTable(const TrainingReport& r) {
     // Under tensor or pipeline parallelism buckets differ per stage: no per-bucket figures.
     const bool perBucket = !s.layout || !s.buckets.empty();
     for (std::string c : {std::to_string(p.servers), std::to_string(p.devices), formatBytes(p.bucket), std::to_string(p.accumulation),
-                          std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
+                          std::to_string(globalBatch(s)), std::to_string(p.pipeline), std::string(p.overlap ? "on" : "off"),
                           perBucket ? std::to_string(s.buckets.size()) : "-", ms(s.iteration), ms(s.compute),
                           ms(s.communication), ms(s.exposed), percent(s.communicationShare()),
                           perBucket ? ms(s.meanAllReduce()) : "-",
                           fixed(s.samplesPerSecond(), 1), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
                           s.mfu() > 0 ? percent(s.mfu()) : "-", percent(s.scalingEfficiency()), gib(s.memory.total()),
-                          fitsText(s)})
+                          headroomText(s), fitsText(s)})
       row.push_back(std::move(c));
     if (anyFailed) row.push_back("ok");
     t.add(std::move(row));
@@ -195,11 +205,16 @@ std::string header(const TrainingReport& r) {
     os << "# model: " << p.model << ", " << fixed(double(p.parameters) / 1e6, 1) << " M parameters, micro-batch "
        << p.microBatch << "; cluster: " << p.cluster << "\n";
   }
-  os << "# step = one optimizer step (accum micro-batches per device); comm = time some bucket's AllReduce ran;\n"
-        "# exposed = step - compute; samples/s over all devices; scaling = compute / step (one device: 100%).\n"
-        "# mfu = 3 x forward FLOPs per sample x samples/s over the devices' peak (- when the model gives times);\n"
-        "# tokens/s = samples/s x sequence (- for models without a transformer shape).\n"
-        "# bucket is the framework's gradient bucket (PyTorch DDP bucket_cap_mb), not an HCCL setting.\n";
+  os << "# step = one optimizer step (accum micro-batches per replica; global_batch samples over all devices);\n"
+        "# comm = time some gradient bucket's collective ran; exposed = step - compute; bucket_ms = the mean time of\n"
+        "# ONE bucket's AllReduce (the other times are per step); samples/s over all devices; scaling = compute /\n"
+        "# step (one device: 100%); mfu = 3 x forward FLOPs per sample x samples/s over the devices' peak (- when\n"
+        "# the model gives times); tokens/s = samples/s x sequence (- without a transformer shape);\n"
+        "# headroom = device memory - memory_GiB. bucket is the framework's gradient bucket (PyTorch DDP\n"
+        "# bucket_cap_mb), not an HCCL setting.\n"
+        "# Modelled: each layer's compute, every collective and pipeline transfer on the simulated links (so\n"
+        "# they contend), the schedules that order them. Not modelled: compute slowed by communication on the\n"
+        "# same device, the framework's launch costs, MoE activations beyond a dense block's.\n";
   return os.str();
 }
 
@@ -276,6 +291,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
         {"activations", m.activations}, {"bucket_buffers", m.bucketBuffers},
         {"hccl_buffers", m.communicatorBuffers}, {"total", m.total()}, {"device", s.deviceMemory}}},
       {"fits", s.deviceMemory == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.memory.total() <= s.deviceMemory)},
+      {"global_batch", globalBatch(s)},
       {"network", networkJson(s.network)},
       {"buckets", buckets}};
   if (s.layout) {
