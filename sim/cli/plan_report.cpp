@@ -87,8 +87,8 @@ std::string header(const PlanReport& r, bool md) {
   os << "; fastest first" << (r.top ? " (the best " + std::to_string(r.top) + " per device count)" : "") << "\n";
   os << c << "mb = samples per micro-batch, m = micro-batches per step; step time broken down for the device that\n"
      << c << "finished last: compute, waits in TP collectives (and EP AllToAlls), pipeline transfers, the pipeline\n"
-     << c << "bubble, DP gradients and ZeRO's AllGathers, the optimizer. Modelled: TP per block, PP (GPipe, 1F1B),\n"
-     << c << "DP with ZeRO 0-3, EP, all on one simulated network.\n";
+     << c << "bubble, DP gradients and ZeRO's AllGathers, the optimizer. Modelled: TP per block, PP (GPipe, 1F1B,\n"
+     << c << "interleaved), DP with ZeRO 0-3, EP, all on one simulated network.\n";
   return os.str();
 }
 
