@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MPI tools end to end (run by ctest when MPI is built):
-#  - `collsim-mpi sweep` on 1 and 4 ranks prints exactly `collsim run`'s table;
+#  - `collsim-mpi sweep` on 1 and 4 ranks prints exactly `collsim run`'s table,
+#    and on 3 ranks a plan's ranking exactly as `collsim plan` prints it;
 #  - `collsim-mpi calibrate` writes a cluster YAML that `collsim` accepts, and
 #    `compare` runs against it with correct results.
 # Usage: mpi_tools_test.sh COLLSIM COLLSIM_MPI MPIEXEC SOURCE_DIR
@@ -17,6 +18,12 @@ run 4 "$mpi" sweep "$scenario" --format json > "$tmp/sweep4.json"
 cmp "$tmp/run.json" "$tmp/sweep1.json"
 cmp "$tmp/run.json" "$tmp/sweep4.json"
 echo "sweep: 1 and 4 ranks match collsim run"
+
+plan="$src/tests/data/training/plan-llama3-8b-2x8.yaml"
+"$collsim" plan "$plan" --format json > "$tmp/plan.json"
+run 3 "$mpi" sweep "$plan" --format json > "$tmp/plan3.json"
+cmp "$tmp/plan.json" "$tmp/plan3.json"
+echo "sweep of a plan: 3 ranks match collsim plan"
 
 run 2 "$mpi" calibrate --out "$tmp/cluster.yaml" > /dev/null
 "$collsim" perf --cluster "$tmp/cluster.yaml" -b 1KiB -e 1MiB -f 32 > /dev/null

@@ -1,0 +1,69 @@
+#include "sim/cli/plan_run.h"
+
+#include <algorithm>
+
+#include "sim/cli/execute_training.h"
+#include "sim/config/config_node.h"
+#include "sim/core/printable.h"
+
+namespace collsim {
+
+static PlannedLayout plannedOf(const Scenario& s, LayoutCandidate c) {
+  PlannedLayout p;
+  p.servers = s.cluster.servers;
+  p.devices = s.cluster.ranks();
+  p.candidate = std::move(c);
+  return p;
+}
+
+PlanWork planWork(const std::vector<Scenario>& study, std::uint64_t seedOverride, bool seedGiven) {
+  for (const Scenario& s : study) {
+    if (!s.loadError.empty()) throw ConfigError(s.loadError);
+    if (!s.plan) throw InputError(s.name + " has no plan: block (global_batch and the layouts to search)");
+  }
+  PlanWork w;
+  PlanReport& report = w.report;
+  const Scenario& first = study.front();
+  report.name = first.name, report.description = first.description, report.command = "plan";
+  report.cluster = first.cluster.name, report.model = first.training->model.name;
+  report.parameters = first.training->model.parameters(), report.globalBatch = first.plan->globalBatch;
+  report.deviceMemory = first.cluster.device.memory;
+  report.algorithm = first.algorithms.front();
+  if (first.training->model.transformer) report.sequence = first.training->model.transformer->sequence;
+  for (const Scenario& s : study) {
+    StepOptions options = stepOptionsOf(s, s.algorithms.front(), seedGiven ? seedOverride : s.simulation.seed, nullptr);
+    for (LayoutCandidate& c : enumerateLayouts(s.cluster, *s.training, *s.plan, options.hcclBufferSize)) {
+      if (!c.pruned.empty()) {
+        report.pruned.push_back(plannedOf(s, std::move(c)));
+        continue;
+      }
+      WorkEstimate e = estimateTrainingStep(s.cluster, trainingFor(*s.training, c), options);
+      enforceClock(e, "layout " + c.layout.text());
+      w.work.addSequential(e);
+      w.jobs.push_back({&s, plannedOf(s, std::move(c))});
+    }
+  }
+  return w;
+}
+
+void simulatePlanJob(PlanJob& job, std::uint64_t seed) {
+  const Scenario& s = *job.scenario;
+  try {
+    StepOptions options = stepOptionsOf(s, s.algorithms.front(), seed, nullptr);
+    job.layout.step = simulateTrainingStep(s.cluster, trainingFor(*s.training, job.layout.candidate), options);
+  } catch (const InputError& e) {
+    job.layout.error = printable(e.what(), false);
+  }
+}
+
+void rankPlans(PlanWork& work) {
+  std::vector<PlannedLayout>& plans = work.report.plans;
+  for (PlanJob& job : work.jobs) plans.push_back(std::move(job.layout));
+  std::stable_sort(plans.begin(), plans.end(), [](const PlannedLayout& a, const PlannedLayout& b) {
+    if (a.devices != b.devices) return a.devices < b.devices;
+    if (a.error.empty() != b.error.empty()) return a.error.empty();
+    return a.step.iteration < b.step.iteration;
+  });
+}
+
+} // namespace collsim
