@@ -89,7 +89,8 @@ def plot_training(doc, fig):
     points = doc["points"]
     devices = sorted({p["devices"] for p in points})
     panels = 2 if len(devices) > 1 else 1
-    ax = fig.add_subplot(1, panels, 1)
+    # Two panels one above the other: the bars keep the figure's whole width.
+    ax = fig.add_subplot(panels, 1, 1)
     labels = [point_label(p) for p in points]
     compute = [p["compute_us"] / 1e3 for p in points]
     exposed = [p["exposed_communication_us"] / 1e3 for p in points]
@@ -97,16 +98,19 @@ def plot_training(doc, fig):
     ax.bar(x, compute, label="compute")
     ax.bar(x, exposed, bottom=compute, label="exposed communication")
     ax.set_xticks(list(x))
-    ax.set_xticklabels(labels, fontsize=7, rotation=90 if len(points) > 8 else 0)
+    ax.set_xticklabels(labels, fontsize=7 if len(points) <= 24 else 5, rotation=90 if len(points) > 8 else 0)
     ax.set_ylabel("step time (ms)")
     ax.set_title(f"{doc['name']}: step time")
     ax.legend()
     if panels == 2:
-        ax2 = fig.add_subplot(1, 2, 2)
+        ax2 = fig.add_subplot(2, 1, 2)
         series = defaultdict(list)  # everything but the device count names a curve
         for p in points:
             key = tuple((k, v) for k, v in p.get("sweep", {}).items() if "servers" not in k and "devices" not in k)
-            series[(p.get("variant", ""), p["algorithm"]) + key].append(p)
+            # The configured algorithm ("auto"), not the selector's pick at each point.
+            configured = p["algorithm"].split(":")[0] if p["algorithm"].startswith("auto:") else p["algorithm"]
+            layout = layout_text(p["layout"]) if p.get("layout") else ""
+            series[(p.get("variant", ""), configured, layout) + key].append(p)
         for key, ps in series.items():
             ps.sort(key=lambda p: p["devices"])
             name = " ".join(str(k) if not isinstance(k, tuple) else f"{k[0].split('.')[-1]}={k[1]}" for k in key if k)
@@ -189,7 +193,7 @@ def main():
         if not plan_shown(doc):
             sys.exit(f"plot.py: {args.json} has no simulated layouts to plot")
         wide = len({p["devices"] for p in plan_shown(doc)}) > 1
-        fig = plt.figure(figsize=(min(20, max(8, 0.5 * len(plan_shown(doc)) + 4)) * (1.5 if wide else 1), 6))
+        fig = plt.figure(figsize=(min(16, max(8, 0.45 * len(plan_shown(doc)) + 4)) * (1.4 if wide else 1), 6))
         plot_plan(doc, fig)
     elif "measured" in doc and "points" in doc:  # collsim compare / calibrate
         if not doc["points"]:
@@ -203,8 +207,9 @@ def main():
         if training and not doc["points"] or not training and not doc["results"]:
             sys.exit(f"plot.py: {args.json} has no results to plot")
         many = len(doc["points"]) if training else 1
-        wide = training and len({p['devices'] for p in doc['points']}) > 1
-        fig = plt.figure(figsize=(max(8, 0.6 * many + 4) * (1.8 if wide else 1), 5))
+        tall = training and len({p['devices'] for p in doc['points']}) > 1
+        # Readable whatever the number of points: at most 16 x 11 inches.
+        fig = plt.figure(figsize=(min(16, max(8, 0.35 * many + 4)), 10 if tall else 5.5))
         (plot_training if training else plot_collective)(doc, fig)
     fig.tight_layout()
     # No creation date in an SVG: the same JSON gives the same file.
