@@ -71,6 +71,18 @@ StepResult step(const Cluster& c, const TrainingSpec& t) {
   return r;
 }
 
+// The small decoder on 4 DP ranks of a ring, plainly and under ZeRO
+// `stage`, its gradients in one bucket (no uneven pieces).
+std::pair<StepResult, StepResult> plainAndZero(int stage) {
+  ModelSpec m = smallDecoder();
+  ParallelLayout plain, zero;
+  plain.dp = zero.dp = 4;
+  zero.zero = stage;
+  TrainingSpec a = parallelOf(plain, m), b = parallelOf(zero, m);
+  a.bucket = b.bucket = Bytes(m.gradientBytes());
+  return {step(ringOf(4), a), step(ringOf(4), b)};
+}
+
 // b x s x h elements of 4 bytes: the activations a TP collective or a
 // pipeline send carries.
 constexpr Bytes kActivations = 1 * 64 * 64 * 4;
@@ -179,13 +191,7 @@ TEST_CASE("pipeline parallelism sends each micro-batch's activations forward and
 TEST_CASE("ZeRO 1 moves what plain data parallelism moves: a ReduceScatter and an AllGather are an AllReduce") {
   // 4 DP ranks; gradients and weights are 4 bytes, so the AllGather of the
   // weights carries as many bytes as the gradients' ReduceScatter.
-  ModelSpec m = smallDecoder();
-  ParallelLayout plain, zero1;
-  plain.dp = zero1.dp = 4;
-  zero1.zero = 1;
-  TrainingSpec a = parallelOf(plain, m), b = parallelOf(zero1, m);
-  a.bucket = b.bucket = Bytes(m.gradientBytes()); // one bucket: no uneven pieces
-  StepResult ra = step(ringOf(4), a), rb = step(ringOf(4), b);
+  auto [ra, rb] = plainAndZero(1);
   CHECK(ra.bytesSent > 0);
   CHECK(rb.bytesSent == ra.bytesSent);
   // ZeRO 1 keeps 1/dp of the optimizer state.
@@ -198,19 +204,18 @@ TEST_CASE("ZeRO 3 moves 1.5 x the bytes of plain data parallelism and gathers ea
   // gathers every layer's weights before its forward and again before its
   // backward, 2 (p-1)/p n, and reduce-scatters the gradients, (p-1)/p n.
   // Every layer's parameters divide by 4, so each rank's share is exact.
-  ModelSpec m = smallDecoder();
-  ParallelLayout plain, zero3;
-  plain.dp = zero3.dp = 4;
-  zero3.zero = 3;
-  TrainingSpec a = parallelOf(plain, m), b = parallelOf(zero3, m);
-  a.bucket = b.bucket = Bytes(m.gradientBytes());
-  StepResult ra = step(ringOf(4), a), rb = step(ringOf(4), b);
+  auto [ra, rb] = plainAndZero(3);
   CHECK(rb.bytesSent * 2 == ra.bytesSent * 3);
   CHECK(rb.memory.weights < ra.memory.weights / 2);
   // Prefetch: the gathers run while the previous layer computes. On a slow
   // device each block computes far longer than its gather takes, so the
   // step waits for the first gather and the gradients' ReduceScatter after
   // backward (one bucket), not for all 2 x 10 gathers.
+  ModelSpec m = smallDecoder();
+  ParallelLayout zero3;
+  zero3.dp = 4, zero3.zero = 3;
+  TrainingSpec b = parallelOf(zero3, m);
+  b.bucket = Bytes(m.gradientBytes());
   Cluster slow = ringOf(4);
   slow.device.flops = 1e10;
   StepResult rs = step(slow, b);
