@@ -26,23 +26,9 @@
 // and loss's TP collectives, uneven micro-batch costs.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "sim/workload/step_simulation.h"
 
 namespace collsim {
-
-// `algo: auto` under a layout: HCCL's rule for a group's shape
-// (hccl-facts.md). Inside one server the hardware decides (level 0): mesh
-// on a full mesh of HCCS links (910B) or a switch, else ring. Between
-// servers (level 1) HCCL's static rule: H-D (rhd) for 8 or more servers or
-// a power of two, else ring. An AllReduce of a group with several members
-// on each of several servers runs both levels (hier:LEVEL0+LEVEL1); its
-// ReduceScatter and AllGather run level 1 over the whole group (the
-// hierarchical ones would cut every block into a piece per server). An
-// AllToAll (expert parallelism) runs pairwise, HCCL's level-1 AllToAll.
-std::string hcclGroupAlgorithm(const Cluster& cluster, Collective op, const std::vector<int>& members);
 
 // Whether the training spec runs under the hybrid-parallel model (a layout
 // with tp or pp above one, or ZeRO); plain data parallelism stays with

@@ -12,6 +12,7 @@
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/trace/trace_recorder.h"
+#include "sim/workload/group_algorithm.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/workload/step_schedule.h"
 #include "sim/network/network_models.h"
