@@ -22,6 +22,13 @@ TEST_CASE("collsim run without a scenario prints the embedded default as a table
   CHECK(contains(r.out, "1360000000")); // BERT-Large's fp32 gradient
 }
 
+TEST_CASE("collsim --version names the version and the git commit it was built from") {
+  CliResult r = cli({"--version"});
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind(std::string("collsim ") + COLLSIM_VERSION_STRING + " (git ", 0) == 0);
+  CHECK(r.out.find(")") != std::string::npos);
+}
+
 TEST_CASE("perf on hccs-ring-8 matches the closed form at every size (json)") {
   CliResult r = cli({"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "--op", "allreduce", "--algo",
                      "ring", "-b", "1KiB", "-e", "1GiB", "-f", "4", "--format", "json"});

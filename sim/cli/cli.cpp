@@ -7,11 +7,13 @@
 #include "sim/cli/command.h"
 #include "sim/core/printable.h"
 #include "sim/config/config_node.h"
+#include "version.h"
 
 namespace collsim {
 
 int runCli(int argc, const char* const* argv, CliStreams io) {
   CLI::App app{"collsim: a discrete-event simulator of collective communication on NPU/GPU clusters"};
+  app.set_version_flag("--version", std::string("collsim ") + COLLSIM_VERSION_STRING + " (git " + kGitCommit + ")");
   app.require_subcommand(1);
   std::vector<Command> commands = {addRunCommand(app),        addPerfCommand(app),   addVerifyCommand(app),
                                    addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app),
@@ -22,6 +24,8 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e, io.out, io.err);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, io.out, io.err);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
     app.exit(e, io.out, io.err);
