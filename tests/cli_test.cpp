@@ -29,6 +29,30 @@ TEST_CASE("collsim --version names the version and the git commit it was built f
   CHECK(r.out.find(")") != std::string::npos);
 }
 
+TEST_CASE("perf's --algo takes a comma list or repeats, and bad names list the valid ones") {
+  auto algorithms = [](const CliResult& r) {
+    std::vector<std::string> names;
+    nlohmann::json doc = nlohmann::json::parse(r.out); // kept: the loop walks into it
+    for (const auto& x : doc["results"]) names.push_back(x["algorithm"]);
+    return names;
+  };
+  std::vector<std::string> base{"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "-b", "1MiB", "-e",
+                                "1MiB", "--format", "json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  CHECK(algorithms(with({"--algo", "ring,rhd"})) == std::vector<std::string>{"ring", "rhd"});
+  CHECK(algorithms(with({"--algo", "rhd", "--algo", "ring"})) == std::vector<std::string>{"rhd", "ring"});
+  CliResult bad = with({"--dtype", "float33"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("(expected one of: int8, int32, float16, bfloat16, float32, float64)") != std::string::npos);
+  bad = with({"--algo", "ring,rung"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("no algorithm 'rung' for allreduce (available: ring, rhd") != std::string::npos);
+}
+
 TEST_CASE("perf on hccs-ring-8 matches the closed form at every size (json)") {
   CliResult r = cli({"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "--op", "allreduce", "--algo",
                      "ring", "-b", "1KiB", "-e", "1GiB", "-f", "4", "--format", "json"});

@@ -1,10 +1,12 @@
 // collsim perf: an nccl-tests style size sweep on one cluster.
+#include <algorithm>
 #include <cmath>
 
 #include <CLI/CLI.hpp>
 
 #include "algorithms/core/registry.h"
 #include "sim/cli/command.h"
+#include "sim/core/text_list.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/config/cluster_config.h"
@@ -17,7 +19,8 @@ namespace {
 struct PerfOptions {
   OutputOptions output;
   EnvOptions env;
-  std::string cluster, op = "allreduce", algo = "ring", dtype = "float32";
+  std::string cluster, op = "allreduce", dtype = "float32";
+  std::vector<std::string> algos{"ring"}; // --algo, repeated or a comma list
   std::string begin = "8", end = "1GiB", segment = "1MiB", fidelity = "fast";
   int channels = 1;
   double factor = 2;
@@ -33,11 +36,18 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.cluster = std::move(setup.cluster);
   s.roce = std::move(setup.roce);
   s.library = std::move(setup.library);
-  s.name = p.op + " " + p.algo;
-  if (!parseCollective(p.op, s.op)) throw UsageError("--op: unknown collective '" + p.op + "'");
-  s.algorithms = p.algo == "all" ? algorithmNames(s.op) : std::vector<std::string>{p.algo};
+  if (!parseCollective(p.op, s.op))
+    throw UsageError("--op: unknown collective '" + p.op + "' (expected one of: " + joinNames(collectiveNames()) + ")");
+  for (const auto& a : p.algos) {
+    std::vector<std::string> names = a == "all" ? algorithmNames(s.op) : std::vector<std::string>{a};
+    for (const auto& name : names)
+      if (std::find(s.algorithms.begin(), s.algorithms.end(), name) == s.algorithms.end()) s.algorithms.push_back(name);
+  }
   for (const auto& a : s.algorithms) requireAlgorithm(s.op, a, s.cluster, "--algo");
-  if (!parseDataType(p.dtype, s.dtype)) throw UsageError("--dtype: unknown type '" + p.dtype + "'");
+  s.name = p.op;
+  for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
+  if (!parseDataType(p.dtype, s.dtype))
+    throw UsageError("--dtype: unknown type '" + p.dtype + "' (expected one of: " + joinNames(dataTypeNames()) + ")");
   if (p.root < 0 || p.root >= s.cluster.ranks()) throw UsageError("--root: no rank " + std::to_string(p.root));
   s.root = p.root;
   Bytes b = optionBytes("-b", p.begin), e = optionBytes("-e", p.end);
@@ -69,7 +79,9 @@ Command addPerfCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("perf", "sweep message sizes like nccl-tests' all_reduce_perf");
   cmd->add_option("--cluster", p->cluster, "cluster YAML file")->required();
   cmd->add_option("--op", p->op, "allreduce, reducescatter, allgather, broadcast, reduce, alltoall")->capture_default_str();
-  cmd->add_option("--algo", p->algo, "algorithm name, or all (see collsim algorithms)")->capture_default_str();
+  cmd->add_option("--algo", p->algos, "algorithm name, or all (see collsim algorithms); repeat it or give a comma list")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("-b,--minbytes", p->begin, "smallest size")->capture_default_str();
   cmd->add_option("-e,--maxbytes", p->end, "largest size")->capture_default_str();
   cmd->add_option("-f,--stepfactor", p->factor, "size multiplier")->capture_default_str();

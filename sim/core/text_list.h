@@ -32,4 +32,11 @@ inline std::string joinList(const std::vector<std::string>& items, char separato
   return text;
 }
 
+// Names for a message: "ring, rhd, mesh".
+inline std::string joinNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 } // namespace collsim

@@ -11,6 +11,7 @@
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/config/plan_config.h"
+#include "sim/core/text_list.h"
 #include "sim/config/training_config.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/config/input_file.h"
@@ -58,11 +59,6 @@ std::vector<Bytes> loadSizes(const ConfigNode& n) {
   return {n.bytes()};
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
 
 void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   std::vector<ConfigNode> algos = algo.isSequence() ? algo.items() : std::vector<ConfigNode>{algo};
@@ -110,7 +106,7 @@ void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s)
     std::vector<std::string> keys;
     for (const auto& f : referenceFigures()) keys.push_back(f.key);
     if (!findReferenceFigure(key))
-      value.fail("no figure '" + key + "' to compare (figures: " + joined(keys) + ")");
+      value.fail("no figure '" + key + "' to compare (figures: " + joinNames(keys) + ")");
     s.reference[key] = value.number();
   }
 }
@@ -155,12 +151,12 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   } else {
     ConfigNode op = root.at("op");
     if (!parseCollective(op.text(), s.op))
-      op.fail("unknown collective '" + op.text() + "' (expected one of: " + joined(collectiveNames()) + ")");
+      op.fail("unknown collective '" + op.text() + "' (expected one of: " + joinNames(collectiveNames()) + ")");
     loadAlgorithms(root.at("algo"), s);
     s.sizes = loadSizes(root.at("sizes"));
   }
   if (auto d = root.find("dtype"); d && !parseDataType(d->text(), s.dtype))
-    d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joined(dataTypeNames()) + ")");
+    d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joinNames(dataTypeNames()) + ")");
   if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
     sim->allowOnly({"fidelity", "segment", "verify", "seed", "channels"});
