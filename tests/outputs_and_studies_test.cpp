@@ -14,6 +14,8 @@
 
 #include "test_support.h"
 
+#include "sim/cli/flat_csv.h"
+
 using namespace collsim::testing;
 namespace fs = std::filesystem;
 
@@ -36,6 +38,15 @@ std::vector<std::string> strays(const TempDir& dir, const std::vector<std::strin
 }
 
 } // namespace
+
+TEST_CASE("CSV rows keep empty cells in their place, also the first, and quote what needs it") {
+  CHECK(collsim::csvRow({"", "a", ""}) == ",a,\n");
+  CHECK(collsim::csvRow({"x,y", "say \"hi\""}) == "\"x,y\",\"say \"\"hi\"\"\"\n");
+  // Flat JSON rows (an object lists its keys sorted): the columns in the
+  // order keys first appear; a missing key is an empty cell.
+  std::vector<nlohmann::json> rows{{{"variant", ""}, {"step_us", 2.5}}, {{"variant", "b"}, {"fits", true}}};
+  CHECK(collsim::flatRowsCsv(rows) == "step_us,variant,fits\n2.5,,\n,b,true\n");
+}
 
 TEST_CASE("--out replaces a regular file atomically and keeps its permissions") {
   TempDir dir;

@@ -44,10 +44,15 @@ TEST_CASE("layouts are pruned for what they do not divide and for memory, with t
       if (l.layout.tp == tp && l.layout.pp == pp) return l.pruned;
     return std::string("?");
   };
-  CHECK(reason(3, 1) == "tp 3 does not divide the 32 heads");
+  CHECK(reason(3, 1) == "tp x pp = 3 does not divide the 16 devices");
   CHECK(reason(16, 1) == "tp 16 would span servers of 8 devices");
   CHECK(reason(8, 1).empty());
   CHECK(reason(8, 2).empty());
+  // On three servers tp 3 divides the devices; the model's own check (the
+  // one `run` makes) refuses it.
+  all = enumerateLayouts(atlas800(3), llama8b(), space, 200_MiB);
+  for (const auto& l : all)
+    if (l.layout.tp == 3) CHECK(l.pruned == "tp 3 does not divide the model's 32 heads");
   // The 8 B model with plain data parallelism needs about 130 GB a device.
   space.tp = {1};
   space.pp = {1};

@@ -17,7 +17,7 @@ int runPlan(const std::string& file, std::size_t top, const OutputOptions& o, Cl
   if (!o.trace.empty()) throw UsageError("--trace: plan runs many steps; trace one with collsim run and its layout");
   OutputFormat format = outputFormatOf(o);
   std::vector<Scenario> study = loadStudyFile(file, o.sets);
-  PlanWork work = planWork(study, o.seed.value_or(0), o.seed.has_value());
+  PlanWork work = planWork(study);
   work.report.top = top;
   if (!checkWork(work.work, o, hardwareThreads(), work.report.name, io)) return 0;
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/flat_csv.h"
 #include "sim/cli/text_table.h"
 
 namespace collsim {
@@ -161,7 +162,6 @@ nlohmann::json reportJson(const PlanReport& r) {
 }
 
 std::string csv(const PlanReport& r) {
-  std::vector<std::string> keys;
   std::vector<nlohmann::json> rows;
   for (const auto& p : r.plans) {
     nlohmann::json j = planJson(r, p), flat = nlohmann::json::object();
@@ -169,18 +169,9 @@ std::string csv(const PlanReport& r) {
       if (!v.is_structured()) flat[k] = v;
     if (j.contains("breakdown"))
       for (auto& [k, v] : j["breakdown"].items()) flat[k] = v;
-    for (auto& [k, v] : flat.items())
-      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     rows.push_back(std::move(flat));
   }
-  std::string out = csvRow(keys);
-  for (const auto& row : rows) {
-    std::vector<std::string> cells;
-    for (const auto& k : keys)
-      cells.push_back(!row.contains(k) ? "" : row[k].is_string() ? row[k].get<std::string>() : row[k].dump());
-    out += csvRow(cells);
-  }
-  return out;
+  return flatRowsCsv(rows);
 }
 
 } // namespace

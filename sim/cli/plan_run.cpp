@@ -16,7 +16,7 @@ static PlannedLayout plannedOf(const Scenario& s, LayoutCandidate c) {
   return p;
 }
 
-PlanWork planWork(const std::vector<Scenario>& study, std::uint64_t seedOverride, bool seedGiven) {
+PlanWork planWork(const std::vector<Scenario>& study) {
   for (const Scenario& s : study) {
     if (!s.loadError.empty()) throw ConfigError(s.loadError);
     if (!s.plan) throw InputError(s.name + " has no plan: block (global_batch and the layouts to search)");
@@ -31,7 +31,7 @@ PlanWork planWork(const std::vector<Scenario>& study, std::uint64_t seedOverride
   report.algorithm = first.algorithms.front();
   if (first.training->model.transformer) report.sequence = first.training->model.transformer->sequence;
   for (const Scenario& s : study) {
-    StepOptions options = stepOptionsOf(s, s.algorithms.front(), seedGiven ? seedOverride : s.simulation.seed, nullptr);
+    StepOptions options = stepOptionsOf(s, s.algorithms.front(), s.simulation.seed, nullptr); // the seed sets no estimate
     for (LayoutCandidate& c : enumerateLayouts(s.cluster, *s.training, *s.plan, options.hcclBufferSize)) {
       if (!c.pruned.empty()) {
         report.pruned.push_back(plannedOf(s, std::move(c)));

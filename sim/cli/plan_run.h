@@ -22,8 +22,9 @@ struct PlanWork {
   WorkEstimate work;
 };
 
-// Throws ConfigError/UsageError-like InputError for a study that is not a plan.
-PlanWork planWork(const std::vector<Scenario>& study, std::uint64_t seedOverride, bool seedGiven);
+// The layouts of every study point, pruned or to simulate, with their
+// estimated work. Throws InputError for a study that is not a plan.
+PlanWork planWork(const std::vector<Scenario>& study);
 // Simulates one layout; a failure becomes its error.
 void simulatePlanJob(PlanJob& job, std::uint64_t seed);
 // The simulated layouts into the report, fastest first per device count.

@@ -32,7 +32,7 @@ std::string csvField(const std::string& text) {
 
 std::string csvRow(const std::vector<std::string>& fields) {
   std::string row;
-  for (const auto& f : fields) row += (row.empty() ? "" : ",") + csvField(f);
+  for (std::size_t i = 0; i < fields.size(); ++i) row += (i ? "," : "") + csvField(fields[i]);
   return row + "\n";
 }
 

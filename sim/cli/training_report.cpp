@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/flat_csv.h"
 #include "sim/cli/network_report.h"
 #include "sim/cli/text_table.h"
 #include "sim/workload/reference_figures.h"
@@ -332,7 +333,6 @@ std::string json(const TrainingReport& r) {
 
 // Every scalar figure of the JSON, one column each.
 std::string csv(const TrainingReport& r) {
-  std::vector<std::string> keys;
   std::vector<nlohmann::json> rows;
   for (const auto& p : r.points) {
     nlohmann::json j = pointJson(p), flat = nlohmann::json::object();
@@ -345,25 +345,9 @@ std::string csv(const TrainingReport& r) {
         flat["published." + k] = v["published"];
         flat["simulated." + k] = v["simulated"];
       }
-    for (auto& [k, v] : flat.items())
-      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     rows.push_back(std::move(flat));
   }
-  std::string out;
-  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + csvField(keys[i]);
-  out += "\n";
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      std::string cell;
-      if (row.contains(keys[i])) {
-        const auto& v = row[keys[i]];
-        cell = v.is_string() ? v.get<std::string>() : v.dump();
-      }
-      out += (i ? "," : "") + csvField(cell);
-    }
-    out += "\n";
-  }
-  return out;
+  return flatRowsCsv(rows);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"
+#include "sim/core/text_list.h"
 
 namespace collsim {
 
@@ -40,14 +41,10 @@ static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
   if (auto v = node.find("order")) {
     // Innermost first, e.g. tp-dp-pp; ep may appear (EP groups are always
     // consecutive ranks of the DP group).
-    std::string text = v->text(), kept;
-    std::size_t at = 0;
-    while (at <= text.size()) {
-      std::size_t dash = std::min(text.find('-', at), text.size());
-      std::string d = text.substr(at, dash - at);
+    std::string kept;
+    for (const std::string& d : splitList(v->text(), '-')) {
       if (d != "tp" && d != "dp" && d != "pp" && d != "ep") v->fail("order names tp, dp and pp (and ep), innermost first: tp-dp-pp");
       if (d != "ep") kept += d[0];
-      at = dash + 1;
     }
     std::string sorted = kept;
     std::sort(sorted.begin(), sorted.end());

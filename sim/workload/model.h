@@ -31,6 +31,12 @@ struct Precision {
   // A separate buffer gradients accumulate in over micro-batches (e.g. fp32
   // under fp16 gradients); 0: they accumulate in place, PyTorch's default.
   std::uint32_t accumulation = 0;
+  // The bytes an Adam-like update of `parameters` moves at memory speed: it
+  // reads weights, master weights, gradients and state, and writes weights,
+  // master weights and state back.
+  Bytes optimizerTraffic(std::uint64_t parameters) const {
+    return parameters * (2 * weights + 2 * masterWeights + gradients + 2 * optimizerState);
+  }
 };
 
 struct ModelSpec {

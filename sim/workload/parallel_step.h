@@ -39,6 +39,8 @@ bool usesParallelModel(const TrainingSpec& training);
 // (tp x pp x dp is not the device count, tp does not divide the heads, ...).
 void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training);
 
+// Called by simulateTrainingStep and estimateTrainingStep, which check the
+// device first.
 StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
 WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options);
 

@@ -176,11 +176,11 @@ static StepOptions withGroupRule(const Cluster& cluster, const TrainingSpec& tra
 }
 
 WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& given) {
+  const ModelSpec& model = training.model;
+  checkDevice(cluster, model);
   if (usesParallelModel(training)) return estimateParallelStep(cluster, training, given);
   checkParallelLayout(cluster, training);
   const StepOptions options = withGroupRule(cluster, training, given);
-  const ModelSpec& model = training.model;
-  checkDevice(cluster, model);
   PassTimes pass = passTimes(model, cluster.device.flops);
   BackwardPlan backward = planBackward(model, pass.backward, training.bucket);
   WorkEstimate step;
@@ -209,11 +209,11 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
 }
 
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& given) {
+  const ModelSpec& model = training.model;
+  checkDevice(cluster, model);
   if (usesParallelModel(training)) return simulateParallelStep(cluster, training, given);
   checkParallelLayout(cluster, training);
   const StepOptions options = withGroupRule(cluster, training, given);
-  const ModelSpec& model = training.model;
-  checkDevice(cluster, model);
   const DeviceModel& device = cluster.device;
   PassTimes pass = passTimes(model, device.flops);
 
@@ -224,11 +224,8 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   plan.overlap = training.overlap;
   plan.forward = pass.forward;
   plan.backward = planBackward(model, pass.backward, training.bucket);
-  // Adam-like update: reads weights, master weights, gradients and state,
-  // writes weights, master weights and state back, at memory speed.
   const Precision& x = model.precision;
-  Bytes touched = model.parameters() * (2 * x.weights + 2 * x.masterWeights + x.gradients + 2 * x.optimizerState);
-  plan.optimizer = serializationTime(touched, device.memoryBandwidth);
+  plan.optimizer = serializationTime(x.optimizerTraffic(model.parameters()), device.memoryBandwidth);
 
   StepResult result;
   const std::uint32_t elemSize = x.gradients;

@@ -51,7 +51,7 @@ std::vector<NetworkMetrics> gatherNetworks(const std::string& mine, MpiRunner& r
 // A plan's layouts, job i on rank i mod size; each result travels as a
 // journal record (study_journal.h: exact, picoseconds).
 int planSweep(const std::vector<Scenario>& study, OutputFormat format, MpiRunner& runner, std::ostream& out) {
-  PlanWork work = planWork(study, 0, false);
+  PlanWork work = planWork(study);
   nlohmann::json mine = nlohmann::json::array();
   for (std::size_t i = std::size_t(runner.rank()); i < work.jobs.size(); i += std::size_t(runner.size())) {
     PlanJob& job = work.jobs[i];
