@@ -76,10 +76,16 @@ ExecutionResult ScheduleExecutor::run() {
   return result_;
 }
 
-ScheduleExecutor::PairState& ScheduleExecutor::pair(int stream, int src, int dst) {
-  std::uint64_t key = (std::uint64_t(stream) * std::uint64_t(ranks_) + std::uint64_t(src)) * std::uint64_t(ranks_) +
-                      std::uint64_t(dst);
-  return pairs_[key];
+// The pairs are found through the sender's index.
+std::uint32_t ScheduleExecutor::pairOf(std::uint32_t senderLane, std::uint32_t receiverLane) {
+  auto& peers = lanes_[senderLane].sendsTo;
+  int dst = lanes_[receiverLane].rank;
+  auto it = std::lower_bound(peers.begin(), peers.end(), dst, [](const auto& e, int peer) { return e.first < peer; });
+  if (it != peers.end() && it->first == dst) return it->second;
+  auto index = std::uint32_t(pairs_.size());
+  pairs_.emplace_back();
+  peers.insert(it, {dst, index});
+  return index;
 }
 
 Bytes ScheduleExecutor::wireBytes(Bytes data) const {
@@ -139,8 +145,10 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       if (lanes_[other].step >= int(op.offset)) --s.outstanding;
       else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
-      PairState& p = pair(s.stream, s.rank, op.peer);
+      std::uint32_t pairIndex = pairOf(l, laneBase + std::uint32_t(op.peer));
+      PairState& p = pairs_[pairIndex];
       InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, 0, op.bytes, 0};
+      message.pair = pairIndex;
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
@@ -161,7 +169,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       postDirect(cookie);
     } else {
       bool reduce = op.kind == OpKind::RecvReduce;
-      PairState& p = pair(s.stream, op.peer, s.rank);
+      PairState& p = pairs_[pairOf(laneBase + std::uint32_t(op.peer), l)];
       std::uint32_t seq = p.recvsPosted++;
       auto it = std::find_if(p.arrived.begin(), p.arrived.end(), [&](auto& a) { return a.first == seq; });
       if (it != p.arrived.end()) {
@@ -211,8 +219,7 @@ Time ScheduleExecutor::propagation(int src, int dst) {
 void ScheduleExecutor::slotCameBack(std::uint32_t cookie) {
   InFlight back = inFlight_[cookie];
   inFlight_.release(cookie);
-  const Lane& s = lanes_[back.srcLane];
-  PairState& p = pair(s.stream, s.rank, lanes_[back.dstLane].rank);
+  PairState& p = pairs_[pairOf(back.srcLane, back.dstLane)];
   if (p.heldFirst == p.held.size()) {
     --p.slotsTaken;
     return;
@@ -304,7 +311,7 @@ void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   inFlight_.release(cookie);
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
-  PairState& p = pair(dst.stream, src.rank, dst.rank);
+  PairState& p = pairs_[m.pair];
   bool direct = m.leg == Leg::Direct;
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });
   if (it == p.waiting.end()) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -113,6 +114,11 @@ private:
     int undelivered = 0; // its sends to a reducing switch on their way (slots)
     Bytes stepBytesSent = 0;
     std::vector<Op> ops;
+    // The pairs it sends on (indices into pairs_), sorted by peer: a lane
+    // talks to a few peers, so a search here stays in memory the lane
+    // already uses (a hash over all pairs missed the cache on every
+    // message at scale).
+    std::vector<std::pair<int, std::uint32_t>> sendsTo;
   };
   // Sends and receives between one ordered pair in one stream, matched by sequence number.
   struct PairState {
@@ -141,6 +147,7 @@ private:
     std::uint16_t group = 0; // ReduceUp: contributions to wait for
     Leg leg = Leg::Direct;
     bool released = false; // the send let its step go on at once (a free slot)
+    std::uint32_t pair = 0;  // its sender and receiver's PairState (sends only)
   };
   // Contributions waiting at a switch for the rest of their group.
   struct Merge {
@@ -154,7 +161,8 @@ private:
     std::vector<std::uint32_t> copies; // InFlight entries, one per destination
   };
 
-  PairState& pair(int stream, int src, int dst);
+  // The pair of two lanes of one stream (an index into pairs_), made on first use.
+  std::uint32_t pairOf(std::uint32_t senderLane, std::uint32_t receiverLane);
   void runSteps(std::uint32_t lane);
   void postStep(std::uint32_t lane);
   void endStep(std::uint32_t lane);
@@ -188,7 +196,7 @@ private:
   // Per lane: lanes waiting for it to complete a number of steps.
   std::vector<std::vector<std::pair<std::uint32_t, int>>> waiters_;
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
-  std::unordered_map<std::uint64_t, PairState> pairs_;
+  std::deque<PairState> pairs_; // a deque: references survive new pairs
   IndexPool<InFlight> inFlight_; // sends on the network, by cookie
   std::vector<int> reducingSwitchOfServer_; // node index, -1 none
   int reducingFabricSwitch_ = -1;           // between servers (SHARP), -1 none

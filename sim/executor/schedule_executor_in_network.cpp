@@ -34,7 +34,7 @@ void ScheduleExecutor::sendThroughSwitch(std::uint32_t l, const Op& op, int sw, 
   };
   if (op.net == InNetwork::Reduce) {
     message.leg = Leg::ReduceUp;
-    message.relay = pair(s.stream, s.rank, op.peer).reduceSends++;
+    message.relay = pairs_[message.pair].reduceSends++;
     message.group = op.group;
     message.pushedAt = push();
     network_.send(cluster_.rankNode[s.rank], sw, wire, inFlight_.add(message));

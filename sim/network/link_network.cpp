@@ -46,16 +46,13 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   m.bytes = bytes;
   m.cookie = cookie;
   m.sentAt = engine_.now();
-  m.queued.assign(route.hops, 0);
-  m.sent.assign(route.hops, 0);
-  m.tailFirst.assign(route.hops, kNoTail);
-  m.tailLast.assign(route.hops, kNoTail);
+  m.hops.assign(route.hops, Hop{0, 0, kNoTail, kNoTail});
   if (route.hops == 0) { // same node: nothing crosses a link
     m.delivered = m.segments - 1;
     engine_.scheduleAfter(0, this, pack(id, 0) << 1 | kSegmentArrives);
     return;
   }
-  m.queued[0] = m.segments;
+  m.hops[0].queued = m.segments;
   std::uint32_t c = routing_.channel(route, 0);
   channels_[c].waiting.push_back(pack(id, 0));
   kick(c);
@@ -95,12 +92,12 @@ void LinkNetwork::startNext(std::uint32_t c) {
   ch.waiting.pop_front();
   Message& m = messages_[messageOf(head)];
   std::uint32_t hop = hopOf(head);
-  --m.queued[hop];
-  std::uint32_t index = m.sent[hop]++;
+  --m.hops[hop].queued;
+  std::uint32_t index = m.hops[hop].sent++;
   Bytes bytes = segmentBytes(m, index);
   // On RoCE the segment goes as MTU packets, each with its framing.
   Bytes wire = wireBytes(ch, bytes, index == 0);
-  if (m.queued[hop] > 0) ch.waiting.push_back(head); // round robin: back of the line
+  if (m.hops[hop].queued > 0) ch.waiting.push_back(head); // round robin: back of the line
 
   Time now = engine_.now();
   ch.busy.onStart(trace_, c, now, ch.freeAt);
@@ -133,17 +130,17 @@ Bytes LinkNetwork::wireBytes(const Channel& ch, Bytes bytes, bool first) const {
 
 void LinkNetwork::pushTail(Message& m, std::uint32_t hop, Time at) {
   std::uint32_t id = tailPool_.add({at, kNoTail});
-  if (m.tailLast[hop] == kNoTail) m.tailFirst[hop] = id;
-  else tailPool_[m.tailLast[hop]].next = id;
-  m.tailLast[hop] = id;
+  if (m.hops[hop].tailLast == kNoTail) m.hops[hop].tailFirst = id;
+  else tailPool_[m.hops[hop].tailLast].next = id;
+  m.hops[hop].tailLast = id;
 }
 
 Time LinkNetwork::popTail(Message& m, std::uint32_t hop) {
-  std::uint32_t id = m.tailFirst[hop];
+  std::uint32_t id = m.hops[hop].tailFirst;
   TailArrival t = tailPool_[id];
   tailPool_.release(id);
-  m.tailFirst[hop] = t.next;
-  if (t.next == kNoTail) m.tailLast[hop] = kNoTail;
+  m.hops[hop].tailFirst = t.next;
+  if (t.next == kNoTail) m.hops[hop].tailLast = kNoTail;
   return t.at;
 }
 
@@ -177,7 +174,7 @@ void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
     return;
   }
   std::uint32_t c = routing_.channel(m.route, hop);
-  if (m.queued[hop]++ == 0) channels_[c].waiting.push_back(pack(id, hop));
+  if (m.hops[hop].queued++ == 0) channels_[c].waiting.push_back(pack(id, hop));
   kick(c);
 }
 

@@ -18,9 +18,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
+#include "sim/core/fifo_queue.h"
 #include "sim/core/index_pool.h"
 #include "sim/network/busy_period.h"
 #include "sim/network/network.h"
@@ -55,7 +55,16 @@ private:
     Time freeAt = 0;                   // end of the current serialization
     bool wakeupPending = false;        // a kChannelFree event is scheduled
     BusyPeriod busy;                   // for the trace
-    std::deque<std::uint64_t> waiting; // (message, hop) pairs, round robin
+    FifoQueue<std::uint64_t> waiting; // (message, hop) pairs, round robin
+  };
+  // A message's state at one hop of its route.
+  struct Hop {
+    std::uint32_t queued; // segments waiting to go out
+    std::uint32_t sent;   // segments already sent
+    // After the first hop: a FIFO (in tailPool_) of when the last byte of
+    // each segment bound for it reaches its node; a message's segments
+    // start at every hop in order.
+    std::uint32_t tailFirst, tailLast;
   };
   struct Message {
     Routing::Route route;
@@ -64,12 +73,7 @@ private:
     Bytes bytes;
     std::uint64_t cookie;
     Time sentAt;
-    std::vector<std::uint32_t> queued; // per hop: segments waiting to go out
-    std::vector<std::uint32_t> sent;   // per hop: segments already sent
-    // Per hop after the first: a FIFO (in tailPool_) of when the last byte
-    // of each segment bound for it reaches its node; a message's segments
-    // start at every hop in order.
-    std::vector<std::uint32_t> tailFirst, tailLast;
+    std::vector<Hop> hops; // one vector, set once per message
   };
 
   Bytes segmentBytes(const Message& m, std::uint32_t index) const;

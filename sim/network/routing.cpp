@@ -1,5 +1,6 @@
 #include "sim/network/routing.h"
 
+#include <algorithm>
 #include <deque>
 
 namespace collsim {
@@ -22,6 +23,7 @@ Routing::Routing(const Cluster& cluster, std::uint64_t salt)
     adjacency_[l.a].push_back({l.b, std::uint32_t(2 * i)});
     adjacency_[l.b].push_back({l.a, std::uint32_t(2 * i + 1)});
   }
+  cache_.resize(adjacency_.size());
   dist_.assign(adjacency_.size(), 0);
   stamp_.assign(adjacency_.size(), 0);
 }
@@ -46,8 +48,10 @@ void Routing::distancesTo(int dst, int src, int within) {
 
 Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
   if (src >= 1 << 24 || dst >= 1 << 24 || flow >= 1 << 16) throw TopologyError("route: node or flow number too large");
-  std::uint64_t cacheKey = std::uint64_t(src) << 40 | std::uint64_t(dst) << 16 | flow;
-  if (auto it = cache_.find(cacheKey); it != cache_.end()) return it->second;
+  auto& cached = cache_[std::size_t(src)];
+  std::uint64_t cacheKey = std::uint64_t(dst) << 16 | flow;
+  auto at = std::lower_bound(cached.begin(), cached.end(), cacheKey, [](const auto& e, std::uint64_t k) { return e.first < k; });
+  if (at != cached.end() && at->first == cacheKey) return at->second;
   // Flow 0 hashes as (source, destination) alone; further flows (queue
   // pairs) of the pair mix their number in.
   std::uint64_t key = (std::uint64_t(src) << 32 | std::uint32_t(dst)) ^ (flow ? mix(flow) : 0);
@@ -67,7 +71,7 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
     pathChannels_.push_back(pick->channel);
     u = pick->node;
   }
-  cache_.emplace(cacheKey, r);
+  cached.insert(at, {cacheKey, r});
   return r;
 }
 

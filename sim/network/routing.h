@@ -1,5 +1,5 @@
 // Shortest-hop routing over a cluster's links with ECMP, computed on demand
-// and cached per (source, destination).
+// and cached per (source, destination, flow).
 //
 // Channel 2i carries link i from its end `a` to `b`, channel 2i+1 back.
 // Between two devices of one server, routes stay inside the server (HCCS,
@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "topologies/cluster.h"
@@ -49,7 +48,9 @@ private:
   bool intraServerRoce_;
   std::uint64_t salt_;
   std::vector<std::uint32_t> pathChannels_;        // all cached paths, back to back
-  std::unordered_map<std::uint64_t, Route> cache_;
+  // Per source node, its cached routes sorted by (destination, flow): a
+  // source has few destinations, so the search stays in a few cache lines.
+  std::vector<std::vector<std::pair<std::uint64_t, Route>>> cache_;
   std::vector<int> dist_;                          // BFS scratch, valid where stamp_ == round_
   std::vector<std::uint32_t> stamp_;
   std::uint32_t round_ = 0;
