@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <set>
 #include <vector>
 
 #include "sim/core/event_engine.h"
@@ -60,4 +61,56 @@ TEST_CASE("two engines are independent") {
   CHECK(b.now() == 0);
   b.run();
   CHECK(rb.seen.size() == 1);
+}
+
+namespace {
+// Events that schedule more events, at delays drawn from a fixed sequence:
+// none (same time), a few picoseconds, or far ahead (a jump over many
+// buckets of the radix heap). Each fired event is recorded.
+struct Spawner final : EventHandler {
+  EventEngine* engine;
+  std::uint64_t state = 12345, next = 1;
+  std::vector<std::pair<Time, std::uint64_t>> seen;
+  std::uint64_t draw() { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; }
+  Time delay() {
+    std::uint64_t kind = draw() % 4;
+    return kind == 0 ? 0 : kind == 1 ? Time(draw() % 8) : kind == 2 ? Time(draw() % 5000) : Time(draw() % (1ULL << 40));
+  }
+  void onEvent(std::uint64_t arg) override {
+    seen.emplace_back(engine->now(), arg);
+    if (next < 20000)
+      for (std::uint64_t k = draw() % 3; k > 0; --k) engine->scheduleAfter(delay(), this, next++);
+  }
+};
+} // namespace
+
+TEST_CASE("events fire in (time, scheduling order) against a sorted-set oracle, through runUntil pauses") {
+  // The oracle replays the same draws with a std::set of (time, number):
+  // numbers are handed out in scheduling order, so the set's order is the
+  // order the engine must keep.
+  EventEngine e;
+  Spawner s;
+  s.engine = &e;
+  for (std::uint64_t i = 0; i < 50; ++i) e.schedule(Time(s.draw() % 100), &s, s.next++);
+  for (Time until = 1000; e.eventsProcessed() < 40000 && until < (Time(1) << 50); until *= 3) e.runUntil(until);
+  e.run();
+
+  std::set<std::pair<Time, std::uint64_t>> queue;
+  std::uint64_t state = 12345, next = 1;
+  auto draw = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  auto delay = [&] {
+    std::uint64_t kind = draw() % 4;
+    return kind == 0 ? 0 : kind == 1 ? Time(draw() % 8) : kind == 2 ? Time(draw() % 5000) : Time(draw() % (1ULL << 40));
+  };
+  for (std::uint64_t i = 0; i < 50; ++i) queue.insert({Time(draw() % 100), next++});
+  std::vector<std::pair<Time, std::uint64_t>> want;
+  while (!queue.empty()) {
+    auto [t, n] = *queue.begin();
+    queue.erase(queue.begin());
+    want.emplace_back(t, n);
+    if (next < 20000)
+      for (std::uint64_t k = draw() % 3; k > 0; --k) queue.insert({t + delay(), next++});
+  }
+  REQUIRE(want.size() > 10000);
+  CHECK(s.seen == want);
 }

@@ -11,37 +11,8 @@ void EventEngine::schedule(Time at, EventHandler* handler, std::uint64_t arg) {
   if (at < now_)
     throw std::logic_error("event scheduled in the past: " + std::to_string(at) +
                            " ps < now " + std::to_string(now_) + " ps");
-  Event e{at, nextSeq_++, handler, arg};
-  std::size_t i = heap_.size();
-  heap_.push_back(e);
-  for (; i > 0; i = (i - 1) / kArity) { // sift up: parents later than e move down
-    const Event& parent = heap_[(i - 1) / kArity];
-    if (!before(e, parent)) break;
-    heap_[i] = parent;
-  }
-  heap_[i] = e;
-}
-
-// Takes the first event; the last one fills the hole, sifted down past
-// earlier children.
-EventEngine::Event EventEngine::popFirst() {
-  Event first = heap_.front();
-  Event last = heap_.back();
-  heap_.pop_back();
-  std::size_t n = heap_.size(), i = 0;
-  if (n == 0) return first;
-  for (;;) {
-    std::size_t child = kArity * i + 1;
-    if (child >= n) break;
-    std::size_t best = child, end = std::min(child + kArity, n);
-    for (std::size_t c = child + 1; c < end; ++c)
-      if (before(heap_[c], heap_[best])) best = c;
-    if (!before(heap_[best], last)) break;
-    heap_[i] = heap_[best];
-    i = best;
-  }
-  heap_[i] = last;
-  return first;
+  buckets_[std::size_t(bucketOf(at))].push_back(Event{at, handler, arg});
+  ++pending_;
 }
 
 void EventEngine::throwClockOverflow() {
@@ -49,10 +20,37 @@ void EventEngine::throwClockOverflow() {
                       "bandwidths, latencies and compute rates");
 }
 
+std::pair<int, Time> EventEngine::lowestBucket() const {
+  int b = 1;
+  while (buckets_[std::size_t(b)].empty()) ++b;
+  Time earliest = std::numeric_limits<Time>::max();
+  for (const Event& e : buckets_[std::size_t(b)]) earliest = std::min(earliest, e.time);
+  return {b, earliest};
+}
+
+// Bucket 0 has run empty: the events of `bucket` move to the buckets below
+// it, relative to their earliest time (in their order, so ties keep theirs).
+void EventEngine::spread(int bucket, Time earliest) {
+  buckets_[0].clear();
+  head_ = 0;
+  last_ = earliest;
+  std::vector<Event>& from = buckets_[std::size_t(bucket)];
+  for (const Event& e : from) buckets_[std::size_t(bucketOf(e.time))].push_back(e);
+  from.clear();
+}
+
 Time EventEngine::runUntil(Time until) {
   Time last = now_;
-  while (!heap_.empty() && heap_.front().time <= until) {
-    Event e = popFirst();
+  while (pending_ > 0) {
+    if (head_ == buckets_[0].size()) {
+      auto [bucket, earliest] = lowestBucket();
+      if (earliest > until) break;
+      spread(bucket, earliest);
+    } else if (last_ > until) {
+      break;
+    }
+    Event e = buckets_[0][head_++];
+    --pending_;
     now_ = last = e.time;
     ++processed_;
     e.handler->onEvent(e.arg);
