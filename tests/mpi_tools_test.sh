@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MPI tools end to end (run by ctest when MPI is built):
 #  - `collsim-mpi sweep` on 1 and 4 ranks prints exactly `collsim run`'s table,
-#    and on 3 ranks a plan's ranking exactly as `collsim plan` prints it;
+#    on 3 ranks a collective study's exactly as `collsim run` prints it, and
+#    a plan's ranking exactly as `collsim plan` prints it;
 #  - `collsim-mpi calibrate` writes a cluster YAML that `collsim` accepts, and
 #    `compare` runs against it with correct results.
 # Usage: mpi_tools_test.sh COLLSIM COLLSIM_MPI MPIEXEC SOURCE_DIR
@@ -18,6 +19,13 @@ run 4 "$mpi" sweep "$scenario" --format json > "$tmp/sweep4.json"
 cmp "$tmp/run.json" "$tmp/sweep1.json"
 cmp "$tmp/run.json" "$tmp/sweep4.json"
 echo "sweep: 1 and 4 ranks match collsim run"
+
+# A collective study: its points' runs spread over the ranks.
+axis=("--set" "sweep[cluster.servers]=[2,3]" "--set" "sizes=[64KiB,16MiB]")
+"$collsim" run "$scenario" "${axis[@]}" --format csv > "$tmp/study.csv"
+run 3 "$mpi" sweep "$scenario" "${axis[@]}" --format csv > "$tmp/study3.csv"
+cmp "$tmp/study.csv" "$tmp/study3.csv"
+echo "sweep of a collective study: 3 ranks match collsim run"
 
 plan="$src/tests/data/training/plan-llama3-8b-2x8.yaml"
 "$collsim" plan "$plan" --format json > "$tmp/plan.json"

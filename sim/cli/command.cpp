@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/collective_study.h"
 #include "sim/cli/execute.h"
 #include "sim/cli/execute_training.h"
 #include "sim/cli/output_file.h"
@@ -134,16 +135,40 @@ bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, 
   return true;
 }
 
+// Variants and sweeps of a collective scenario: every point's runs on all
+// cores, then one report.
+static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std::string& command,
+                                   const OutputOptions& o, CliStreams io) {
+  if (o.resume) throw UsageError("--resume: continues training studies; a collective study has nothing to resume");
+  OutputFormat format = outputFormatOf(o);
+  PlannedOutputs outputs(o);
+  if (!checkWork(estimateCollectiveStudy(study), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+    return 0;
+  TraceRecorder recorder;
+  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
+                         o.seed.value_or(study.front().simulation.seed)};
+  CollectiveStudyReport report = executeCollectiveStudy(study, command, options);
+  // Nothing ran: the study itself is wrong (exit 2, nothing written).
+  if (report.failedRows() == report.rowCount()) throw InputError(report.firstError());
+  outputs.write(formatCollectiveStudy(report, format), recorder, io);
+  if (std::size_t failed = report.failedRows()) {
+    io.err << "collsim: " << failed << " of " << report.rowCount() << " runs failed (see the table)\n";
+    return kExitSomePointsFailed;
+  }
+  return 0;
+}
+
 int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
                            CliStreams io) {
   if (study.size() == 1 && !study.front().training) {
     if (o.resume) throw UsageError("--resume: continues training studies; a collective scenario has nothing to resume");
     return simulateAndReport(study.front(), command, o, io);
   }
-  for (const Scenario& s : study)
-    if (!s.training && s.loadError.empty())
-      throw ConfigError(s.name + ": variants and sweeps are for training studies; a collective scenario sweeps its "
-                                 "sizes and algorithms (use --set for other keys)");
+  auto loadedTraining = [](const Scenario& s) { return s.loadError.empty() && s.training; };
+  auto loadedCollective = [](const Scenario& s) { return s.loadError.empty() && !s.training; };
+  if (std::any_of(study.begin(), study.end(), loadedTraining) && std::any_of(study.begin(), study.end(), loadedCollective))
+    throw ConfigError(study.front().name + ": a study's points are all training steps or all collectives");
+  if (std::any_of(study.begin(), study.end(), loadedCollective)) return simulateCollectiveStudy(study, command, o, io);
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   std::vector<TrainingJob> jobs = trainingJobs(study);

@@ -18,10 +18,11 @@ std::vector<ScenarioPoint> scenarioPoints(const Scenario& s) {
   return points;
 }
 
-CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace, std::uint64_t seed) {
+CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecorder* trace, std::uint64_t seed,
+                       const std::string& studyPoint) {
   AlgorithmEntry algo = requireAlgorithm(s.op, point.algorithm, s.cluster, s.name);
   RunRequest req{s.op,   &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes,
-                 s.simulation.fidelity, seed, s.roce, s.simulation.channels, s.library};
+                 s.simulation.fidelity, seed, s.roce, s.simulation.channels, s.library, studyPoint};
   return simulateCollective(s.cluster, req, trace);
 }
 

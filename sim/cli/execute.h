@@ -30,7 +30,7 @@ struct ScenarioPoint {
 };
 std::vector<ScenarioPoint> scenarioPoints(const Scenario& scenario);
 CollectiveRun runPoint(const Scenario& scenario, const ScenarioPoint& point, TraceRecorder* trace = nullptr,
-                       std::uint64_t seed = 1);
+                       std::uint64_t seed = 1, const std::string& studyPoint = "");
 // A report with the scenario's header and no results yet.
 Report emptyReport(const Scenario& scenario, const std::string& command, std::uint64_t seed);
 

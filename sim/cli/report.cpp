@@ -1,4 +1,5 @@
 #include "sim/cli/report.h"
+#include "sim/cli/collective_json.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -144,35 +145,14 @@ std::string markdown(const Report& rep) {
 }
 
 std::string csv(const Report& rep) {
-  std::ostringstream os;
-  os << "op,algorithm,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps,events,messages,fastest\n";
-  for (const auto& r : rep.results)
-    os << csvRow({collectiveName(r.op), r.algorithm, std::to_string(r.ranks), std::to_string(r.bytes),
-                  std::to_string(r.count), dataTypeInfo(r.dtype).name, fixed(r.timeUs(), 6), fixed(r.algbwGBps(), 6),
-                  fixed(r.busbwGBps(), 6), std::to_string(r.execution.events), std::to_string(r.execution.messages),
-                  isFastest(rep, r) ? "true" : "false"});
-  return os.str();
+  std::string out = csvRow(collectiveCsvHeader());
+  for (const auto& r : rep.results) out += csvRow(collectiveCsvCells(r, isFastest(rep, r)));
+  return out;
 }
 
 std::string json(const Report& rep) {
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  for (const auto& r : rep.results) {
-    results.push_back({{"op", collectiveName(r.op)},
-                       {"algorithm", r.algorithm},
-                       {"ranks", r.ranks},
-                       {"bytes", r.bytes},
-                       {"count", r.count},
-                       {"dtype", dataTypeInfo(r.dtype).name},
-                       {"time_us", r.timeUs()},
-                       {"algbw_GBps", r.algbwGBps()},
-                       {"busbw_GBps", r.busbwGBps()},
-                       {"events", r.execution.events},
-                       {"messages", r.execution.messages},
-                       {"bytes_sent", r.execution.bytesSent},
-                       {"bytes_received", r.execution.bytesReceived},
-                       {"fastest", isFastest(rep, r)},
-                       {"network", networkJson(r.execution.network)}});
-  }
+  for (const auto& r : rep.results) results.push_back(collectiveRunJson(r, isFastest(rep, r)));
   nlohmann::ordered_json doc = {{"tool", "collsim"},
                                 {"command", rep.command},
                                 {"name", rep.name},
@@ -186,6 +166,38 @@ std::string json(const Report& rep) {
 }
 
 } // namespace
+
+std::vector<std::string> collectiveCsvHeader() {
+  return {"op", "algorithm", "ranks", "bytes", "count", "dtype", "time_us", "algbw_GBps", "busbw_GBps", "events",
+          "messages", "fastest"};
+}
+
+std::vector<std::string> collectiveCsvCells(const CollectiveRun& r, bool fastest) {
+  return {collectiveName(r.op),         r.algorithm,
+          std::to_string(r.ranks),      std::to_string(r.bytes),
+          std::to_string(r.count),      dataTypeInfo(r.dtype).name,
+          fixed(r.timeUs(), 6),         fixed(r.algbwGBps(), 6),
+          fixed(r.busbwGBps(), 6),      std::to_string(r.execution.events),
+          std::to_string(r.execution.messages), fastest ? "true" : "false"};
+}
+
+nlohmann::ordered_json collectiveRunJson(const CollectiveRun& r, bool fastest) {
+  return {{"op", collectiveName(r.op)},
+          {"algorithm", r.algorithm},
+          {"ranks", r.ranks},
+          {"bytes", r.bytes},
+          {"count", r.count},
+          {"dtype", dataTypeInfo(r.dtype).name},
+          {"time_us", r.timeUs()},
+          {"algbw_GBps", r.algbwGBps()},
+          {"busbw_GBps", r.busbwGBps()},
+          {"events", r.execution.events},
+          {"messages", r.execution.messages},
+          {"bytes_sent", r.execution.bytesSent},
+          {"bytes_received", r.execution.bytesReceived},
+          {"fastest", fastest},
+          {"network", networkJson(r.execution.network)}};
+}
 
 static constexpr std::array<Named<OutputFormat>, 4> kOutputFormats = {{{OutputFormat::Table, "table"},
                                                                         {OutputFormat::Json, "json"},

@@ -26,4 +26,9 @@ struct Report {
 
 std::string formatReport(const Report& report, OutputFormat format);
 
+// One result's CSV columns and fields (fastest: at its size among its
+// algorithms), shared by the scenario and study reports.
+std::vector<std::string> collectiveCsvHeader();
+std::vector<std::string> collectiveCsvCells(const CollectiveRun& run, bool fastest);
+
 } // namespace collsim

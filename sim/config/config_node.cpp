@@ -162,6 +162,37 @@ Time ConfigNode::time() const { return withUnits(*this, parseTime); }
 double ConfigNode::count() const { return withUnits(*this, parseCount); }
 double ConfigNode::flops() const { return withUnits(*this, parseFlops); }
 
+// "a.b.c" -> a, b, c; a key in brackets keeps its dots: "sweep[cluster.servers]"
+// -> sweep, cluster.servers (a sweep axis is itself a dotted key).
+std::vector<std::string> splitKeyPath(const std::string& path, const std::string& label) {
+  std::vector<std::string> keys(1);
+  bool afterBracket = false; // "a[b]" must go on with "." or end
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    char c = path[i];
+    if (afterBracket && c != '.' && c != '[')
+      throw ConfigError(label + ": expected '.' or the end after ']' in '" + path + "'");
+    afterBracket = false;
+    if (c == '.') {
+      keys.emplace_back();
+    } else if (c == '[') {
+      auto close = path.find(']', i);
+      if (close == std::string::npos) throw ConfigError(label + ": '[' without ']' in '" + path + "'");
+      if (!keys.back().empty()) keys.emplace_back();
+      keys.back() = path.substr(i + 1, close - i - 1);
+      if (keys.back().empty()) throw ConfigError(label + ": empty key in brackets in '" + path + "'");
+      i = close;
+      afterBracket = true;
+    } else if (c == ']') {
+      throw ConfigError(label + ": ']' without '[' in '" + path + "'");
+    } else {
+      keys.back() += c;
+    }
+  }
+  for (const auto& k : keys)
+    if (k.empty()) throw ConfigError(label + ": empty key in path '" + path + "'");
+  return keys;
+}
+
 // Applies "a.b.c=value" to the tree, creating maps on the way.
 void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins) {
   auto eq = assignment.find('=');
@@ -175,13 +206,7 @@ void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigin
 void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value, ConfigOrigins& origins,
              const std::string& label) {
   const std::string& assignment = label; // errors name where the assignment came from
-  std::vector<std::string> keys;
-  for (std::size_t start = 0;;) {
-    auto dot = path.find('.', start);
-    keys.push_back(path.substr(start, dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
+  std::vector<std::string> keys = splitKeyPath(path, assignment);
   YAML::Node node = root;
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
     if (keys[i].empty()) throw ConfigError(assignment + ": empty key in path");
@@ -190,7 +215,9 @@ void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value,
     node.reset(node[keys[i]]);
   }
   node[keys.back()] = value;
-  origins.setOverride(path, assignment);
+  std::string dotted; // as ConfigNode paths name it: keys joined by dots
+  for (const auto& k : keys) dotted += (dotted.empty() ? "" : ".") + k;
+  origins.setOverride(dotted, assignment);
 }
 
 static std::string located(const std::string& file, const YAML::Mark& m) {

@@ -96,6 +96,10 @@ YAML::Node parseYamlMapping(const std::string& text, const std::string& file, co
 // readInputFile + parseYamlMapping.
 YAML::Node loadYamlFile(const std::string& file, const std::string& what);
 
+// The keys of a dotted path; a key in brackets keeps its dots:
+// "sweep[cluster.servers]" -> sweep, cluster.servers. `label` names the
+// assignment in errors (ConfigError).
+std::vector<std::string> splitKeyPath(const std::string& path, const std::string& label);
 // Applies a --set assignment "a.b.c=value" to `root`, creating mappings on
 // the way, and records it in `origins` so errors point at the option.
 void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);

@@ -209,9 +209,8 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& requ
   std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed, req.roce});
   TraceSink* sink = nullptr;
   if (trace) {
-    sink = trace->beginRun(std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " +
-                               formatBytes(spec.bytes()),
-                           cluster);
+    std::string label = std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " + formatBytes(spec.bytes());
+    sink = trace->beginRun(req.studyPoint.empty() ? label : label + " [" + req.studyPoint + "]", cluster);
     network->setTrace(sink);
   }
   ScheduleExecutor executor(engine, *network, cluster, *schedule, sink);

@@ -45,6 +45,7 @@ struct RunRequest {
   RoceModel roce = defaultRoceModel(); // the NICs and switches (MTU framing at either fidelity)
   int channels = 1; // > 1: the algorithm as that many channels (algorithms/core/channels.h)
   LibraryModel library = {}; // ideal: the algorithm as it is; else protocols, chunk loops, channels per size
+  std::string studyPoint = {}; // its point in a study ("cluster.servers=8"), named in its trace
 };
 
 // Throws std::runtime_error if the checker rejects the schedule. With a

@@ -34,6 +34,10 @@ std::vector<YAML::Node> sweepValues(const ConfigNode& n, std::size_t maxPoints) 
     if (from > to) n.fail("from is larger than to");
     tooMany(double(to - from) / double(step) + 1);
     for (long long v = from; v <= to; v += step) values.emplace_back(std::to_string(v));
+  } else if (n.isMap() && !n.has("min") && !n.has("max")) {
+    // sweep: {cluster: {servers: [...]}}, or --set sweep.cluster.servers=...
+    n.fail("a sweep key is a whole dotted path (cluster.servers: [2, 8]); on the command line: --set "
+           "'sweep[cluster.servers]=[2,8]'");
   } else if (n.isMap()) {
     n.allowOnly({"min", "max", "factor"});
     double factor = n.has("factor") ? n.at("factor").number() : 2.0;

@@ -1,12 +1,14 @@
-// collsim-mpi sweep SCENARIO.yaml: the points of a scenario (algorithm x
-// size) spread over the MPI ranks, simulated, and gathered into the table
-// `collsim run` prints, byte for byte. A scenario with a plan: block has
+// collsim-mpi sweep SCENARIO.yaml: the runs of a scenario or a collective
+// study (point x algorithm x size) spread over the MPI ranks, simulated,
+// and gathered into the report `collsim run` prints, byte for byte. A scenario with a plan: block has
 // its layouts spread instead, gathered into the ranking `collsim plan`
 // prints.
 #include <CLI/CLI.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/collective_study.h"
+#include "sim/cli/command.h"
 #include "sim/cli/execute.h"
 #include "sim/cli/network_report.h"
 #include "sim/cli/plan_run.h"
@@ -22,9 +24,6 @@ struct SweepOptions {
   std::vector<std::string> sets;
 };
 
-// What a rank sends back per point: enough to rebuild the report's row.
-constexpr int kFields = 6; // index, finish, events, messages, bytes sent, bytes received
-
 // Every rank's text, on rank 0, rank by rank (empty on the others).
 std::vector<std::string> gatherTexts(const std::string& mine, MpiRunner& runner) {
   int length = int(mine.size());
@@ -36,15 +35,6 @@ std::vector<std::string> gatherTexts(const std::string& mine, MpiRunner& runner)
   std::vector<std::string> out;
   if (runner.rank() == 0)
     for (int r = 0; r < runner.size(); ++r) out.push_back(all.substr(std::size_t(offsets[r]), std::size_t(lengths[r])));
-  return out;
-}
-
-// Every rank's network figures, on rank 0, in the order of the gathered
-// points (rank by rank, each rank's points in order).
-std::vector<NetworkMetrics> gatherNetworks(const std::string& mine, MpiRunner& runner) {
-  std::vector<NetworkMetrics> out;
-  for (const std::string& text : gatherTexts(mine, runner))
-    for (const auto& j : nlohmann::json::parse(text)) out.push_back(networkFromJson(j));
   return out;
 }
 
@@ -75,52 +65,78 @@ int planSweep(const std::vector<Scenario>& study, OutputFormat format, MpiRunner
   return 0;
 }
 
+// What a rank sends back per run: its row's error, or the figures the
+// reports print (the rest of the row comes from the study on rank 0).
+nlohmann::json runRecord(const StudyRow& row) {
+  if (!row.error.empty()) return {{"error", row.error}};
+  const ExecutionResult& x = row.run.execution;
+  return {{"finish", x.finish},        {"events", x.events},
+          {"messages", x.messages},    {"bytes_sent", x.bytesSent},
+          {"bytes_received", x.bytesReceived}, {"network", networkJson(x.network)},
+          {"protocol", row.run.protocol}, {"channels", row.run.channels},
+          {"checked", row.run.symbolicallyChecked}};
+}
+
+void applyRunRecord(const nlohmann::json& j, const Scenario& s, StudyRow& row) {
+  if (j.contains("error")) {
+    row.error = j["error"].get<std::string>();
+    return;
+  }
+  CollectiveRun& r = row.run;
+  std::uint32_t elem = dataTypeInfo(s.dtype).bytes;
+  r.op = s.op;
+  r.algorithm = row.algorithm;
+  r.ranks = s.cluster.ranks();
+  r.dtype = s.dtype;
+  r.count = row.size / elem;
+  r.bytes = r.count * elem;
+  r.execution.finish = j["finish"].get<Time>();
+  r.execution.events = j["events"].get<std::uint64_t>();
+  r.execution.messages = j["messages"].get<std::uint64_t>();
+  r.execution.bytesSent = j["bytes_sent"].get<Bytes>();
+  r.execution.bytesReceived = j["bytes_received"].get<Bytes>();
+  r.execution.network = networkFromJson(j["network"]);
+  r.protocol = j["protocol"].get<std::string>();
+  r.channels = j["channels"].get<int>();
+  r.symbolicallyChecked = j["checked"].get<bool>();
+}
+
 int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
   OutputFormat format;
   if (!parseOutputFormat(o.format, format)) throw MpiUsageError("--format: table, json, csv or md");
   std::vector<Scenario> study = loadStudyFile(o.file, o.sets);
   if (study.front().plan) return planSweep(study, format, runner, out);
-  Scenario s = loadScenarioFile(o.file, o.sets);
-  std::vector<ScenarioPoint> points = scenarioPoints(s);
+  for (const Scenario& s : study)
+    if (s.loadError.empty() && s.training)
+      throw InputError(s.name + ": collsim-mpi sweep spreads collective scenarios and plans; run training studies "
+                                "with collsim run (all cores)");
+  std::vector<CollectiveStudyJob> jobs;
+  std::uint64_t seed = study.front().simulation.seed;
+  CollectiveStudyReport report = plannedCollectiveStudy(study, "run", seed, jobs);
 
-  std::vector<std::uint64_t> mine;
-  nlohmann::ordered_json myNetworks = nlohmann::ordered_json::array(); // per point of mine, in order
-  for (std::size_t i = std::size_t(runner.rank()); i < points.size(); i += std::size_t(runner.size())) {
-    CollectiveRun r = runPoint(s, points[i], nullptr, s.simulation.seed);
-    const ExecutionResult& x = r.execution;
-    mine.insert(mine.end(), {i, std::uint64_t(x.finish), x.events, x.messages, x.bytesSent, x.bytesReceived});
-    myNetworks.push_back(networkJson(x.network));
+  nlohmann::json mine = nlohmann::json::array();
+  for (std::size_t i = std::size_t(runner.rank()); i < jobs.size(); i += std::size_t(runner.size())) {
+    runCollectiveStudyJob(study, jobs[i], report, nullptr, seed);
+    mine.push_back({i, runRecord(report.points[jobs[i].point].rows[jobs[i].row])});
   }
-  std::vector<NetworkMetrics> networks = gatherNetworks(myNetworks.dump(), runner);
-  int count = int(mine.size());
-  std::vector<int> counts(std::size_t(runner.size())), offsets(std::size_t(runner.size()));
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int r = 1; r < runner.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  std::vector<std::uint64_t> all(runner.rank() == 0 ? points.size() * kFields : 0);
-  MPI_Gatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), offsets.data(), MPI_UINT64_T, 0,
-              MPI_COMM_WORLD);
+  std::vector<std::string> gathered = gatherTexts(mine.dump(), runner);
   if (runner.rank() != 0) return 0;
-
-  Report report = emptyReport(s, "run", s.simulation.seed);
-  report.results.resize(points.size());
-  std::uint32_t elem = dataTypeInfo(s.dtype).bytes;
-  for (std::size_t k = 0; k < all.size(); k += kFields) {
-    const ScenarioPoint& p = points[all[k]];
-    CollectiveRun& r = report.results[all[k]];
-    r.op = s.op;
-    r.algorithm = p.algorithm;
-    r.ranks = s.cluster.ranks();
-    r.dtype = s.dtype;
-    r.count = p.size / elem;
-    r.bytes = r.count * elem;
-    r.execution.finish = Time(all[k + 1]);
-    r.execution.events = all[k + 2];
-    r.execution.messages = all[k + 3];
-    r.execution.bytesSent = all[k + 4];
-    r.execution.bytesReceived = all[k + 5];
-    r.execution.network = networks[k / kFields];
+  for (const std::string& text : gathered)
+    for (const auto& entry : nlohmann::json::parse(text)) {
+      const CollectiveStudyJob& job = jobs[entry[0].get<std::size_t>()];
+      applyRunRecord(entry[1], study[job.point], report.points[job.point].rows[job.row]);
+    }
+  // One scenario prints as collsim run prints it; a study as its study report.
+  if (study.size() > 1) {
+    out << formatCollectiveStudy(report, format);
+    return report.failedRows() > 0 ? kExitSomePointsFailed : 0;
   }
-  out << formatReport(report, format);
+  Report single = report.header;
+  for (const StudyRow& row : report.points.front().rows) {
+    if (!row.error.empty()) throw InputError(row.error);
+    single.results.push_back(row.run);
+  }
+  out << formatReport(single, format);
   return 0;
 }
 

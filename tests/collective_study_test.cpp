@@ -1,0 +1,116 @@
+// Variants and sweeps of collective scenarios: every row equals the same
+// point run on its own, a sweep axis can be added from the command line,
+// and failing points keep their rows.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+#include "sim/config/config_node.h"
+
+using namespace collsim;
+using namespace collsim::testing;
+
+namespace {
+
+std::string scenarioYaml(const std::string& extra = "") {
+  return "name: study\ncluster: " + source("configs/clusters/atlas-2x8.yaml") +
+         "\nop: allreduce\nalgo: [ring, rhd]\nsizes: [64KiB, 4MiB]\n" + extra;
+}
+
+} // namespace
+
+TEST_CASE("a collective study's rows are each point run on its own, in the file's order") {
+  TempDir dir;
+  std::string study = dir.write("study.yaml", scenarioYaml("sweep:\n  cluster.servers: [2, 3]\n"));
+  std::string single = dir.write("single.yaml", scenarioYaml());
+  CliResult r = cli({"run", study, "--format", "csv"});
+  REQUIRE(r.status == 0);
+  Csv rows = Csv::parse(r.out);
+  // 2 points x 2 algorithms x 2 sizes, the swept key as a column.
+  REQUIRE(rows.rows.size() == 8);
+  CHECK(rows.header.front() == "cluster.servers");
+  std::size_t row = 0;
+  for (std::string servers : {"2", "3"}) {
+    // The oracle: the scenario without a sweep, its servers set on the
+    // command line, through the single-scenario path.
+    CliResult alone = cli({"run", single, "--set", "cluster.servers=" + servers, "--format", "csv"});
+    REQUIRE(alone.status == 0);
+    Csv expected = Csv::parse(alone.out);
+    REQUIRE(expected.rows.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i, ++row) {
+      CHECK(rows.at(row, "cluster.servers") == servers);
+      CHECK(rows.at(row, "status") == "ok");
+      for (const char* column : {"algorithm", "ranks", "bytes", "time_us", "busbw_GBps", "events", "fastest"})
+        CHECK(rows.at(row, column) == expected.at(i, column));
+    }
+  }
+}
+
+TEST_CASE("--set 'sweep[KEY.WITH.DOTS]=[...]' adds a sweep axis; variants add a column") {
+  TempDir dir;
+  std::string file = dir.write("s.yaml", scenarioYaml());
+  CliResult r = cli({"run", file, "--set", "sweep[cluster.servers]=[2,4]", "--set", "sizes=[1MiB]", "--format", "json"});
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["sweep_keys"] == nlohmann::json::array({"cluster.servers"}));
+  CHECK(doc["points"] == 2);
+  REQUIRE(doc["results"].size() == 4);
+  CHECK(doc["results"][3]["sweep"]["cluster.servers"] == "4");
+  CHECK(doc["results"][3]["ranks"] == 32);
+  // Exactly one algorithm is the fastest at each point and size.
+  CHECK(doc["results"][0]["fastest"] != doc["results"][1]["fastest"]);
+
+  std::string variants = dir.write("v.yaml", scenarioYaml("variants:\n  - {name: slow, set: {cluster.roce.bandwidth: "
+                                                          "25Gbps}}\n  - {name: fast, set: {}}\n"));
+  CliResult table = cli({"run", variants, "--set", "sizes=[16MiB]"});
+  REQUIRE(table.status == 0);
+  CHECK(contains(table.out, "variant"));
+  CHECK(contains(table.out, "slow"));
+  CHECK(contains(table.out, "(2 points; time_us per algorithm; * = fastest)"));
+
+  CliResult bad = cli({"run", file, "--set", "sweep[cluster.servers=[2,4]"});
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "'[' without ']'"));
+}
+
+TEST_CASE("a bracketed key keeps its dots; malformed paths are refused") {
+  CHECK(splitKeyPath("a.b[c.d].e", "t") == std::vector<std::string>{"a", "b", "c.d", "e"});
+  CHECK(splitKeyPath("sweep[cluster.servers]", "t") == std::vector<std::string>{"sweep", "cluster.servers"});
+  CHECK(splitKeyPath("a[b][c]", "t") == std::vector<std::string>{"a", "b", "c"});
+  CHECK(splitKeyPath("cluster.servers", "t") == std::vector<std::string>{"cluster", "servers"});
+  for (std::string bad : {"a[b", "a]b", "a[]", "a[b]c", "a.", "a..b", ".a"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(splitKeyPath(bad, "t"), ConfigError);
+  }
+}
+
+TEST_CASE("a collective study keeps failing points' rows (exit 3); every point failing is exit 2") {
+  TempDir dir;
+  // 0 servers is out of range, and one server has no second level for
+  // hier:ring+rhd: both points fail as they load; the third runs.
+  std::string file = dir.write("s.yaml", scenarioYaml("sweep:\n  cluster.servers: [0, 1, 2]\n"));
+  CliResult r = cli({"run", file, "--set", "algo=[ring, 'hier:ring+rhd']", "--set", "sizes=[1MiB]", "--format", "json"});
+  CHECK(r.status == 3);
+  CHECK(contains(r.err, "2 of 4 runs failed"));
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["failed"] == 2);
+  REQUIRE(doc["results"].size() == 4);
+  CHECK(doc["results"][0]["status"] == "failed");
+  CHECK(contains(doc["results"][0]["error"].get<std::string>(), "0 is out of range"));
+  CHECK(contains(doc["results"][1]["error"].get<std::string>(), "needs a cluster of several servers"));
+  CHECK(doc["results"][2]["status"] == "ok");
+  CHECK(doc["results"][3]["algorithm"] == "hier:ring+rhd");
+  CHECK(doc["results"][3]["fastest"] == true);
+  CliResult table = cli({"run", file, "--set", "algo=[ring, 'hier:ring+rhd']", "--set", "sizes=[1MiB]"});
+  CHECK(table.status == 3);
+  CHECK(contains(table.out, "# failed: cluster.servers=1: "));
+  CliResult csv = cli({"run", file, "--set", "algo=[ring, 'hier:ring+rhd']", "--set", "sizes=[1MiB]", "--format", "csv"});
+  CHECK(csv.status == 3);
+  CHECK(Csv::parse(csv.out).at(1, "status") == "failed");
+
+  CliResult all = cli({"run", file, "--set", "sweep[cluster.servers]=[0]"});
+  CHECK(all.status == 2);
+  CHECK(contains(all.err, "0 is out of range"));
+}
