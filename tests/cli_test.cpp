@@ -220,6 +220,35 @@ TEST_CASE("collsim algorithms lists every registry entry with its cost") {
   for (const auto& a : doc["algorithms"]) CHECK(!a["cost"].get<std::string>().empty());
 }
 
+TEST_CASE("algorithms --cluster lists what runs there, hierarchies included; --algo all runs them, flat not") {
+  const std::string two = source("configs/clusters/atlas-2x8.yaml"), one = source("configs/clusters/hccs-ring-8.yaml");
+  CliResult r = cli({"algorithms", "--cluster", two, "--op", "allreduce", "--format", "json"});
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  std::vector<std::string> hier = doc["hierarchical"]["allreduce"].get<std::vector<std::string>>();
+  CHECK(std::find(hier.begin(), hier.end(), "hier:ring+rhd") != hier.end());
+  CHECK(std::find(hier.begin(), hier.end(), "hierpipe:mesh+nhr") != hier.end());
+  // nvls needs a switch that reduces: atlas-2x8 has none, so no part of a hierarchy is nvls.
+  for (const auto& name : hier) CHECK(name.find("nvls") == std::string::npos);
+  CliResult single = cli({"algorithms", "--cluster", one, "--op", "allreduce", "--format", "json"});
+  CHECK(nlohmann::json::parse(single.out)["hierarchical"].empty());
+
+  // --algo all on two servers: the flat ones and every listed hierarchy, each run.
+  CliResult all = cli({"perf", "--cluster", two, "--algo", "all", "-b", "64KiB", "-e", "64KiB", "--format", "csv"});
+  REQUIRE(all.status == 0);
+  Csv rows = Csv::parse(all.out);
+  CliResult flat = cli({"perf", "--cluster", two, "--algo", "flat", "-b", "64KiB", "-e", "64KiB", "--format", "csv"});
+  REQUIRE(flat.status == 0);
+  std::size_t flatCount = Csv::parse(flat.out).rows.size();
+  CHECK(rows.rows.size() == flatCount + hier.size());
+  CHECK(rows.at(flatCount, "algorithm") == hier.front());
+  for (std::size_t i = 0; i < rows.rows.size(); ++i) CHECK(std::stod(rows.at(i, "time_us")) > 0);
+  // One server: all is the flat list.
+  CliResult oneAll = cli({"perf", "--cluster", one, "--algo", "all", "-b", "64KiB", "-e", "64KiB", "--format", "csv"});
+  CliResult oneFlat = cli({"perf", "--cluster", one, "--algo", "flat", "-b", "64KiB", "-e", "64KiB", "--format", "csv"});
+  CHECK(oneAll.out == oneFlat.out);
+}
+
 TEST_CASE("--algo all compares algorithms per size and marks the fastest") {
   CliResult r = cli({"perf", "--cluster", source("configs/clusters/hccs-mesh-8.yaml"), "--algo", "all", "-b", "1MiB",
                      "-e", "1MiB", "--format", "json"});

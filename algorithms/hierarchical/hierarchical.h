@@ -33,6 +33,11 @@ struct HierarchyChoice {
 // Returns false if `name` is none of these forms.
 bool parseHierarchyName(const std::string& name, HierarchyChoice& out);
 
+// Every hierarchical name for `op`: hier:A+B (and hierpipe:A+B where
+// slicing keeps the collective what it is) for each A that exists for all of
+// the server level's collectives and each B for the level between servers.
+std::vector<std::string> hierarchyNames(Collective op);
+
 // The registry entry of a hierarchical `op` (AllReduce, ReduceScatter,
 // AllGather, Broadcast); nothing if the level algorithms do not exist.
 std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyChoice& choice, const std::string& name);

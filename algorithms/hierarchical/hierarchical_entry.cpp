@@ -61,6 +61,28 @@ bool parseHierarchyName(const std::string& name, HierarchyChoice& out) {
   return true;
 }
 
+std::vector<std::string> hierarchyNames(Collective op) {
+  auto phases = levelCollectives(op);
+  if (!phases) return {};
+  // The names that exist for every collective of a level, in registry order.
+  auto common = [](const std::vector<Collective>& ops) {
+    std::vector<std::string> names;
+    for (const auto* registry : {&algorithmRegistry(), &inNetworkRegistry()})
+      for (const AlgorithmEntry& e : *registry)
+        if (e.op == ops.front() && std::all_of(ops.begin(), ops.end(), [&](Collective c) { return findAlgorithm(c, e.name); }))
+          names.emplace_back(e.name);
+    return names;
+  };
+  std::vector<std::string> out;
+  const bool sliceable = op == Collective::AllReduce || op == Collective::Broadcast;
+  for (const char* head : {"hier", "hierpipe"}) {
+    if (std::string(head) == "hierpipe" && !sliceable) continue;
+    for (const auto& a : common(phases->intra))
+      for (const auto& b : common(phases->inter)) out.push_back(std::string(head) + ":" + a + "+" + b);
+  }
+  return out;
+}
+
 std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyChoice& c, const std::string& name) {
   auto phases = levelCollectives(op);
   if (!phases) return std::nullopt;

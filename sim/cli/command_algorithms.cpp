@@ -1,22 +1,51 @@
 // collsim algorithms: what the registry holds, as a table or JSON.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "algorithms/core/registry.h"
+#include "algorithms/hierarchical/hierarchical.h"
+#include "sim/config/cluster_config.h"
+#include "sim/run/resolve_algorithm.h"
 #include "sim/cli/command.h"
 
 namespace collsim {
 namespace {
 
 struct ListOptions {
-  std::string op, format = "table";
+  std::string op, format = "table", cluster;
+  std::vector<std::string> sets;
 };
+
+// Every collective, or the one --op names.
+std::vector<Collective> collectivesListed(const ListOptions& o) {
+  std::vector<Collective> ops;
+  for (const auto& name : collectiveNames()) {
+    Collective c{};
+    parseCollective(name, c);
+    if (o.op.empty() || o.op == name) ops.push_back(c);
+  }
+  return ops;
+}
 
 int list(const ListOptions& o, CliStreams io) {
   Collective filter{};
   if (!o.op.empty() && !parseCollective(o.op, filter)) throw UsageError("--op: unknown collective '" + o.op + "'");
-  auto wanted = [&](const AlgorithmEntry& e) { return o.op.empty() || e.op == filter; };
+  std::optional<Cluster> cluster;
+  if (!o.cluster.empty()) cluster = loadClusterFile(o.cluster, o.sets).cluster;
+  // With --cluster, only what can run on it.
+  auto wanted = [&](const AlgorithmEntry& e) {
+    return (o.op.empty() || e.op == filter) && (!cluster || resolveAlgorithm(e.op, e.name, *cluster));
+  };
+  // On a cluster of several servers, the hierarchies that can run on it.
+  auto hierarchies = [&](Collective op) {
+    std::vector<std::string> names;
+    if (cluster && cluster->servers > 1)
+      for (const auto& name : hierarchyNames(op))
+        if (resolveAlgorithm(op, name, *cluster)) names.push_back(name);
+    return names;
+  };
   // Rank counts every entry is asked about, to show what it supports.
   const int probes[] = {1, 2, 3, 7, 8, 64, 4096};
   auto supports = [&](const AlgorithmEntry& e) {
@@ -34,7 +63,15 @@ int list(const ListOptions& o, CliStreams io) {
       if (wanted(e))
         all.push_back({{"op", collectiveName(e.op)}, {"algorithm", e.name}, {"summary", e.summary},
                        {"cost", e.formula}, {"supports", supports(e)}});
-    io.out << nlohmann::ordered_json{{"algorithms", all}}.dump(2) << "\n";
+    nlohmann::ordered_json doc{{"algorithms", all}};
+    if (cluster) {
+      doc["cluster"] = cluster->name;
+      nlohmann::ordered_json h = nlohmann::ordered_json::object();
+      for (Collective op : collectivesListed(o))
+        if (auto names = hierarchies(op); !names.empty()) h[collectiveName(op)] = names;
+      doc["hierarchical"] = h;
+    }
+    io.out << doc.dump(2) << "\n";
     return 0;
   }
   if (o.format != "table") throw UsageError("--format: '" + o.format + "' is not table or json");
@@ -47,6 +84,18 @@ int list(const ListOptions& o, CliStreams io) {
        << "    " << e.summary << "\n"
        << "    cost: " << e.formula << "\n";
   }
+  if (cluster) {
+    os << "# on " << cluster->name << " (" << cluster->description << ")"
+       << (cluster->servers > 1 ? ", with the hierarchies (hier:A+B; hierpipe:A+B pipelines slices):\n"
+                                : ": one server, no hierarchies\n");
+    for (Collective op : collectivesListed(o)) {
+      std::vector<std::string> names = hierarchies(op);
+      if (names.empty()) continue;
+      os << collectiveName(op) << " hierarchical (" << names.size() << "):";
+      for (std::size_t i = 0; i < names.size(); ++i) os << (i % 6 == 0 ? "\n    " : " ") << names[i];
+      os << "\n";
+    }
+  }
   io.out << os.str();
   return 0;
 }
@@ -58,6 +107,8 @@ Command addAlgorithmsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("algorithms", "list the algorithms, what they support and their closed-form cost");
   cmd->add_option("--op", o->op, "only this collective");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  cmd->add_option("--cluster", o->cluster, "only what runs on this cluster, with its hierarchical compositions");
+  cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
   return {cmd, [o](CliStreams io) { return list(*o, io); }};
 }
 

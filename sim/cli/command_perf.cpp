@@ -39,13 +39,16 @@ int perf(const PerfOptions& p, CliStreams io) {
   if (!parseCollective(p.op, s.op))
     throw UsageError("--op: unknown collective '" + p.op + "' (expected one of: " + joinNames(collectiveNames()) + ")");
   for (const auto& a : p.algos) {
-    std::vector<std::string> names = a == "all" ? algorithmNames(s.op) : std::vector<std::string>{a};
+    std::vector<std::string> names = algorithmsNamedBy(s.op, a, s.cluster);
+    if (names.empty()) names = {a};
     for (const auto& name : names)
       if (std::find(s.algorithms.begin(), s.algorithms.end(), name) == s.algorithms.end()) s.algorithms.push_back(name);
   }
   for (const auto& a : s.algorithms) requireAlgorithm(s.op, a, s.cluster, "--algo");
   s.name = p.op;
-  for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
+  if (s.algorithms.size() > 8) s.name += ", " + std::to_string(s.algorithms.size()) + " algorithms";
+  else
+    for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
   if (!parseDataType(p.dtype, s.dtype))
     throw UsageError("--dtype: unknown type '" + p.dtype + "' (expected one of: " + joinNames(dataTypeNames()) + ")");
   if (p.root < 0 || p.root >= s.cluster.ranks()) throw UsageError("--root: no rank " + std::to_string(p.root));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "algorithms/hierarchical/hierarchical.h"
 #include "sim/core/input_error.h"
 #include "sim/run/simulate.h"
 
@@ -42,6 +43,15 @@ ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const
   }
   r.entry = std::move(entry);
   return r;
+}
+
+std::vector<std::string> algorithmsNamedBy(Collective op, const std::string& word, const Cluster& cluster) {
+  if (word != "all" && word != "flat") return {};
+  std::vector<std::string> names = algorithmNames(op);
+  if (word == "all" && cluster.servers > 1)
+    for (const std::string& name : hierarchyNames(op))
+      if (resolveAlgorithm(op, name, cluster)) names.push_back(name);
+  return names;
 }
 
 AlgorithmEntry requireAlgorithm(Collective op, const std::string& name, const Cluster& cluster,

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "algorithms/core/registry.h"
 #include "topologies/cluster.h"
@@ -23,6 +24,12 @@ struct ResolvedAlgorithm {
 // `name` for `op` on every rank of `cluster`: "no algorithm 'x' for
 // broadcast (available: ring, dbtree)" or "mesh cannot run on 7 ranks: ...".
 ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const Cluster& cluster);
+
+// What `all` and `flat` stand for in --algo and a scenario's algo: `flat`
+// the registry's algorithms for `op`; `all` those and, on a cluster of
+// several servers, every hierarchical composition (hier:A+B, hierpipe:A+B)
+// that can run on it. Empty for any other word.
+std::vector<std::string> algorithmsNamedBy(Collective op, const std::string& word, const Cluster& cluster);
 
 // The same, throwing InputError with `where` ("--algo", "file:3:7: algo")
 // in front of the problem.

@@ -62,9 +62,11 @@ std::vector<Bytes> loadSizes(const ConfigNode& n) {
 
 void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
   std::vector<ConfigNode> algos = algo.isSequence() ? algo.items() : std::vector<ConfigNode>{algo};
-  if (algos.size() == 1 && algos[0].isScalar() && algos[0].text() == "all") {
-    s.algorithms = algorithmNames(s.op);
-    algos.clear();
+  if (algos.size() == 1 && algos[0].isScalar()) {
+    if (std::vector<std::string> named = algorithmsNamedBy(s.op, algos[0].text(), s.cluster); !named.empty()) {
+      s.algorithms = named;
+      algos.clear();
+    }
   }
   for (const ConfigNode& a : algos) {
     std::string name = a.text();
