@@ -52,8 +52,8 @@ measure() {
   done
   wall=$(printf "%s\n" "${walls[@]}" | median)
   peak=$(printf "%s\n" "${peaks[@]}" | median)
-  events=$(awk -F, 'NR == 2 {print $10}' "$tmp/out.csv")
-  simtime=$(awk -F, 'NR == 2 {print $7}' "$tmp/out.csv")
+  events=$(awk -F, '!/^#/ && ++n == 2 {print $10}' "$tmp/out.csv") # after the provenance line and the header
+  simtime=$(awk -F, '!/^#/ && ++n == 2 {print $7}' "$tmp/out.csv")
 }
 
 printf "%-7s %-8s %-8s %10s %12s %12s %10s %14s\n" ranks size segment wall_s events Mevents/s peak_MiB sim_time_us
@@ -171,6 +171,6 @@ echo "Selector check on a 2,000-point grid (every candidate simulated at every p
 /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim selector check --rules configs/selector/hccl-910b.yaml \
   --grid scenarios/selector-grid-2000.yaml --format csv > "$tmp/grid.csv"
 read -r wall peak < "$tmp/time"
-awk -v wall="$wall" -v peak="$peak" -v points="$(($(wc -l < "$tmp/grid.csv") - 1))" \
+awk -v wall="$wall" -v peak="$peak" -v points="$(($(grep -vc '^#' "$tmp/grid.csv") - 1))" \
   'BEGIN { printf "%d points: %.1f s wall, %.1f MiB peak (one run)\n", points, wall, peak / 1024 }'
 echo "(median of $runs runs each; $(nproc) cores; $(date -u +%Y-%m-%d))"

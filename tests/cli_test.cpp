@@ -93,7 +93,7 @@ TEST_CASE("csv and md formats carry the same rows") {
   CliResult csv = cli({"run", source("tests/data/small.yaml"), "--format", "csv"});
   REQUIRE(csv.status == 0);
   CHECK(csv.err.empty());
-  std::vector<std::string> rows = lines(csv.out);
+  std::vector<std::string> rows = lines(afterProvenance(csv.out));
   REQUIRE(rows.size() == 1 + 3); // 1 KiB, 32 KiB, 1 MiB
   CHECK(rows[0] == "op,algorithm,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps,events,messages,fastest");
   CliResult md = cli({"run", source("tests/data/small.yaml"), "--format", "md"});

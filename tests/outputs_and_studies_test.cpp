@@ -55,7 +55,7 @@ TEST_CASE("--out replaces a regular file atomically and keeps its permissions") 
   CliResult r = cli({"run", kSmall, "--format", "csv", "--out", out});
   REQUIRE(r.status == 0);
   CHECK(r.out.empty());
-  CHECK(slurp(out).rfind("op,algorithm,ranks,bytes", 0) == 0);
+  CHECK(afterProvenance(slurp(out)).rfind("op,algorithm,ranks,bytes", 0) == 0);
   CHECK((fs::status(out).permissions() & fs::perms::all) ==
         (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
   CHECK(strays(dir, {"r.csv"}).empty());
@@ -67,7 +67,7 @@ TEST_CASE("--out through a symlink replaces its target and keeps the link") {
   fs::create_symlink(target, dir / "link.csv");
   REQUIRE(cli({"run", kSmall, "--format", "csv", "--out", dir / "link.csv"}).status == 0);
   CHECK(fs::is_symlink(dir / "link.csv"));
-  CHECK(slurp(target).rfind("op,algorithm", 0) == 0);
+  CHECK(afterProvenance(slurp(target)).rfind("op,algorithm", 0) == 0);
 }
 
 TEST_CASE("a symlink planted at PATH.tmp is never followed") {
@@ -76,7 +76,7 @@ TEST_CASE("a symlink planted at PATH.tmp is never followed") {
   fs::create_symlink(victim, dir / "r.csv.tmp");
   REQUIRE(cli({"run", kSmall, "--format", "csv", "--out", dir / "r.csv"}).status == 0);
   CHECK(slurp(victim) == "precious\n");
-  CHECK(slurp(dir / "r.csv").rfind("op,algorithm", 0) == 0);
+  CHECK(afterProvenance(slurp(dir / "r.csv")).rfind("op,algorithm", 0) == 0);
 }
 
 TEST_CASE("--out into a FIFO writes straight into it and leaves it a FIFO") {
@@ -88,7 +88,7 @@ TEST_CASE("--out into a FIFO writes straight into it and leaves it a FIFO") {
   CliResult r = cli({"run", kSmall, "--format", "csv", "--out", fifo});
   reader.join();
   CHECK(r.status == 0);
-  CHECK(received.rfind("op,algorithm", 0) == 0);
+  CHECK(afterProvenance(received).rfind("op,algorithm", 0) == 0);
   CHECK(fs::is_fifo(fifo));
   CHECK(strays(dir, {"pipe"}).empty());
 }
@@ -169,7 +169,8 @@ TEST_CASE("one failing study point keeps its row and the others complete (exit 3
   CHECK(contains(table.out, "# 1 point(s) failed:"));
   CliResult csv = cli({"run", study, "--set", "algo=hier:ring+ring", "--format", "csv"});
   CHECK(csv.status == 3);
-  CHECK(contains(csv.out.substr(0, csv.out.find('\n')), "status"));
+  std::string body = afterProvenance(csv.out);
+  CHECK(contains(body.substr(0, body.find('\n')), "status"));
 }
 
 TEST_CASE("a study whose every point fails is an input error (exit 2)") {
@@ -212,7 +213,7 @@ TEST_CASE("--resume continues an interrupted study and gives the same results as
   CHECK(!fs::exists(journal)); // done: the journal is gone
   CliResult fresh = cli({"run", study, "--format", "csv"});
   REQUIRE(fresh.status == 0);
-  CHECK(slurp(out) == fresh.out);
+  CHECK(afterProvenance(slurp(out)) == afterProvenance(fresh.out)); // the command lines differ (--resume)
 }
 
 TEST_CASE("--resume refuses partial results of another study, and needs --out") {
@@ -364,4 +365,34 @@ TEST_CASE("the step table's MFU and tokens/s follow from the model's FLOPs and s
   auto llama = point({"--set", "training.model=" + source("configs/models/llama3-8b.yaml")});
   CHECK(llama["tokens_per_s"].get<double>() == doctest::Approx(8192 * llama["samples_per_s"].get<double>()));
   CHECK(llama["mfu"].get<double>() > 0);
+}
+
+TEST_CASE("every result names its collsim and command line, and JSON holds the input as it ran: rerun, same results") {
+  TempDir dir;
+  const std::vector<std::string> args = {"run", kSmall, "--set", "sizes=[4KiB, 64KiB]", "--set", "cluster.hccs.latency=2us"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return cli(a);
+  };
+  CliResult json = with({"--format", "json"});
+  REQUIRE(json.status == 0);
+  auto doc = nlohmann::ordered_json::parse(json.out);
+  CHECK(doc.begin().key() == "collsim_version");
+  CHECK(doc["collsim_version"] == COLLSIM_VERSION_STRING);
+  CHECK(doc["command_line"] == "collsim run " + kSmall + " --set 'sizes=[4KiB, 64KiB]' --set cluster.hccs.latency=2us --format json");
+  std::string input = doc["resolved_input"].get<std::string>();
+  CHECK(contains(input, "latency: 2us"));
+  // The resolved input, run as it is, gives the same results.
+  std::string rerun = dir.write("rerun.yaml", input);
+  CliResult again = cli({"run", rerun, "--format", "json"});
+  REQUIRE(again.status == 0);
+  auto second = nlohmann::json::parse(again.out);
+  CHECK(second["results"] == nlohmann::json::parse(json.out)["results"]);
+  CHECK(second["results"].size() == 2);
+
+  std::string stamp = std::string("# collsim ") + COLLSIM_VERSION_STRING + ": collsim run ";
+  CHECK(with({}).out.rfind(stamp, 0) == 0);
+  CHECK(with({"--format", "csv"}).out.rfind(stamp, 0) == 0);
+  CHECK(with({"--format", "md"}).out.rfind(std::string("<!-- collsim ") + COLLSIM_VERSION_STRING + ": collsim run ", 0) == 0);
 }

@@ -55,13 +55,22 @@ inline CliResult cli(std::vector<std::string> args) {
   return {status, out.str(), err.str()};
 }
 
+// The output without its provenance line ("# collsim VERSION: COMMAND"),
+// which must be there.
+inline std::string afterProvenance(const std::string& text) {
+  if (text.rfind("# collsim ", 0) != 0) return "(no provenance line) " + text;
+  return text.substr(text.find('\n') + 1);
+}
+
 // CSV as collsim writes it (RFC 4180: quoted fields may hold commas,
 // quotes doubled), read by column name.
 struct Csv {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
 
-  static Csv parse(const std::string& text) {
+  // Leading "# ..." lines (collsim's provenance comment) are skipped.
+  static Csv parse(std::string text) {
+    while (text.rfind("#", 0) == 0) text.erase(0, text.find('\n') == std::string::npos ? text.size() : text.find('\n') + 1);
     Csv csv;
     std::vector<std::string> record;
     std::string field;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command.h"
+#include "sim/cli/provenance.h"
 #include "sim/core/printable.h"
 #include "sim/config/config_node.h"
 #include "version.h"
@@ -32,6 +33,7 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
     return 2;
   }
 
+  io.commandLine = commandLineOf(argc, argv);
   try {
     for (const Command& c : commands)
       if (c.app->parsed()) return c.run(io);

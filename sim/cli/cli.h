@@ -14,6 +14,7 @@ struct CliStreams {
   std::ostream& out;
   std::ostream& err;
   bool progress = false; // show a progress line on err (a terminal)
+  std::string commandLine = {}; // as typed (runCli sets it), for the results' provenance
 };
 
 int runCli(int argc, const char* const* argv, CliStreams io);

@@ -9,6 +9,7 @@
 #include "sim/cli/execute.h"
 #include "sim/cli/execute_training.h"
 #include "sim/cli/output_file.h"
+#include "sim/cli/provenance.h"
 #include "sim/cli/study_journal.h"
 #include "sim/core/parallel.h"
 #include "sim/config/cluster_config.h"
@@ -64,13 +65,17 @@ void emit(const std::string& text, const std::string& outPath, CliStreams io) {
 }
 
 // --out and --trace, checked before the simulation and written together after it.
+// The results carry their provenance (provenance.h).
 struct PlannedOutputs {
   std::optional<OutputFile> out, trace;
-  explicit PlannedOutputs(const OutputOptions& o) {
+  OutputFormat format;
+  std::string resolvedInput;
+  explicit PlannedOutputs(const OutputOptions& o) : format(outputFormatOf(o)), resolvedInput(o.resolvedInput) {
     if (!o.out.empty()) out = OutputFile::check("--out", o.out);
     if (!o.trace.empty()) trace = OutputFile::check("--trace", o.trace);
   }
-  void write(const std::string& text, const TraceRecorder& recorder, CliStreams io) const {
+  void write(const std::string& report, const TraceRecorder& recorder, CliStreams io) const {
+    std::string text = withProvenance(report, format, io.commandLine, resolvedInput);
     std::vector<std::pair<OutputFile, std::string>> files;
     if (trace) files.emplace_back(*trace, recorder.json());
     if (out) files.emplace_back(*out, text);

@@ -63,6 +63,7 @@ struct OutputOptions {
   bool estimateOnly = false; // --estimate: print the estimate, simulate nothing
   bool resume = false;       // --resume: continue a study from --out's partial results
   std::string fingerprint;   // identifies the study for --resume (set by the command)
+  std::string resolvedInput; // the scenario (or cluster) as it ran, for provenance (set by the command)
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
 

@@ -3,6 +3,7 @@
 // (sim/validation/calibrate.h).
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/provenance.h"
 #include "sim/cli/command.h"
 #include "sim/cli/comparison_report.h"
 #include "sim/cli/output_file.h"
@@ -52,12 +53,12 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
     j["before"] = {{"median_abs_error", r.before.medianAbsError}, {"max_abs_error", r.before.maxAbsError}};
     j["evaluations"] = r.evaluations;
     if (out) j["out"] = o.out;
-    io.out << j.dump(2) << "\n";
+    io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
     return 0;
   }
   TextTable fitted({"parameter", "value"});
   for (const auto& [k, v] : r.fitted) fitted.add({k, k == "launch" ? fixed(v, 3) + "us" : fixed(v, 4)});
-  io.out << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
+  io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
          << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);
   return 0;
 }

@@ -2,6 +2,7 @@
 // prediction of the same collective on a cluster (sim/validation/compare.h).
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/provenance.h"
 #include "sim/cli/command.h"
 #include "sim/cli/comparison_report.h"
 #include "sim/core/text_list.h"
@@ -33,9 +34,12 @@ int run(const CompareCliOptions& o, CliStreams io) {
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
   Comparison c = compareWithMeasured(curve, op, setup, options);
-  io.out << (o.format == "json" ? comparisonJson(curve, c, setup.cluster.name).dump(2) + "\n"
-             : o.format == "csv" ? comparisonCsv(c)
-                                 : comparisonTable(curve, c, setup.cluster.name));
+  std::string text = o.format == "json" ? comparisonJson(curve, c, setup.cluster.name).dump(2) + "\n"
+                     : o.format == "csv" ? comparisonCsv(c)
+                                         : comparisonTable(curve, c, setup.cluster.name);
+  OutputFormat format = OutputFormat::Table;
+  parseOutputFormat(o.format, format);
+  io.out << withProvenance(text, format, io.commandLine, setup.resolvedYaml);
   return 0;
 }
 

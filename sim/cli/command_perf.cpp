@@ -36,6 +36,8 @@ int perf(const PerfOptions& p, CliStreams io) {
   s.cluster = std::move(setup.cluster);
   s.roce = std::move(setup.roce);
   s.library = std::move(setup.library);
+  OutputOptions output = p.output;
+  output.resolvedInput = setup.resolvedYaml; // the cluster as it ran
   if (!parseCollective(p.op, s.op))
     throw UsageError("--op: unknown collective '" + p.op + "' (expected one of: " + joinNames(collectiveNames()) + ")");
   for (const auto& a : p.algos) {
@@ -72,7 +74,7 @@ int perf(const PerfOptions& p, CliStreams io) {
     s.name = p.op;
     for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
   }
-  return simulateAndReport(s, "perf", p.output, io);
+  return simulateAndReport(s, "perf", output, io);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command.h"
+#include "sim/cli/provenance.h"
 #include "sim/cli/execute_training.h"
 #include "sim/cli/plan_run.h"
 #include "sim/cli/progress.h"
@@ -32,7 +33,8 @@ int runPlan(const std::string& file, std::size_t top, const OutputOptions& o, Cl
       [&](std::size_t done) { progress.show(done); });
   progress.clear();
   rankPlans(work);
-  emit(formatPlanReport(work.report, format), o.out, io);
+  std::string resolved = study.front().resolvedYaml ? *study.front().resolvedYaml : "";
+  emit(withProvenance(formatPlanReport(work.report, format), format, io.commandLine, resolved), o.out, io);
   return 0;
 }
 

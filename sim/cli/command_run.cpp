@@ -46,6 +46,7 @@ Command addRunCommand(CLI::App& app) {
             for (Scenario& s : study)
               if (s.loadError.empty()) applyHcclEnv(o->env, s, io, first), first = false;
             o->output.fingerprint = studyFingerprint(o->file, o->output, o->env);
+            if (study.front().resolvedYaml) o->output.resolvedInput = *study.front().resolvedYaml;
             return simulateStudyAndReport(study, "run", o->output, io);
           }};
 }

@@ -10,9 +10,9 @@
 namespace collsim {
 namespace {
 
-std::string ms(Time t) { return fixed(toMicroseconds(t) / 1e3, 1); }
+std::string stepMs(Time t) { return fixed(toMicroseconds(t) / 1e3, 1); }
 double gibOf(Bytes b) { return double(b) / double(1ULL << 30); }
-std::string gib(Bytes b) { return fixed(gibOf(b), 1); }
+std::string memoryGib(Bytes b) { return fixed(gibOf(b), 1); }
 
 // Expert parallelism gets columns only where some layout has it.
 bool anyExperts(const PlanReport& r) {
@@ -59,13 +59,13 @@ TextTable planTable(const PlanReport& r) {
     const StepResult& s = p.step;
     const StepBreakdown& b = s.breakdown;
     Bytes memory = p.candidate.memory.total();
-    for (std::string c : {ms(s.iteration), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
-                          s.mfu() > 0 ? percent(s.mfu()) : "-", gib(memory),
-                          r.deviceMemory ? fixed(gibOf(r.deviceMemory) - gibOf(memory), 1) : "-", ms(b.compute),
-                          ms(b.tensorParallel)})
+    for (std::string c : {stepMs(s.iteration), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
+                          s.mfu() > 0 ? percent(s.mfu()) : "-", memoryGib(memory),
+                          r.deviceMemory ? fixed(gibOf(r.deviceMemory) - gibOf(memory), 1) : "-", stepMs(b.compute),
+                          stepMs(b.tensorParallel)})
       row.push_back(std::move(c));
-    if (experts) row.push_back(ms(b.expertParallel));
-    for (Time x : {b.pipeline, b.bubble, b.dataParallel, b.optimizer}) row.push_back(ms(x));
+    if (experts) row.push_back(stepMs(b.expertParallel));
+    for (Time x : {b.pipeline, b.bubble, b.dataParallel, b.optimizer}) row.push_back(stepMs(x));
     t.add(std::move(row));
   }
   return t;

@@ -217,7 +217,11 @@ ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::str
   auto origins = std::make_shared<ConfigOrigins>(file);
   YAML::Node root = loadYamlFile(file, "a cluster file");
   for (const auto& o : overrides) applyClusterOverride(root, o, *origins);
-  return loadCluster(ConfigNode(root, origins));
+  ClusterSetup setup = loadCluster(ConfigNode(root, origins));
+  YAML::Emitter emitter;
+  emitter << root;
+  setup.resolvedYaml = std::string(emitter.c_str()) + "\n";
+  return setup;
 }
 
 } // namespace collsim

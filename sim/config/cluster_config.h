@@ -28,6 +28,7 @@ struct ClusterSetup {
   Cluster cluster;
   RoceModel roce;
   LibraryModel library = {}; // `library:`, ideal when absent
+  std::string resolvedYaml = {}; // loadClusterFile: the file with its overrides, for provenance
 };
 
 // Throws ConfigError (with the place in the file), also when PFC is on and a

@@ -253,6 +253,16 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
   auto studyOrigins = std::make_shared<ConfigOrigins>(label);
   YAML::Node study = readStudyRoot(yaml, label, baseDir, overrides, studyOrigins);
   std::vector<StudyPoint> points = expandStudy(ConfigNode(study, studyOrigins));
+  std::shared_ptr<const std::string> resolved;
+  { // The study with every --set applied, for its results' provenance.
+    auto origins = std::make_shared<ConfigOrigins>(label);
+    YAML::Node root = readStudyRoot(yaml, label, baseDir, overrides, origins);
+    for (const auto& o : overrides)
+      if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o)) applyOverride(root, o, *origins);
+    YAML::Emitter emitter;
+    emitter << root;
+    resolved = std::make_shared<const std::string>(std::string(emitter.c_str()) + "\n");
+  }
   std::vector<Scenario> scenarios;
   for (const StudyPoint& point : points) {
     auto origins = std::make_shared<ConfigOrigins>(label);
@@ -266,6 +276,7 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
         applyOverride(root, o, *origins);
     try {
       scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
+      scenarios.back().resolvedYaml = resolved;
     } catch (const ConfigError& e) {
       if (points.size() == 1) throw;
       Scenario failed;
@@ -273,6 +284,7 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
       failed.variant = point.variant;
       failed.sweepValues = point.sweepValues;
       failed.loadError = e.what();
+      failed.resolvedYaml = resolved;
       scenarios.push_back(std::move(failed));
     }
   }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,6 +79,9 @@ struct Scenario {
   // A study point whose keys could not be read: why (the point is reported
   // as failed; the study fails as a whole only if every point does).
   std::string loadError;
+  // The study as it ran, to rerun it: its YAML with files inlined and every
+  // --set applied (the same text for all its points).
+  std::shared_ptr<const std::string> resolvedYaml;
 };
 
 // `overrides` are "key.path=value" strings from --set, applied to every
