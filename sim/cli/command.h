@@ -45,6 +45,7 @@ Command addHcclEnvCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 Command addPlanCommand(CLI::App& app);
+Command addTopologyCommand(CLI::App& app);
 
 // Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
 // -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.

@@ -1,0 +1,188 @@
+// collsim topology CLUSTER: the cluster as built, to inspect before a study:
+// its links by kind, where each device leaves its server, the fabric's
+// tiers with their oversubscription, the bandwidth across the middle, and
+// (--route A B) the path between two ranks. Table, JSON or Graphviz dot.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "sim/cli/command.h"
+#include "sim/cli/provenance.h"
+#include "sim/cli/text_table.h"
+#include "sim/config/cluster_config.h"
+#include "sim/network/topology_figures.h"
+
+namespace collsim {
+namespace {
+
+struct TopologyOptions {
+  std::string cluster, format = "table";
+  std::vector<std::string> sets;
+  std::vector<int> route;
+};
+
+const char* nodeKindName(NodeKind k) {
+  switch (k) {
+  case NodeKind::Device: return "device";
+  case NodeKind::Switch: return "switch";
+  case NodeKind::Nic: return "nic";
+  case NodeKind::ServerSwitch: return "server-switch";
+  }
+  return "?";
+}
+
+std::string gigabytesPerSecond(double bytesPerSecond) { return fixed(bytesPerSecond / 1e9, 1) + " GB/s"; }
+
+// Links grouped by (type, bandwidth, latency).
+struct LinkGroup {
+  std::string type;
+  LinkParams params;
+  int count = 0;
+};
+std::vector<LinkGroup> linkGroups(const Cluster& c) {
+  std::vector<LinkGroup> groups;
+  for (const ClusterLink& l : c.links) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const LinkGroup& g) {
+      return g.type == l.type && g.params.bandwidth == l.params.bandwidth && g.params.latency == l.params.latency;
+    });
+    if (it == groups.end()) groups.push_back({l.type, l.params, 1});
+    else ++it->count;
+  }
+  return groups;
+}
+
+std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std::vector<RouteHop>& route) {
+  std::ostringstream os;
+  std::map<std::string, int> kinds;
+  for (const auto& n : c.nodes) ++kinds[nodeKindName(n.kind)];
+  os << "# cluster: " << c.name << " (" << c.description << ")\n# nodes:";
+  bool first = true;
+  for (const auto& [kind, count] : kinds)
+    os << (std::exchange(first, false) ? " " : ", ") << count << " " << kind << (count == 1 ? "" : kind.size() > 2 && kind.substr(kind.size() - 2) == "ch" ? "es" : "s");
+  os << "; " << c.links.size() << " links (full duplex; bandwidth per direction)\n";
+  TextTable links({"link", "count", "bandwidth", "latency"});
+  for (const auto& g : linkGroups(c))
+    links.add({g.type, std::to_string(g.count), formatBandwidth(g.params.bandwidth), formatTime(g.params.latency)});
+  os << links.text();
+  if (!f.tiers.empty()) {
+    os << "\n# fabric tiers (1 = next to the servers): capacity down and up, summed per direction\n";
+    TextTable tiers({"tier", "switches", "down", "up", "oversubscription"});
+    for (const auto& t : f.tiers)
+      tiers.add({std::to_string(t.tier), std::to_string(t.switches), gigabytesPerSecond(double(t.down)),
+                 t.up > 0 ? gigabytesPerSecond(double(t.up)) : "-", t.up > 0 ? fixed(t.oversubscription(), 2) + ":1" : "-"});
+    os << tiers.text();
+    auto servers = [](int a, int b) {
+      return a == b ? "server " + std::to_string(a) : "servers " + std::to_string(a) + "-" + std::to_string(b);
+    };
+    os << "# bisection: " << servers(0, c.servers / 2 - 1) << " to " << servers(c.servers / 2, c.servers - 1) << " at most "
+       << gigabytesPerSecond(f.bisectionBandwidth) << " (max flow over the links)\n";
+  }
+  os << "\n# devices and where they leave their server\n";
+  TextTable devices({"rank", "node", "server", "leaves through", "link", "bandwidth"});
+  for (const auto& d : f.devices)
+    devices.add({std::to_string(d.rank), c.nodes[std::size_t(d.node)].name, std::to_string(d.server),
+                 d.exitNode < 0 ? "-" : d.exitNode == d.node ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
+                 d.exitNode < 0 ? "-" : d.exitLinkType, d.exitNode < 0 ? "-" : formatBandwidth(d.exitBandwidth)});
+  os << devices.text();
+  if (!route.empty()) {
+    os << "\n# route (the path the simulator takes; among equal-cost paths, a hash of source and destination picks)\n";
+    TextTable hops({"hop", "from", "to", "link", "bandwidth", "latency"});
+    for (std::size_t h = 0; h < route.size(); ++h)
+      hops.add({std::to_string(h + 1), c.nodes[std::size_t(route[h].from)].name, c.nodes[std::size_t(route[h].to)].name,
+                route[h].linkType, formatBandwidth(route[h].params.bandwidth), formatTime(route[h].params.latency)});
+    os << hops.text();
+  }
+  return os.str();
+}
+
+nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, const std::vector<RouteHop>& route,
+                            bool routed) {
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array(), links = nlohmann::ordered_json::array(),
+                         devices = nlohmann::ordered_json::array(), tiers = nlohmann::ordered_json::array();
+  for (const auto& n : c.nodes)
+    nodes.push_back({{"name", n.name}, {"kind", nodeKindName(n.kind)}, {"server", n.server}, {"reduces", n.reduces}});
+  for (const auto& l : c.links)
+    links.push_back({{"a", c.nodes[std::size_t(l.a)].name}, {"b", c.nodes[std::size_t(l.b)].name}, {"type", l.type},
+                     {"bandwidth_Bps", l.params.bandwidth}, {"latency_us", toMicroseconds(l.params.latency)}});
+  for (const auto& d : f.devices)
+    devices.push_back({{"rank", d.rank}, {"node", c.nodes[std::size_t(d.node)].name}, {"server", d.server},
+                       {"exit", d.exitNode < 0 ? "" : c.nodes[std::size_t(d.exitNode)].name},
+                       {"exit_link", d.exitLinkType}, {"exit_bandwidth_Bps", d.exitBandwidth}});
+  for (const auto& t : f.tiers)
+    tiers.push_back({{"tier", t.tier}, {"switches", t.switches}, {"down_Bps", t.down}, {"up_Bps", t.up},
+                     {"oversubscription", t.oversubscription()}});
+  nlohmann::ordered_json doc = {{"cluster", c.name},   {"description", c.description}, {"servers", c.servers},
+                                {"devices_per_server", c.devicesPerServer},         {"nodes", nodes},
+                                {"links", links},      {"devices", devices},         {"tiers", tiers},
+                                {"bisection_Bps", f.bisectionBandwidth}};
+  if (routed) {
+    nlohmann::ordered_json hops = nlohmann::ordered_json::array();
+    for (const auto& h : route)
+      hops.push_back({{"from", c.nodes[std::size_t(h.from)].name}, {"to", c.nodes[std::size_t(h.to)].name},
+                      {"type", h.linkType}, {"bandwidth_Bps", h.params.bandwidth},
+                      {"latency_us", toMicroseconds(h.params.latency)}});
+    doc["route"] = hops;
+  }
+  return doc;
+}
+
+// Graphviz: a box per server, links labelled with their type and rate.
+std::string topologyDot(const Cluster& c) {
+  std::ostringstream os;
+  auto id = [&](int n) { return "\"" + c.nodes[std::size_t(n)].name + "\""; };
+  os << "graph \"" << c.name << "\" {\n  node [shape=box, fontsize=10];\n  edge [fontsize=8];\n";
+  for (int s = 0; s < c.servers; ++s) {
+    os << "  subgraph cluster_server" << s << " {\n    label=\"server " << s << "\";\n";
+    for (std::size_t n = 0; n < c.nodes.size(); ++n)
+      if (c.nodes[n].server == s) os << "    " << id(int(n)) << (c.nodes[n].kind == NodeKind::Device ? "" : " [shape=ellipse]") << ";\n";
+    os << "  }\n";
+  }
+  for (std::size_t n = 0; n < c.nodes.size(); ++n)
+    if (c.nodes[n].server < 0) os << "  " << id(int(n)) << " [shape=diamond];\n";
+  for (const auto& l : c.links)
+    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << l.type << " " << formatBandwidth(l.params.bandwidth)
+       << "\"];\n";
+  os << "}\n";
+  return os.str();
+}
+
+int topology(const TopologyOptions& o, CliStreams io) {
+  OutputFormat format = OutputFormat::Table;
+  if (o.format != "dot" && (!parseOutputFormat(o.format, format) || format == OutputFormat::Csv || format == OutputFormat::Markdown))
+    throw UsageError("--format: '" + o.format + "' is not table, json or dot");
+  ClusterSetup setup = loadClusterFile(o.cluster, o.sets);
+  const Cluster& c = setup.cluster;
+  if (o.format == "dot") {
+    io.out << "// collsim " << COLLSIM_VERSION_STRING << ": " << io.commandLine << "\n" << topologyDot(c);
+    return 0;
+  }
+  std::vector<RouteHop> route;
+  if (!o.route.empty()) {
+    for (int r : o.route)
+      if (r < 0 || r >= c.ranks())
+        throw UsageError("--route: no rank " + std::to_string(r) + " (the cluster has ranks 0-" +
+                         std::to_string(c.ranks() - 1) + ")");
+    route = routeBetween(c, o.route[0], o.route[1]);
+  }
+  TopologyFigures f = topologyFigures(c);
+  std::string text = format == OutputFormat::Json ? topologyJson(c, f, route, !o.route.empty()).dump(2) + "\n" : topologyTable(c, f, route);
+  io.out << withProvenance(text, format, io.commandLine, setup.resolvedYaml);
+  return 0;
+}
+
+} // namespace
+
+Command addTopologyCommand(CLI::App& app) {
+  auto o = std::make_shared<TopologyOptions>();
+  auto* cmd = app.add_subcommand("topology", "show a cluster as built: links, device exits, fabric tiers, routes");
+  cmd->add_option("cluster", o->cluster, "cluster YAML file")->required();
+  cmd->add_option("--format", o->format, "table, json or dot")->capture_default_str();
+  cmd->add_option("--set", o->sets, "override a cluster key: --set servers=8 (repeatable)");
+  cmd->add_option("--route", o->route, "the path between two ranks: --route 0 9")->expected(2);
+  return {cmd, [o](CliStreams io) { return topology(*o, io); }};
+}
+
+} // namespace collsim
