@@ -268,3 +268,16 @@ TEST_CASE("--algo all compares algorithms per size and marks the fastest") {
                          "-e", "1MiB"});
   CHECK(contains(table.out, "fastest"));
 }
+
+TEST_CASE("results say when a setting does nothing: jitter at fast fidelity, sizes below one element") {
+  CliResult jitter = cli({"run", source("scenarios/roce-tail-jitter.yaml"), "--set", "simulation.fidelity=fast", "--set",
+                          "sizes=[64KiB]", "--set", "algo=ring"});
+  REQUIRE(jitter.status == 0);
+  CHECK(contains(jitter.out, "# note: the cluster's jitter acts per packet, at packet level only"));
+  CliResult packet = cli({"run", source("scenarios/roce-tail-jitter.yaml"), "--set", "sizes=[64KiB]", "--set", "algo=ring"});
+  CHECK(!contains(packet.out, "jitter acts per packet")); // at packet level it acts
+  CliResult tiny = cli({"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "-b", "2", "-e", "2"});
+  CHECK(contains(tiny.out, "a size below one element moves no data"));
+  CliResult plain = cli({"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "-b", "4", "-e", "4"});
+  CHECK(!contains(plain.out, "# note:"));
+}

@@ -81,9 +81,10 @@ std::string headerLines(const CollectiveStudyReport& r, const std::string& what)
   return os.str();
 }
 
-// What did not run, under the table.
-std::string errorLines(const CollectiveStudyReport& r, bool md) {
+// The scenario's notes (its first point's), then what did not run, under the table.
+std::string notesAndErrors(const CollectiveStudyReport& r, bool md) {
   std::string out;
+  for (const auto& n : r.header.notes) out += (md ? "\nNote: " : "# note: ") + n + "\n";
   for (const auto& p : r.points) {
     std::string label = studyPointLabel(p.variant, p.sweepValues);
     if (!p.loadError.empty()) out += (md ? "\nFailed: " : "# failed: ") + label + ": " + p.loadError + "\n";
@@ -134,7 +135,7 @@ std::string sideBySide(const CollectiveStudyReport& r) {
       t.add(cells);
     }
   }
-  return headerLines(r, "time_us per algorithm; * = fastest") + t.text() + errorLines(r, false);
+  return headerLines(r, "time_us per algorithm; * = fastest") + t.text() + notesAndErrors(r, false);
 }
 
 std::vector<std::string> longHeaders(const CollectiveStudyReport& r) {
@@ -205,7 +206,7 @@ std::string markdown(const CollectiveStudyReport& r) {
   }
   const Report& h = r.header;
   return "**" + h.name + "** on " + clusterLine(r) + ", " +
-         std::to_string(r.points.size()) + " points\n\n" + t.markdown() + errorLines(r, true);
+         std::to_string(r.points.size()) + " points\n\n" + t.markdown() + notesAndErrors(r, true);
 }
 
 std::string json(const CollectiveStudyReport& r) {
@@ -243,6 +244,7 @@ std::string json(const CollectiveStudyReport& r) {
                                 {"points", r.points.size()},
                                 {"failed", r.failedRows()},
                                 {"results", std::move(results)}};
+  if (!r.header.notes.empty()) doc["notes"] = r.header.notes;
   return doc.dump(2) + "\n";
 }
 

@@ -1,5 +1,7 @@
 #include "sim/cli/execute.h"
 
+#include <algorithm>
+
 #include "sim/cli/progress.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/trace/trace_recorder.h"
@@ -39,19 +41,6 @@ WorkEstimate estimateScenario(const Scenario& s) {
   return total;
 }
 
-Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t seed) {
-  Report report;
-  report.command = command;
-  report.name = s.name;
-  report.description = s.description;
-  report.clusterName = s.cluster.name;
-  report.clusterDescription = s.cluster.description;
-  report.segment = s.simulation.segment;
-  report.fidelity = s.simulation.fidelity;
-  report.seed = seed;
-  return report;
-}
-
 // DCQCN's thresholds and steps are tuned for one NIC line rate: a packet-level
 // run whose NICs have another rate says which preset it applied to them.
 static void noteDcqcnPreset(const Scenario& s, Report& report) {
@@ -70,9 +59,39 @@ static void noteDcqcnPreset(const Scenario& s, Report& report) {
     }
 }
 
+// What a reader of the results should know about the scenario's settings.
+static void noteSettings(const Scenario& s, Report& report) {
+  noteDcqcnPreset(s, report);
+  // Jitter set in the cluster (HCCS has a small one by default, of no matter here).
+  auto same = [](const JitterModel& a, const JitterModel& b) {
+    return a.kind == b.kind && a.low == b.low && a.high == b.high && a.median == b.median && a.sigma == b.sigma &&
+           a.tailFraction == b.tailFraction && a.tailScale == b.tailScale && a.tailShape == b.tailShape;
+  };
+  bool jitter = s.roce.jitter.kind != JitterModel::Kind::None || !same(s.roce.hccsJitter, defaultRoceModel().hccsJitter);
+  if (jitter && s.simulation.fidelity == Fidelity::Fast)
+    report.notes.push_back("the cluster's jitter acts per packet, at packet level only; this fast-model run has none "
+                           "(simulation: {fidelity: packet}, or --fidelity packet)");
+  if (std::any_of(s.sizes.begin(), s.sizes.end(), [&](Bytes b) { return b < dataTypeInfo(s.dtype).bytes; }))
+    report.notes.push_back("a size below one element moves no data (sizes are rounded down to whole elements): its "
+                           "time is the algorithm's steps, each paying its latency");
+}
+
+Report emptyReport(const Scenario& s, const std::string& command, std::uint64_t seed) {
+  Report report;
+  report.command = command;
+  report.name = s.name;
+  report.description = s.description;
+  report.clusterName = s.cluster.name;
+  report.clusterDescription = s.cluster.description;
+  report.segment = s.simulation.segment;
+  report.fidelity = s.simulation.fidelity;
+  report.seed = seed;
+  noteSettings(s, report);
+  return report;
+}
+
 Report executeScenario(const Scenario& s, const std::string& command, const ExecuteOptions& options) {
   Report report = emptyReport(s, command, options.seed);
-  noteDcqcnPreset(s, report);
   std::vector<ScenarioPoint> points = scenarioPoints(s);
   ProgressLine progress(options.progress, points.size(), "points simulated");
   for (std::size_t i = 0; i < points.size(); ++i) {
