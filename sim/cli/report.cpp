@@ -44,13 +44,18 @@ std::string table(const Report& rep) {
   if (!rep.description.empty()) os << "# " << rep.description << "\n";
   os << "# cluster: " << rep.clusterName << " (" << rep.clusterDescription << ")\n";
   os << "# " << (rep.fidelity == Fidelity::Packet ? "packet level" : "segment: " + formatBytes(rep.segment)) << "; algbw = bytes / time, busbw = algbw x nccl-tests factor, GB = 1e9 B\n";
+  // The columns' widths, widened where a cell is longer (hierpipe:ring+rhd).
+  std::vector<Column> columns(std::begin(kColumns), std::end(kColumns));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : rep.results) rows.push_back(cells(r));
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) columns[i].width = std::max(columns[i].width, int(row[i].size()));
   os << "#";
-  for (const Column& c : kColumns) os << ' ' << pad(c.header, c);
+  for (const Column& c : columns) os << ' ' << pad(c.header, c);
   os << "\n";
-  for (const auto& r : rep.results) {
-    auto row = cells(r);
+  for (const auto& row : rows) {
     os << " ";
-    for (std::size_t i = 0; i < row.size(); ++i) os << ' ' << pad(row[i], kColumns[i]);
+    for (std::size_t i = 0; i < row.size(); ++i) os << ' ' << pad(row[i], columns[i]);
     os << "\n";
   }
   return os.str();
@@ -95,6 +100,9 @@ bool isFastest(const Report& rep, const CollectiveRun& run) {
   return true;
 }
 
+// A time column: 13 wide, or as wide as its algorithm's name.
+int widthOf(const std::string& algorithm) { return std::max(13, int(algorithm.size())); }
+
 std::string comparisonTable(const Report& rep, bool md) {
   Comparison c = compare(rep);
   std::ostringstream os;
@@ -112,17 +120,18 @@ std::string comparisonTable(const Report& rep, bool md) {
     os << "# cluster: " << rep.clusterName << " (" << rep.clusterDescription << ")\n";
     os << "# " << (rep.fidelity == Fidelity::Packet ? "packet level" : "segment: " + formatBytes(rep.segment)) << "\n#"
        << pad("size", {"", 11, false});
-    for (const auto& a : c.algorithms) os << ' ' << pad(a, {"", 13, false});
+    for (const auto& a : c.algorithms) os << ' ' << pad(a, {"", widthOf(a), false});
     os << "  fastest\n";
   }
   for (std::size_t si = 0; si < c.sizes.size(); ++si) {
     const CollectiveRun* best = fastestAt(c.cells[si]);
     if (md) os << "| " << formatBytes(c.sizes[si]) << " |";
     else os << ' ' << pad(formatBytes(c.sizes[si]), {"", 11, false});
-    for (const auto* r : c.cells[si]) {
+    for (std::size_t ai = 0; ai < c.algorithms.size(); ++ai) {
+      const CollectiveRun* r = c.cells[si][ai];
       std::string t = r ? fixed(r->timeUs(), 3) : "-";
       if (md) os << ' ' << (r == best ? "**" + t + "**" : t) << " |";
-      else os << ' ' << pad(t + (r == best ? "*" : " "), {"", 13, false});
+      else os << ' ' << pad(t + (r == best ? "*" : " "), {"", widthOf(c.algorithms[ai]), false});
     }
     os << (md ? " " : "  ") << (best ? best->algorithm : "") << (md ? " |\n" : "\n");
   }
