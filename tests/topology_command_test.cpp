@@ -72,4 +72,8 @@ TEST_CASE("topology: table and dot show the same cluster as the JSON") {
   REQUIRE(table.status == 0);
   CHECK(contains(table.out, "# bisection: servers 0-7 to servers 8-15 at most 800.0 GB/s"));
   CHECK(cli({"topology", kLeafSpine, "--format", "csv"}).status == 2);
+  // Line rates in bits, as NICs are sold: 200 Gb/s is not echoed as 25GB/s.
+  CliResult fast = cli({"topology", kLeafSpine, "--set", "roce.bandwidth=200Gbps"});
+  CHECK(contains(fast.out, "a RoCE NIC per device at 200Gbps"));
+  CHECK(contains(fast.out, "roce    128    200Gbps"));
 }

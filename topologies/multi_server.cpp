@@ -60,7 +60,7 @@ std::string describe(const ClusterParams& p) {
                   hccsShapeName(s.shape) + " " + formatBandwidth(s.hccs.bandwidth);
   d += p.nic.placement == NicPlacement::PerDevice ? ", a RoCE NIC per device"
                                                    : ", " + std::to_string(p.nic.perServer) + " RoCE NIC(s) per server";
-  d += " at " + formatBandwidth(p.nic.roce.bandwidth) + ", " + fabricKindName(p.fabric.kind);
+  d += " at " + formatLineRate(p.nic.roce.bandwidth) + ", " + fabricKindName(p.fabric.kind);
   if (p.fabric.kind != FabricKind::Switch) {
     d += " with " + std::to_string(p.fabric.spines) + " spine(s)";
     if (p.fabric.oversubscription != 1) {

@@ -34,6 +34,9 @@ const char* nodeKindName(NodeKind k) {
   return "?";
 }
 
+// RoCE links in bits per second, as NICs are sold; the others in bytes.
+std::string linkRate(const std::string& type, Bandwidth bw) { return type == "roce" ? formatLineRate(bw) : formatBandwidth(bw); }
+
 std::string gigabytesPerSecond(double bytesPerSecond) { return fixed(bytesPerSecond / 1e9, 1) + " GB/s"; }
 
 // Links grouped by (type, bandwidth, latency).
@@ -65,7 +68,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
   os << "; " << c.links.size() << " links (full duplex; bandwidth per direction)\n";
   TextTable links({"link", "count", "bandwidth", "latency"});
   for (const auto& g : linkGroups(c))
-    links.add({g.type, std::to_string(g.count), formatBandwidth(g.params.bandwidth), formatTime(g.params.latency)});
+    links.add({g.type, std::to_string(g.count), linkRate(g.type, g.params.bandwidth), formatTime(g.params.latency)});
   os << links.text();
   if (!f.tiers.empty()) {
     os << "\n# fabric tiers (1 = next to the servers): capacity down and up, summed per direction\n";
@@ -85,14 +88,14 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
   for (const auto& d : f.devices)
     devices.add({std::to_string(d.rank), c.nodes[std::size_t(d.node)].name, std::to_string(d.server),
                  d.exitNode < 0 ? "-" : d.exitNode == d.node ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
-                 d.exitNode < 0 ? "-" : d.exitLinkType, d.exitNode < 0 ? "-" : formatBandwidth(d.exitBandwidth)});
+                 d.exitNode < 0 ? "-" : d.exitLinkType, d.exitNode < 0 ? "-" : linkRate(d.exitLinkType, d.exitBandwidth)});
   os << devices.text();
   if (!route.empty()) {
     os << "\n# route (the path the simulator takes; among equal-cost paths, a hash of source and destination picks)\n";
     TextTable hops({"hop", "from", "to", "link", "bandwidth", "latency"});
     for (std::size_t h = 0; h < route.size(); ++h)
       hops.add({std::to_string(h + 1), c.nodes[std::size_t(route[h].from)].name, c.nodes[std::size_t(route[h].to)].name,
-                route[h].linkType, formatBandwidth(route[h].params.bandwidth), formatTime(route[h].params.latency)});
+                route[h].linkType, linkRate(route[h].linkType, route[h].params.bandwidth), formatTime(route[h].params.latency)});
     os << hops.text();
   }
   return os.str();
@@ -143,7 +146,7 @@ std::string topologyDot(const Cluster& c) {
   for (std::size_t n = 0; n < c.nodes.size(); ++n)
     if (c.nodes[n].server < 0) os << "  " << id(int(n)) << " [shape=diamond];\n";
   for (const auto& l : c.links)
-    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << l.type << " " << formatBandwidth(l.params.bandwidth)
+    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << l.type << " " << linkRate(l.type, l.params.bandwidth)
        << "\"];\n";
   os << "}\n";
   return os.str();

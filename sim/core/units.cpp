@@ -152,6 +152,8 @@ std::string formatBandwidth(Bandwidth bw) {
   return trimmed(double(bw) / 1e9, "GB/s");
 }
 
+std::string formatLineRate(Bandwidth bw) { return trimmed(double(bw) / 1.25e8, "Gbps"); }
+
 std::string formatTime(Time t) {
   if (t == 0) return "0";
   if (t % kPsPerMs == 0 || t >= 10 * kPsPerMs) return trimmed(double(t) / 1e9, "ms");

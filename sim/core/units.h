@@ -65,6 +65,8 @@ double parseFlops(std::string_view text);
 // Short human-readable forms: "64KiB", "12GB/s", "1.5us".
 std::string formatBytes(Bytes b);
 std::string formatBandwidth(Bandwidth bw);
+// A network line rate, in bits as NICs and switches are sold: 200Gbps (not 25GB/s).
+std::string formatLineRate(Bandwidth bw);
 std::string formatTime(Time t);
 
 } // namespace collsim
