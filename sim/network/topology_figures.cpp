@@ -71,7 +71,8 @@ double halvesMaxFlow(const Cluster& c, int half) {
     }
     return depth[std::size_t(sink)] >= 0;
   };
-  // Depth-first augmenting along the level graph (iterative pointers).
+  // Depth-first augmenting along the level graph; next[] keeps each node's
+  // place among its edges between pushes (recursion depth: a path's hops).
   std::function<double(int, double)> push = [&](int u, double limit) -> double {
     if (u == sink) return limit;
     for (int& i = next[std::size_t(u)]; i < int(out[std::size_t(u)].size()); ++i) {
