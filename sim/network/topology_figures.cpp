@@ -106,27 +106,23 @@ TopologyFigures topologyFigures(const Cluster& c) {
   }
   std::vector<int> level = fabricLevels(c, adjacent);
 
-  // A device's exit: its route to the nearest fabric switch, up to where
-  // it leaves the server.
-  int fabricSwitch = -1;
-  for (std::size_t n = 0; n < c.nodes.size(); ++n)
-    if (!inServer(c.nodes[n]) && level[n] == 1) {
-      fabricSwitch = int(n);
-      break;
-    }
+  // A device's exit: where the simulator's route to the device of the same
+  // place on the next server leaves its server (on a rail fabric, each
+  // device's own rail).
   Routing routing(c);
   for (int r = 0; r < c.ranks(); ++r) {
     DeviceExit d;
     d.rank = r;
     d.node = c.rankNode[std::size_t(r)];
     d.server = c.nodes[std::size_t(d.node)].server;
-    if (fabricSwitch >= 0) {
-      Routing::Route route = routing.route(d.node, fabricSwitch);
+    if (c.servers > 1) {
+      int peer = (r + c.devicesPerServer) % c.ranks();
+      Routing::Route route = routing.route(d.node, c.rankNode[std::size_t(peer)]);
       int at = d.node;
       for (std::uint32_t h = 0; h < route.hops; ++h) {
         const ClusterLink& l = c.links[routing.channel(route, h) / 2];
         int next = routing.channel(route, h) % 2 == 0 ? l.b : l.a;
-        if (!inServer(c.nodes[std::size_t(next)])) {
+        if (c.nodes[std::size_t(next)].server != d.server) {
           d.exitNode = at, d.exitLinkType = l.type, d.exitBandwidth = l.params.bandwidth;
           break;
         }
