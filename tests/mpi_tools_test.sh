@@ -11,14 +11,16 @@ collsim=$1 mpi=$2 mpiexec=$3 src=$4
 run() { "$mpiexec" --oversubscribe --allow-run-as-root -np "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# collsim's provenance (version, command line, resolved input), which
-# collsim-mpi does not write yet.
+# Both write their provenance (version, command line, resolved input); the
+# command lines differ.
 unstamped() { grep -v -e '^# collsim [0-9]' -e '^<!-- collsim [0-9]' -e '^  "collsim_version"' -e '^  "command_line"' -e '^  "resolved_input"'; }
 scenario="$src/scenarios/hierarchical-vs-flat.yaml"
 
 "$collsim" run "$scenario" --format json | unstamped > "$tmp/run.json"
-run 1 "$mpi" sweep "$scenario" --format json > "$tmp/sweep1.json"
-run 4 "$mpi" sweep "$scenario" --format json > "$tmp/sweep4.json"
+run 1 "$mpi" sweep "$scenario" --format json > "$tmp/sweep1.stamped.json"
+grep -q '"command_line": "collsim-mpi sweep ' "$tmp/sweep1.stamped.json"
+unstamped < "$tmp/sweep1.stamped.json" > "$tmp/sweep1.json"
+run 4 "$mpi" sweep "$scenario" --format json | unstamped > "$tmp/sweep4.json"
 cmp "$tmp/run.json" "$tmp/sweep1.json"
 cmp "$tmp/run.json" "$tmp/sweep4.json"
 echo "sweep: 1 and 4 ranks match collsim run"
@@ -26,13 +28,13 @@ echo "sweep: 1 and 4 ranks match collsim run"
 # A collective study: its points' runs spread over the ranks.
 axis=("--set" "sweep[cluster.servers]=[2,3]" "--set" "sizes=[64KiB,16MiB]")
 "$collsim" run "$scenario" "${axis[@]}" --format csv | unstamped > "$tmp/study.csv"
-run 3 "$mpi" sweep "$scenario" "${axis[@]}" --format csv > "$tmp/study3.csv"
+run 3 "$mpi" sweep "$scenario" "${axis[@]}" --format csv | unstamped > "$tmp/study3.csv"
 cmp "$tmp/study.csv" "$tmp/study3.csv"
 echo "sweep of a collective study: 3 ranks match collsim run"
 
 plan="$src/tests/data/training/plan-llama3-8b-2x8.yaml"
 "$collsim" plan "$plan" --format json | unstamped > "$tmp/plan.json"
-run 3 "$mpi" sweep "$plan" --format json > "$tmp/plan3.json"
+run 3 "$mpi" sweep "$plan" --format json | unstamped > "$tmp/plan3.json"
 cmp "$tmp/plan.json" "$tmp/plan3.json"
 echo "sweep of a plan: 3 ranks match collsim plan"
 

@@ -17,8 +17,8 @@ std::string shellWord(const std::string& word) {
 
 } // namespace
 
-std::string commandLineOf(int argc, const char* const* argv) {
-  std::string line = "collsim";
+std::string commandLineOf(int argc, const char* const* argv, const std::string& program) {
+  std::string line = program;
   for (int i = 1; i < argc; ++i) line += " " + shellWord(argv[i]);
   return line;
 }

@@ -12,8 +12,8 @@
 namespace collsim {
 
 // "collsim run s.yaml --set 'a=b c'": argv as a shell would take it back,
-// the program named collsim whatever path started it.
-std::string commandLineOf(int argc, const char* const* argv);
+// the program named `program` whatever path started it.
+std::string commandLineOf(int argc, const char* const* argv, const std::string& program = "collsim");
 
 // `text` in `format` with its provenance added.
 std::string withProvenance(const std::string& text, OutputFormat format, const std::string& commandLine,

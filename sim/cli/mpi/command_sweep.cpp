@@ -10,6 +10,7 @@
 #include "sim/cli/collective_study.h"
 #include "sim/cli/command.h"
 #include "sim/cli/execute.h"
+#include "sim/cli/provenance.h"
 #include "sim/cli/network_report.h"
 #include "sim/cli/plan_run.h"
 #include "sim/cli/study_journal.h"
@@ -22,7 +23,15 @@ namespace {
 struct SweepOptions {
   std::string file, format = "table";
   std::vector<std::string> sets;
+  const std::string* commandLine = nullptr; // runMpiCli's, set once parsed
 };
+
+// The report with its provenance, as collsim writes it (provenance.h).
+std::string stamped(const std::string& report, OutputFormat format, const SweepOptions& o,
+                    const std::vector<Scenario>& study) {
+  const auto& resolved = study.front().resolvedYaml;
+  return withProvenance(report, format, *o.commandLine, resolved ? *resolved : "");
+}
 
 // Every rank's text, on rank 0, rank by rank (empty on the others).
 std::vector<std::string> gatherTexts(const std::string& mine, MpiRunner& runner) {
@@ -40,7 +49,8 @@ std::vector<std::string> gatherTexts(const std::string& mine, MpiRunner& runner)
 
 // A plan's layouts, job i on rank i mod size; each result travels as a
 // journal record (study_journal.h: exact, picoseconds).
-int planSweep(const std::vector<Scenario>& study, OutputFormat format, MpiRunner& runner, std::ostream& out) {
+int planSweep(const std::vector<Scenario>& study, const SweepOptions& o, OutputFormat format, MpiRunner& runner,
+              std::ostream& out) {
   PlanWork work = planWork(study);
   nlohmann::json mine = nlohmann::json::array();
   for (std::size_t i = std::size_t(runner.rank()); i < work.jobs.size(); i += std::size_t(runner.size())) {
@@ -61,7 +71,7 @@ int planSweep(const std::vector<Scenario>& study, OutputFormat format, MpiRunner
       layout.error = p.error;
     }
   rankPlans(work);
-  out << formatPlanReport(work.report, format);
+  out << stamped(formatPlanReport(work.report, format), format, o, study);
   return 0;
 }
 
@@ -105,7 +115,7 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
   OutputFormat format;
   if (!parseOutputFormat(o.format, format)) throw MpiUsageError("--format: table, json, csv or md");
   std::vector<Scenario> study = loadStudyFile(o.file, o.sets);
-  if (study.front().plan) return planSweep(study, format, runner, out);
+  if (study.front().plan) return planSweep(study, o, format, runner, out);
   for (const Scenario& s : study)
     if (s.loadError.empty() && s.training)
       throw InputError(s.name + ": collsim-mpi sweep spreads collective scenarios and plans; run training studies "
@@ -128,7 +138,7 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
     }
   // One scenario prints as collsim run prints it; a study as its study report.
   if (study.size() > 1) {
-    out << formatCollectiveStudy(report, format);
+    out << stamped(formatCollectiveStudy(report, format), format, o, study);
     return report.failedRows() > 0 ? kExitSomePointsFailed : 0;
   }
   Report single = report.header;
@@ -136,14 +146,15 @@ int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
     if (!row.error.empty()) throw InputError(row.error);
     single.results.push_back(row.run);
   }
-  out << formatReport(single, format);
+  out << stamped(formatReport(single, format), format, o, study);
   return 0;
 }
 
 } // namespace
 
-MpiCommand addMpiSweepCommand(CLI::App& app) {
+MpiCommand addMpiSweepCommand(CLI::App& app, const std::string& commandLine) {
   auto o = std::make_shared<SweepOptions>();
+  o->commandLine = &commandLine;
   auto* cmd = app.add_subcommand("sweep", "simulate a scenario's points (or a plan's layouts) spread over the MPI ranks");
   cmd->add_option("scenario", o->file, "scenario YAML file")->required();
   cmd->add_option("--format", o->format, "table, json, csv or md")->capture_default_str();

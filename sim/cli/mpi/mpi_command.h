@@ -28,7 +28,8 @@ struct MpiCommand {
 
 MpiCommand addMpiPerfCommand(CLI::App& app);
 MpiCommand addMpiSelftestCommand(CLI::App& app);
-MpiCommand addMpiSweepCommand(CLI::App& app);
+// `commandLine` is filled in once the arguments are parsed (its results' provenance).
+MpiCommand addMpiSweepCommand(CLI::App& app, const std::string& commandLine);
 MpiCommand addMpiCalibrateCommand(CLI::App& app);
 MpiCommand addMpiCompareCommand(CLI::App& app);
 

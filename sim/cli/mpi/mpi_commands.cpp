@@ -1,3 +1,4 @@
+#include "sim/cli/provenance.h"
 #include "sim/cli/mpi/mpi_commands.h"
 
 #include <mpi.h>
@@ -168,7 +169,9 @@ MpiCommand addMpiSelftestCommand(CLI::App& app) {
 int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"collsim-mpi: collsim's algorithms over MPI point-to-point messages"};
   app.require_subcommand(1);
-  std::vector<MpiCommand> commands = {addMpiPerfCommand(app), addMpiSelftestCommand(app), addMpiSweepCommand(app),
+  std::string commandLine;
+  std::vector<MpiCommand> commands = {addMpiPerfCommand(app), addMpiSelftestCommand(app),
+                                      addMpiSweepCommand(app, commandLine),
                                       addMpiCalibrateCommand(app), addMpiCompareCommand(app)};
   try {
     app.parse(argc, argv);
@@ -178,6 +181,7 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     app.exit(e, out, err);
     return 2;
   }
+  commandLine = commandLineOf(argc, argv, "collsim-mpi");
   MpiRunner runner(MPI_COMM_WORLD);
   try {
     for (const MpiCommand& c : commands)
