@@ -23,23 +23,27 @@ std::vector<std::string> sweepKeys(const CollectiveStudyReport& r) {
   return keys;
 }
 
-// The point's variant (if the study has variants) and swept values, as cells.
-std::vector<std::string> labelCells(const CollectiveStudyReport& r, const CollectiveStudyPoint& p) {
-  std::vector<std::string> cells;
-  if (hasVariants(r)) cells.push_back(p.variant);
-  for (const std::string& key : sweepKeys(r)) {
-    auto it = std::find_if(p.sweepValues.begin(), p.sweepValues.end(), [&](const auto& kv) { return kv.first == key; });
-    cells.push_back(it == p.sweepValues.end() ? "" : it->second);
+// The columns that tell the points apart: the variant (if the study has
+// variants) and the swept keys; found once per report, not per point.
+struct LabelColumns {
+  bool variants;
+  std::vector<std::string> keys;
+  std::vector<std::string> headers() const {
+    std::vector<std::string> h = keys;
+    if (variants) h.insert(h.begin(), "variant");
+    return h;
   }
-  return cells;
-}
-
-std::vector<std::string> labelHeaders(const CollectiveStudyReport& r) {
-  std::vector<std::string> headers;
-  if (hasVariants(r)) headers.push_back("variant");
-  for (const std::string& key : sweepKeys(r)) headers.push_back(key);
-  return headers;
-}
+  std::vector<std::string> cells(const CollectiveStudyPoint& p) const {
+    std::vector<std::string> c;
+    if (variants) c.push_back(p.variant);
+    for (const std::string& key : keys) {
+      auto it = std::find_if(p.sweepValues.begin(), p.sweepValues.end(), [&](const auto& kv) { return kv.first == key; });
+      c.push_back(it == p.sweepValues.end() ? "" : it->second);
+    }
+    return c;
+  }
+};
+LabelColumns labelColumns(const CollectiveStudyReport& r) { return {hasVariants(r), sweepKeys(r)}; }
 
 // The row that finished first among the point's rows of the same size
 // (ties: the first listed).
@@ -99,13 +103,14 @@ std::string notesAndErrors(const CollectiveStudyReport& r, bool md) {
 // One row per point and size, a time column per algorithm.
 std::string sideBySide(const CollectiveStudyReport& r) {
   std::vector<std::string> algos = algorithms(r);
-  std::vector<std::string> headers = labelHeaders(r);
+  const LabelColumns columns = labelColumns(r);
+  std::vector<std::string> headers = columns.headers();
   headers.insert(headers.end(), {"ranks", "size"});
   for (const auto& a : algos) headers.push_back(a);
   headers.push_back("fastest");
   TextTable t(headers);
   for (const auto& p : r.points) {
-    std::vector<std::string> label = labelCells(r, p);
+    std::vector<std::string> label = columns.cells(p);
     if (!p.loadError.empty()) {
       std::vector<std::string> row = label;
       row.insert(row.end(), {"-", "-"});
@@ -139,7 +144,8 @@ std::string sideBySide(const CollectiveStudyReport& r) {
 }
 
 std::vector<std::string> longHeaders(const CollectiveStudyReport& r) {
-  std::vector<std::string> headers = labelHeaders(r);
+  const LabelColumns columns = labelColumns(r);
+  std::vector<std::string> headers = columns.headers();
   for (const std::string& c : collectiveCsvHeader()) headers.push_back(c);
   headers.insert(headers.end(), {"status", "error"});
   return headers;
@@ -148,9 +154,10 @@ std::vector<std::string> longHeaders(const CollectiveStudyReport& r) {
 // Tidy long form: one record per point x algorithm x size.
 std::vector<std::vector<std::string>> longRows(const CollectiveStudyReport& r) {
   std::vector<std::vector<std::string>> rows;
+  const LabelColumns columns = labelColumns(r);
   const std::size_t resultColumns = collectiveCsvHeader().size();
   for (const auto& p : r.points) {
-    std::vector<std::string> label = labelCells(r, p);
+    std::vector<std::string> label = columns.cells(p);
     auto failed = [&](const std::string& algorithm, const std::string& bytes, const std::string& error) {
       std::vector<std::string> cells = label;
       std::vector<std::string> result(resultColumns);
@@ -182,11 +189,12 @@ std::string csv(const CollectiveStudyReport& r) {
 
 std::string markdown(const CollectiveStudyReport& r) {
   // The columns a reader wants; CSV and JSON carry the rest.
-  std::vector<std::string> headers = labelHeaders(r);
+  const LabelColumns columns = labelColumns(r);
+  std::vector<std::string> headers = columns.headers();
   headers.insert(headers.end(), {"op", "algorithm", "ranks", "size", "time_us", "busbw_GB/s", "fastest"});
   TextTable t(headers);
   for (const auto& p : r.points) {
-    std::vector<std::string> label = labelCells(r, p);
+    std::vector<std::string> label = columns.cells(p);
     if (!p.loadError.empty()) {
       std::vector<std::string> cells = label;
       cells.insert(cells.end(), {"", "", "", "", "failed", "", ""});
