@@ -7,7 +7,9 @@
 A training study gives step-time stacked bars (compute, exposed
 communication) per point and, when the number of devices varies, scaling
 curves (samples/s and scaling efficiency against devices). A collective
-scenario gives bus bandwidth against message size, one line per algorithm.
+scenario gives bus bandwidth and time against message size, one line per
+algorithm; a collective study (sweep: or variants:) a line per algorithm and
+point, and bus bandwidth at the largest size against the first swept key.
 `collsim compare` or `calibrate` output (--format json) gives measured and
 predicted bus bandwidth against size, with the error per size below.
 `collsim plan` output gives the step of the best layouts (at most 20 per
@@ -100,7 +102,8 @@ def plot_training(doc, fig):
     ax.set_xticks(list(x))
     ax.set_xticklabels(labels, fontsize=7 if len(points) <= 24 else 5, rotation=90 if len(points) > 8 else 0)
     ax.set_ylabel("step time (ms)")
-    ax.set_title(f"{doc['name']}: step time")
+    clusters = sorted({p["cluster"] for p in points if p.get("cluster")})
+    ax.set_title(f"{doc['name']}: step time on {', '.join(clusters)}")
     ax.legend()
     if panels == 2:
         ax2 = fig.add_subplot(2, 1, 2)
@@ -123,20 +126,110 @@ def plot_training(doc, fig):
         ax2.legend(fontsize=7)
 
 
-def plot_collective(doc, fig):
-    ax = fig.add_subplot(1, 1, 1)
-    lines = defaultdict(list)
-    for r in doc["results"]:
-        lines[r["algorithm"]].append((r["bytes"], r["busbw_GBps"]))
-    for algo, pts in lines.items():
-        pts.sort()
-        ax.plot([b for b, _ in pts], [bw for _, bw in pts], marker="o", label=algo)
+def swept_value(v):
+    """A swept value as a number when it reads as one (for the x axis)."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def point_of(r, keys):
+    """The variant and swept keys that name a study point (without the key
+    names' prefixes)."""
+    parts = [r["variant"]] if r.get("variant") else []
+    return " ".join(parts + [f"{k.split('.')[-1]}={r['sweep'][k]}" for k in keys])
+
+
+def curve_label(r, keys):
+    return " ".join(filter(None, [point_of(r, keys), r["algorithm"]]))
+
+
+def line_styles(results, keys):
+    """A colour per algorithm, a line style and marker per study point, so a
+    study's many lines stay apart."""
+    algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
+    points = list(dict.fromkeys(point_of(r, keys) for r in results))
+
+    def style(r):
+        point = points.index(point_of(r, keys))
+        return dict(color=f"C{algorithms.index(r['algorithm']) % 10}", linestyle=["-", "--", ":", "-."][point % 4],
+                    marker="osv^Dx"[point // 4 % 6], markersize=3)
+    return style
+
+
+def size_axis(ax, sizes):
+    """Log-2 size axis with human ticks (64K, 1M, 1G), at most 9 of them."""
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("message size (bytes)")
+    ticks = sorted(set(sizes))
+    ticks = ticks[:: max(1, -(-len(ticks) // 9))]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([human_bytes(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("message size")
+
+
+def legend_outside(ax, lines):
+    """Right of the panel, so it never hides a line."""
+    if lines > 1:
+        ax.legend(fontsize=7, ncol=1 + (lines > 24), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def plot_collective(doc, fig, rows):
+    """Bus bandwidth and time against size, a line per algorithm (and per
+    study point); a study also gets its metric against the first swept key."""
+    results = [r for r in doc["results"] if r.get("status", "ok") == "ok"]
+    keys = doc.get("sweep_keys", [])
+    lines = defaultdict(list)
+    for r in results:
+        lines[curve_label(r, keys)].append(r)
+    style = line_styles(results, keys)
+    op = results[0]["op"]
+    cluster = doc["cluster"]["name"] if isinstance(doc.get("cluster"), dict) else doc.get("cluster", "")
+    swept = f", swept: {', '.join(keys)}" if keys else ""
+    fig.suptitle(f"{doc['name']}: {op} on {cluster}{swept}")
+    bw, time = fig.add_subplot(rows, 2, 1), fig.add_subplot(rows, 2, 2)
+    for label, rs in lines.items():
+        rs.sort(key=lambda r: r["bytes"])
+        bw.plot([r["bytes"] for r in rs], [r["busbw_GBps"] for r in rs], label=label, **style(rs[0]))
+        time.plot([r["bytes"] for r in rs], [r["time_us"] for r in rs], label=label, **style(rs[0]))
+    sizes = [r["bytes"] for r in results]
+    for ax in (bw, time):
+        size_axis(ax, sizes)
+    bw.set_ylabel("bus bandwidth (GB/s)")
+    bw.set_title("bus bandwidth")
+    time.set_ylabel("time (us)")
+    time.set_yscale("log")
+    time.set_title("time")
+    legend_outside(time, len(lines))
+    if rows == 2:
+        plot_sweep_comparison(fig.add_subplot(2, 2, 3), results, keys)
+
+
+def plot_sweep_comparison(ax, results, keys):
+    """Bus bandwidth at the largest size against the first swept key, a line
+    per algorithm (and per value of the other keys)."""
+    key, largest = keys[0], max(r["bytes"] for r in results)
+    lines = defaultdict(list)
+    for r in results:
+        if r["bytes"] == largest:
+            lines[curve_label(r, keys[1:])].append(r)
+    style = line_styles(results, keys[1:])
+    values = sorted({r["sweep"][key] for r in results}, key=lambda v: (swept_value(v) is None, swept_value(v), v))
+    numeric = all(swept_value(v) is not None for v in values)
+    position = {v: swept_value(v) if numeric else i for i, v in enumerate(values)}
+    for label, rs in lines.items():
+        rs.sort(key=lambda r: position[r["sweep"][key]])
+        ax.plot([position[r["sweep"][key]] for r in rs], [r["busbw_GBps"] for r in rs], label=label, **style(rs[0]))
+    if numeric and min(position.values()) > 0 and max(position.values()) / min(position.values()) >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks([position[v] for v in values])
+    ax.set_xticklabels(values, rotation=90 if len(values) > 12 else 0)
+    ax.minorticks_off()
+    ax.set_xlabel(key)
     ax.set_ylabel("bus bandwidth (GB/s)")
-    op = doc["results"][0]["op"] if doc["results"] else ""
-    ax.set_title(f"{doc['name']}: {op} on {doc['cluster']['name']}")
-    ax.legend()
+    ax.set_title(f"at {human_bytes(largest)} against {key}")
+    legend_outside(ax, len(lines))
 
 
 BUS_FACTOR = {"allreduce": lambda p: 2 * (p - 1) / p, "reducescatter": lambda p: (p - 1) / p,
@@ -145,9 +238,10 @@ BUS_FACTOR = {"allreduce": lambda p: 2 * (p - 1) / p, "reducescatter": lambda p:
 
 
 def human_bytes(b):
+    """64K, 1M, 1G; a size that is no whole unit keeps three digits (1.27G)."""
     for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if b >= size and b % size == 0:
-            return f"{b // size}{unit}"
+        if b >= size:
+            return f"{b // size}{unit}" if b % size == 0 else f"{b / size:.3g}{unit}"
     return str(b)
 
 
@@ -170,13 +264,9 @@ def plot_comparison(doc, fig):
     err.plot(sizes, [100 * p["error"] for p in points], marker="s", label="collsim")
     err.plot(sizes, [100 * p["line_error"] for p in points], linestyle="--", color="grey", label="two-point line")
     err.set_ylabel("error (%)")
-    err.set_xlabel("message size")
     err.legend(fontsize=8)
     for a in (ax, err):
-        a.set_xscale("log", base=2)
-        ticks = sizes[:: max(1, len(sizes) // 8)]
-        a.set_xticks(ticks)
-        a.set_xticklabels([human_bytes(t) for t in ticks])
+        size_axis(a, sizes)
 
 
 def main():
@@ -204,13 +294,19 @@ def main():
         training = doc.get("kind") == "training"
         if not training and "results" not in doc:
             sys.exit(f"plot.py: {args.json} is not collsim run output (no 'points' or 'results')")
-        if training and not doc["points"] or not training and not doc["results"]:
+        ok = doc["points"] if training else [r for r in doc["results"] if r.get("status", "ok") == "ok"]
+        if not ok:
             sys.exit(f"plot.py: {args.json} has no results to plot")
-        many = len(doc["points"]) if training else 1
-        tall = training and len({p['devices'] for p in doc['points']}) > 1
-        # Readable whatever the number of points: at most 16 x 11 inches.
-        fig = plt.figure(figsize=(min(16, max(8, 0.35 * many + 4)), 10 if tall else 5.5))
-        (plot_training if training else plot_collective)(doc, fig)
+        if training:
+            many = len(doc["points"])
+            tall = len({p['devices'] for p in doc['points']}) > 1
+            # Readable whatever the number of points: at most 16 x 11 inches.
+            fig = plt.figure(figsize=(min(16, max(8, 0.35 * many + 4)), 10 if tall else 5.5))
+            plot_training(doc, fig)
+        else:
+            study = bool(doc.get("sweep_keys")) and any(r.get("status", "ok") == "ok" for r in doc["results"])
+            fig = plt.figure(figsize=(13, 9.5 if study else 5.5))
+            plot_collective(doc, fig, 2 if study else 1)
     fig.tight_layout()
     # No creation date in an SVG: the same JSON gives the same file.
     fig.savefig(args.out, metadata={"Date": None} if args.out.endswith(".svg") else None)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/plot.py smoke test: a training study's (plain and under a layout),
-# a collective scenario's, a comparison's and a plan's JSON each become a
+# a collective scenario's and collective studies', a comparison's and a plan's JSON each become a
 # non-empty PNG (and the study an SVG).
 #   tests/plot_test.sh COLLSIM SOURCE_DIR
 set -euo pipefail
@@ -13,6 +13,14 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/study.json" --out "$tmp/study.png"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/study.json" --out "$tmp/study.svg"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/collective.json" --out "$tmp/collective.png"
+# A collective study over two keys, one of them not a number.
+"$collsim" run "$src/scenarios/hierarchical-vs-flat.yaml" --set 'sweep[cluster.servers]=[2,4]' \
+  --set 'sweep[cluster.roce.bandwidth]=[100Gbps,200Gbps]' --set 'sizes=[64KiB,1MiB,1360MB]' \
+  --format json --out "$tmp/sweep.json"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/sweep.json" --out "$tmp/sweep.png"
+"$collsim" run "$src/scenarios/hierarchical-vs-flat.yaml" --set 'sweep[cluster.roce.bandwidth]=[100Gbps,200Gbps]' \
+  --set 'sizes=[1MiB]' --format json --out "$tmp/sweep-words.json"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/sweep-words.json" --out "$tmp/sweep-words.png"
 "$collsim" compare "$src/tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt" \
   --cluster "$src/configs/clusters/dgx-a100-8.yaml" --format json > "$tmp/compare.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/compare.json" --out "$tmp/compare.png"
@@ -20,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/plan.json" --out "$tmp/plan.png"
 "$collsim" run "$src/tests/data/training/llama3-8b-tp8-pp2.yaml" --set cluster.servers=2 --format json --out "$tmp/layout.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/layout.json" --out "$tmp/layout.png"
-for f in study.png collective.png compare.png plan.png layout.png; do
+for f in study.png collective.png sweep.png sweep-words.png compare.png plan.png layout.png; do
   [ -s "$tmp/$f" ] || { echo "plot_test: $f is empty" >&2; exit 1; }
   [ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "plot_test: $f is not a PNG" >&2; exit 1; }
 done
