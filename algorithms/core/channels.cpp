@@ -22,6 +22,7 @@ public:
     for (std::size_t i = first; i < out.size(); ++i)
       if (out[i].kind == OpKind::Wait) out[i].peer += base_;
   }
+  StepPlace place(int rank, int step) const override { return channel_->stream(index_).place(rank, step); }
 
 private:
   std::shared_ptr<const Schedule> channel_;

@@ -29,11 +29,13 @@ AlgorithmEntry withChunkLoops(const AlgorithmEntry& entry, std::uint64_t chunkBy
     if (loops <= 1 || spec.op != Collective::AllReduce || entry.pipelinesChunks) return entry.build(g, chunked);
     std::uint64_t loopElems = std::max<std::uint64_t>(1, chunkBytes / g.elemSize()) * std::uint64_t(g.size());
     std::vector<SchedulePtr> parts;
+    std::vector<SequenceSchedule::PartTag> tags;
     for (std::uint64_t k = 0; k < loops; ++k) {
       std::uint64_t first = k * loopElems;
       parts.push_back(entry.build(g.sub(Block{first, std::min(loopElems, g.count() - first)}), chunked));
+      tags.push_back({-1, int(k)});
     }
-    return std::make_unique<SequenceSchedule>(std::move(parts));
+    return std::make_unique<SequenceSchedule>(std::move(parts), std::move(tags));
   };
   return e;
 }

@@ -1,12 +1,18 @@
 #include "algorithms/core/compose.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace collsim {
 
-SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts) : parts_(std::move(parts)) {
+SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts, std::vector<PartTag> tags)
+    : parts_(std::move(parts)), tags_(std::move(tags)) {
   if (parts_.empty()) throw std::invalid_argument("a sequence needs at least one schedule");
+  if (tags_.empty())
+    for (std::size_t i = 0; i < parts_.size(); ++i) tags_.push_back({int(i), -1});
+  if (tags_.size() != parts_.size()) throw std::invalid_argument("a sequence needs a tag per part");
+  for (const auto& t : tags_) phases_ = std::max(phases_, t.phase + 1);
   for (const auto& p : parts_)
     if (p->ranks() != parts_.front()->ranks() || p->streamCount() != 1)
       throw std::invalid_argument("sequenced schedules must be single-stream with the same rank count");
@@ -27,14 +33,30 @@ int SequenceSchedule::stepCount(int rank) const {
 
 void SequenceSchedule::appendOps(int rank, int step, std::vector<Op>& out) const {
   if (int n = uniformSteps_[rank]; n > 0) return parts_[std::size_t(step / n)]->appendOps(rank, step % n, out);
-  for (const auto& p : parts_) {
-    int n = p->stepCount(rank);
-    if (step < n) {
-      p->appendOps(rank, step, out);
-      return;
-    }
+  auto [part, inner] = partOf(rank, step);
+  if (part < parts_.size()) parts_[part]->appendOps(rank, inner, out);
+}
+
+std::pair<std::size_t, int> SequenceSchedule::partOf(int rank, int step) const {
+  if (int n = uniformSteps_[rank]; n > 0) return {std::size_t(step / n), step % n};
+  std::size_t part = 0;
+  for (; part < parts_.size(); ++part) {
+    int n = parts_[part]->stepCount(rank);
+    if (step < n) break;
     step -= n;
   }
+  return {part, step};
+}
+
+// The outer structure names the phase (a hierarchical algorithm's levels,
+// not the ring inside one) and the chunk.
+StepPlace SequenceSchedule::place(int rank, int step) const {
+  auto [part, inner] = partOf(rank, step);
+  if (part >= parts_.size()) return {};
+  StepPlace p = parts_[part]->place(rank, inner);
+  if (tags_[part].phase >= 0) p.phase = tags_[part].phase, p.phases = phases_;
+  if (tags_[part].chunk >= 0) p.chunk = tags_[part].chunk;
+  return p;
 }
 
 SchedulePtr sequence(SchedulePtr first, SchedulePtr second) {

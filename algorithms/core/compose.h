@@ -11,15 +11,27 @@ namespace collsim {
 // Each rank runs the steps of parts[0], then those of parts[1], ...
 // Ordering is per rank: rank r may start part 1 while rank q is still in
 // part 0; only data dependencies (matched receives) hold ranks together.
+// Each part is a phase of the collective, unless tagged otherwise (chunk
+// loops: each part a chunk; a pipeline's slice: phases and waits).
 class SequenceSchedule final : public Schedule {
 public:
-  explicit SequenceSchedule(std::vector<SchedulePtr> parts);
+  // What a part is, in traces: its phase and chunk (-1: the part's own).
+  struct PartTag {
+    int phase = -1, chunk = -1;
+  };
+  explicit SequenceSchedule(std::vector<SchedulePtr> parts, std::vector<PartTag> tags = {});
   int ranks() const override { return parts_.front()->ranks(); }
   int stepCount(int rank) const override;
   void appendOps(int rank, int step, std::vector<Op>& out) const override;
+  StepPlace place(int rank, int step) const override;
 
 private:
+  // The part `step` of `rank` falls in, and the step within it.
+  std::pair<std::size_t, int> partOf(int rank, int step) const;
+
   std::vector<SchedulePtr> parts_;
+  std::vector<PartTag> tags_;
+  int phases_ = 0;
   // Per rank: the step count of every part when they are all equal (chunk
   // loops of one algorithm: a step finds its part by division), else -1.
   std::vector<int> uniformSteps_;
@@ -37,6 +49,7 @@ public:
   void appendOps(int rank, int step, std::vector<Op>& out) const override {
     parts_[partOf_[rank]]->appendOps(rank, step, out);
   }
+  StepPlace place(int rank, int step) const override { return parts_[partOf_[rank]]->place(rank, step); }
 
 private:
   std::vector<SchedulePtr> parts_;

@@ -18,6 +18,7 @@ public:
   int ranks() const override { return s_->ranks(); }
   int stepCount(int rank) const override { return s_->stepCount(rank); }
   void appendOps(int rank, int step, std::vector<Op>& out) const override { s_->appendOps(rank, step, out); }
+  StepPlace place(int rank, int step) const override { return s_->place(rank, step); }
 
 private:
   std::shared_ptr<const Schedule> s_;
@@ -58,14 +59,18 @@ SchedulePtr pipeline(std::vector<std::vector<SchedulePtr>> stages) {
   std::vector<SchedulePtr> streams;
   for (int k = 0; k < int(table->size()); ++k) {
     std::vector<SchedulePtr> parts;
+    std::vector<SequenceSchedule::PartTag> tags; // stage j of slice k, its wait included
     for (int j = 0; j < int((*table)[k].size()); ++j) {
-      if (k > 0)
+      if (k > 0) {
         parts.push_back(std::make_unique<WaitStep>(ranks, k - 1, [through, k, j, count, ranks](int rank) {
           return (*through)[(std::size_t(k - 1) * count + j) * ranks + rank];
         }));
+        tags.push_back({j, k});
+      }
       parts.push_back(std::make_unique<Shared>((*table)[k][j]));
+      tags.push_back({j, k});
     }
-    streams.push_back(std::make_unique<SequenceSchedule>(std::move(parts)));
+    streams.push_back(std::make_unique<SequenceSchedule>(std::move(parts), std::move(tags)));
   }
   // One slice is one stream (a stream of streams would not run as a stream).
   if (streams.size() == 1) return std::move(streams.front());

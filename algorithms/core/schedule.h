@@ -101,6 +101,15 @@ struct CollectiveSpec {
   std::uint64_t bufferBytes() const { return bufferElems() * elemSize; }
 };
 
+// Where a step sits in its schedule's structure, for traces: its phase (a
+// part of a sequence: reduce-scatter then all-gather, or a hierarchical
+// algorithm's levels) out of `phases`, and its chunk (a loop of a chunked
+// run, a slice of a pipeline); -1 where the schedule has no such structure.
+struct StepPlace {
+  int phase = -1, phases = 0;
+  int chunk = -1;
+};
+
 // Element range [first, first + count).
 struct Block {
   std::uint64_t first;
@@ -123,6 +132,9 @@ public:
   // Independent streams; a single-stream schedule is its own stream 0.
   virtual int streamCount() const { return 1; }
   virtual const Schedule& stream(int) const { return *this; }
+
+  // Where `step` of `rank` sits (wrappers pass it through); only traces ask.
+  virtual StepPlace place(int /*rank*/, int /*step*/) const { return {}; }
 };
 
 using SchedulePtr = std::unique_ptr<const Schedule>;

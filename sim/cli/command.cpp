@@ -45,6 +45,8 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
   cmd->add_option("--format", o.format, "table, json, csv or md")->capture_default_str();
   cmd->add_option("--out", o.out, "write the results to FILE instead of standard output");
   cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");
+  cmd->add_option("--trace-ranks", o.traceRanks,
+                  "record only these ranks in the trace, and the links, queues and QPs at them: 0-7,12");
   cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)")
       ->check(digitsOnly());
   cmd->add_option("--set", o.sets, setHelp);
@@ -53,6 +55,16 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
       ->check(finiteAtLeast(1));
   cmd->add_option("--max-memory", o.maxMemory, "refuse work estimated to need more memory")->capture_default_str();
   cmd->add_flag("--estimate", o.estimateOnly, "print the estimated events, memory and time, and simulate nothing");
+}
+
+TraceRecorder traceRecorderOf(const OutputOptions& o) {
+  if (o.traceRanks.empty()) return TraceRecorder();
+  if (o.trace.empty()) throw UsageError("--trace-ranks: it filters a trace; give --trace FILE too");
+  try {
+    return TraceRecorder(TraceRecorder::kDefaultMaxEvents, parseRankList(o.traceRanks));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--trace-ranks " + o.traceRanks + ": " + e.what());
+  }
 }
 
 void writeOutputFile(const std::string& option, const std::string& path, const std::string& content) {
@@ -149,7 +161,7 @@ static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std
   PlannedOutputs outputs(o);
   if (!checkWork(estimateCollectiveStudy(study), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
     return 0;
-  TraceRecorder recorder;
+  TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
   CollectiveStudyReport report = executeCollectiveStudy(study, command, options);
@@ -199,7 +211,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
       if (!p.failed()) journal->append(trainingPointKey(jobs[i]), p);
     };
   }
-  TraceRecorder recorder;
+  TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
   TrainingReport report = executeTrainingJobs(jobs, command, options, hooks);
@@ -221,7 +233,7 @@ int simulateAndReport(const Scenario& scenario, const std::string& command, cons
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   if (!checkWork(estimateScenario(scenario), o, 1, scenario.name, io)) return 0;
-  TraceRecorder recorder;
+  TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(scenario.simulation.seed)};
   Report report = executeScenario(scenario, command, options);

@@ -52,11 +52,14 @@ Command addTopologyCommand(CLI::App& app);
 CLI::Validator digitsOnly();
 CLI::Validator finiteAtLeast(double min);
 
+class TraceRecorder;
+
 // --format/--out/--trace/--seed/--set, shared by run and perf.
 struct OutputOptions {
   std::string format = "table";
   std::string out;
   std::string trace;
+  std::string traceRanks; // --trace-ranks 0-7,12: only these ranks' tracks
   std::optional<std::uint64_t> seed; // else the scenario's simulation.seed
   std::vector<std::string> sets;
   double maxEvents = WorkLimits{}.maxEvents;
@@ -67,6 +70,8 @@ struct OutputOptions {
   std::string resolvedInput; // the scenario (or cluster) as it ran, for provenance (set by the command)
 };
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
+// The trace recorder --trace and --trace-ranks ask for.
+TraceRecorder traceRecorderOf(const OutputOptions& o);
 
 // --env-file FILE and --env: HCCL settings for run, perf and select; NCCL
 // settings for perf, compare and calibrate.

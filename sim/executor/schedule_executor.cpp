@@ -149,6 +149,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       PairState& p = pairs_[pairIndex];
       InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, 0, op.bytes, 0};
       message.pair = pairIndex;
+      message.postedAt = engine_.now();
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
@@ -233,7 +234,9 @@ void ScheduleExecutor::slotCameBack(std::uint32_t cookie) {
 
 void ScheduleExecutor::endStep(std::uint32_t l) {
   Lane& s = lanes_[l];
-  if (trace_) trace_->rankStep(s.rank, s.stream, s.step, s.stepStart, engine_.now(), s.stepBytesSent);
+  if (trace_)
+    trace_->rankStep({s.rank, s.stream, s.step, s.stepStart, engine_.now(), s.stepBytesSent, &s.ops,
+                      s.schedule->place(s.rank, s.step)});
   ++s.step;
   if (s.step == s.steps) result_.rankFinish[s.rank] = std::max(result_.rankFinish[s.rank], engine_.now());
   // Release the lanes waiting for this one (collected first: completing
@@ -311,6 +314,7 @@ void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   inFlight_.release(cookie);
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
+  if (trace_) trace_->message(src.rank, src.stream, m.postedAt, dst.rank, engine_.now(), m.bytes);
   PairState& p = pairs_[m.pair];
   bool direct = m.leg == Leg::Direct;
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });

@@ -148,6 +148,7 @@ private:
     Leg leg = Leg::Direct;
     bool released = false; // the send let its step go on at once (a free slot)
     std::uint32_t pair = 0;  // its sender and receiver's PairState (sends only)
+    Time postedAt = 0;       // when its step posted it (traces)
   };
   // Contributions waiting at a switch for the rest of their group.
   struct Merge {

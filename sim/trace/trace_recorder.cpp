@@ -1,101 +1,303 @@
 #include "sim/trace/trace_recorder.h"
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 namespace collsim {
+namespace {
+
+constexpr Time kCounterResolution = 1'000'000; // 1 us: one sample per counter per microsecond
+constexpr int kFlowSearch = 64;                // steps scanned for the one that receives a message
+
+double us(Time t) { return double(t) / 1e6; }
+
+const char* kindName(OpKind k) {
+  switch (k) {
+  case OpKind::Send: return "send";
+  case OpKind::Recv: return "recv";
+  case OpKind::RecvReduce: return "recv-reduce";
+  case OpKind::Copy: return "copy";
+  case OpKind::Wait: return "wait";
+  case OpKind::Compute: return "compute";
+  }
+  return "?";
+}
+
+std::string joined(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+} // namespace
 
 class TraceRecorder::RunSink final : public TraceSink {
 public:
   RunSink(TraceRecorder& owner, int pid, std::string label, const Cluster& cluster)
-      : owner_(owner), pid_(pid), label_(std::move(label)), ranks_(cluster.ranks()) {
+      : owner_(owner), pid_(pid), label_(std::move(label)), ranks_(cluster.ranks()), cluster_(cluster) {
+    selectedRank_.assign(std::size_t(ranks_), owner.ranks_.empty());
+    for (int r : owner.ranks_)
+      if (r < ranks_) selectedRank_[std::size_t(r)] = true;
+    // The nodes a filtered trace keeps: the selected ranks' devices and the NICs next to them.
+    std::vector<bool> device(cluster.nodes.size(), false);
+    for (int r = 0; r < ranks_; ++r)
+      if (selectedRank_[std::size_t(r)]) device[std::size_t(cluster.rankNode[std::size_t(r)])] = true;
+    selectedNode_ = device;
+    for (const auto& l : cluster.links)
+      for (auto [from, to] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
+        if (device[std::size_t(from)] && cluster.nodes[std::size_t(to)].kind == NodeKind::Nic)
+          selectedNode_[std::size_t(to)] = true;
     for (const auto& l : cluster.links) {
       const std::string &a = cluster.nodes[l.a].name, &b = cluster.nodes[l.b].name;
+      bool kept = selectedNode_[std::size_t(l.a)] || selectedNode_[std::size_t(l.b)];
       channelNames_.push_back(a + " -> " + b + " (" + l.type + ")");
       channelNames_.push_back(b + " -> " + a + " (" + l.type + ")");
+      channelKept_.push_back(kept);
+      channelKept_.push_back(kept);
     }
     channelUsed_.assign(channelNames_.size(), false);
   }
 
   void channelBusy(std::uint32_t channel, Time start, Time end) override {
-    if (!admit()) return;
+    if (!channelKept_[channel] || !admit(1)) return;
     channelUsed_[channel] = true;
-    events_.push_back({"busy", int(ranks_ + channel), start, end, 0});
+    busy_.push_back({int(channel), start, end});
   }
-  void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t bytesSent) override {
-    if (!admit()) return;
-    // Stream 0 on the rank's own track; further streams on tracks after the links'.
-    int tid = stream == 0 ? rank : ranks_ + int(channelNames_.size()) + (stream - 1) * ranks_ + rank;
-    if (stream > 0 && extraStreams_ < stream) extraStreams_ = stream;
-    events_.push_back({"step " + std::to_string(step), tid, start, end, bytesSent});
+
+  void rankStep(const StepTrace& s) override {
+    if (!selectedRank_[std::size_t(s.rank)] || !admit(1)) return;
+    Step e{s.rank, s.stream, s.step, s.start, s.end, s.bytesSent, 0, s.place, 0, std::uint32_t(peers_.size()), 0, 0};
+    if (s.ops) {
+      std::vector<int> sends, recvs;
+      for (const Op& op : *s.ops) {
+        e.kinds |= 1u << unsigned(op.kind);
+        if (op.kind == OpKind::Send) sends.push_back(op.peer);
+        if (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce) recvs.push_back(op.peer), e.bytesReceived += op.bytes;
+      }
+      peers_.insert(peers_.end(), sends.begin(), sends.end());
+      peers_.insert(peers_.end(), recvs.begin(), recvs.end());
+      e.sends = std::uint32_t(sends.size());
+      e.recvs = std::uint32_t(recvs.size());
+    }
+    maxStream_ = std::max(maxStream_, s.stream);
+    steps_.push_back(e);
+  }
+
+  void message(int src, int stream, Time posted, int dst, Time arrived, std::uint64_t bytes) override {
+    if (!selectedRank_[std::size_t(src)] || !selectedRank_[std::size_t(dst)] || !admit(2)) return;
+    messages_.push_back({src, dst, stream, posted, arrived, bytes});
+  }
+
+  void counter(const CounterTrack& track, Time at, double value) override {
+    if (!counterKept(track)) return;
+    auto key = std::pair{int(track.kind), track.index};
+    auto [it, fresh] = counterIndex_.try_emplace(key, counters_.size());
+    if (fresh) counters_.push_back({counterName(track), {}, -kCounterResolution, 0, false});
+    Counter& c = counters_[it->second];
+    // Keep the last value of each microsecond: a sample waits until the next
+    // one shows whether it was the last.
+    if (c.pending && at - c.lastWritten >= kCounterResolution) flush(c);
+    c.pendingAt = at;
+    c.pendingValue = value;
+    c.pending = true;
   }
 
   void span(const std::string& track, const std::string& name, Time start, Time end) override {
-    if (!admit()) return;
+    if (!admit(1)) return;
     auto it = std::find(spanTracks_.begin(), spanTracks_.end(), track);
     int index = int(it - spanTracks_.begin());
     if (it == spanTracks_.end()) spanTracks_.push_back(track);
-    events_.push_back({name, kSpanTrackBase + index, start, end, 0});
+    spans_.push_back({name, index, start, end});
   }
 
-  void write(nlohmann::json& out) const {
+  void write(nlohmann::json& out) {
+    for (auto& c : counters_)
+      if (c.pending) flush(c);
     auto meta = [&](const char* what, int tid, const std::string& name) {
       nlohmann::json m = {{"name", what}, {"ph", "M"}, {"pid", pid_}, {"args", {{"name", name}}}};
       if (tid >= 0) m["tid"] = tid;
       out.push_back(std::move(m));
     };
     meta("process_name", -1, label_);
-    for (int r = 0; r < ranks_; ++r) meta("thread_name", r, "rank " + std::to_string(r));
+    // Tracks: ranks' streams first, then links, then the model's spans on top.
+    std::vector<bool> rankTrackUsed(std::size_t(ranks_) * std::size_t(maxStream_ + 1), false);
+    for (const auto& s : steps_) rankTrackUsed[std::size_t(rankTid(s.rank, s.stream))] = true;
+    for (std::size_t t = 0; t < rankTrackUsed.size(); ++t) {
+      if (!rankTrackUsed[t]) continue;
+      int rank = int(t) % ranks_, stream = int(t) / ranks_;
+      meta("thread_name", int(t), "rank " + std::to_string(rank) + (stream ? " stream " + std::to_string(stream) : ""));
+    }
+    const int linkBase = int(rankTrackUsed.size());
     for (std::size_t c = 0; c < channelNames_.size(); ++c)
-      if (channelUsed_[c]) meta("thread_name", ranks_ + int(c), "link " + channelNames_[c]);
-    for (int st = 1; st <= extraStreams_; ++st)
-      for (int r = 0; r < ranks_; ++r)
-        meta("thread_name", ranks_ + int(channelNames_.size()) + (st - 1) * ranks_ + r,
-             "rank " + std::to_string(r) + " stream " + std::to_string(st));
+      if (channelUsed_[c]) meta("thread_name", linkBase + int(c), "link " + channelNames_[c]);
     for (std::size_t i = 0; i < spanTracks_.size(); ++i) {
       meta("thread_name", kSpanTrackBase + int(i), spanTracks_[i]);
-      // Model tracks above the ranks' and links'.
       out.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid_}, {"tid", kSpanTrackBase + int(i)},
                      {"args", {{"sort_index", -1000 + int(i)}}}});
     }
-    for (const auto& e : events_) {
-      nlohmann::json j = {{"name", e.name}, {"ph", "X"}, {"pid", pid_}, {"tid", e.tid},
-                          {"ts", double(e.start) / 1e6}, {"dur", double(e.end - e.start) / 1e6}};
-      if (e.name != "busy" && e.tid < kSpanTrackBase) j["args"] = {{"bytes_sent", e.bytes}};
-      out.push_back(std::move(j));
-    }
+    for (const auto& s : steps_) out.push_back(stepEvent(s));
+    for (const auto& b : busy_)
+      out.push_back({{"name", "busy"}, {"ph", "X"}, {"pid", pid_}, {"tid", linkBase + b.channel},
+                     {"ts", us(b.start)}, {"dur", us(b.end - b.start)}});
+    for (const auto& s : spans_)
+      out.push_back({{"name", s.name}, {"ph", "X"}, {"pid", pid_}, {"tid", kSpanTrackBase + s.track},
+                     {"ts", us(s.start)}, {"dur", us(s.end - s.start)}});
+    writeFlows(out);
+    for (const auto& c : counters_)
+      for (const auto& [at, value] : c.samples)
+        out.push_back({{"name", c.name}, {"ph", "C"}, {"pid", pid_}, {"ts", us(at)}, {"args", {{c.unit(), value}}}});
   }
 
 private:
   static constexpr int kSpanTrackBase = 1 << 30;
-  struct Event {
-    std::string name;
-    int tid;
+  struct Step {
+    int rank, stream, step;
     Time start, end;
+    std::uint64_t bytesSent, bytesReceived;
+    StepPlace place;
+    std::uint32_t kinds;               // bit per OpKind present
+    std::uint32_t firstPeer, sends, recvs; // peers_[firstPeer...]: sent to, then received from
+  };
+  struct Busy {
+    int channel;
+    Time start, end;
+  };
+  struct Span {
+    std::string name;
+    int track;
+    Time start, end;
+  };
+  struct Message {
+    int src, dst, stream;
+    Time posted, arrived;
     std::uint64_t bytes;
   };
-  bool admit() {
-    if (owner_.events_ >= owner_.maxEvents_) {
+  struct Counter {
+    std::string name;
+    std::vector<std::pair<Time, double>> samples;
+    Time lastWritten;
+    Time pendingAt = 0;
+    bool pending = false;
+    double pendingValue = 0;
+    const char* unit() const { return name.rfind("DCQCN", 0) == 0 ? "GB/s" : name.rfind("PFC", 0) == 0 ? "paused" : "bytes"; }
+  };
+
+  int rankTid(int rank, int stream) const { return stream * ranks_ + rank; }
+
+  bool admit(std::size_t events) {
+    if (owner_.events_ + events > owner_.maxEvents_) {
       owner_.truncated_ = true;
       return false;
     }
-    ++owner_.events_;
+    owner_.events_ += events;
     return true;
+  }
+
+  bool counterKept(const CounterTrack& t) const {
+    if (t.kind == CounterTrack::Kind::QpRate)
+      return selectedNode_[std::size_t(t.src)] || selectedNode_[std::size_t(t.dst)];
+    return channelKept_[t.index];
+  }
+  std::string counterName(const CounterTrack& t) const {
+    switch (t.kind) {
+    case CounterTrack::Kind::QueueBytes: return "queue " + channelNames_[t.index];
+    case CounterTrack::Kind::PfcPaused: return "PFC " + channelNames_[t.index];
+    case CounterTrack::Kind::QpRate:
+      return "DCQCN QP " + std::to_string(t.index) + " " + cluster_.nodes[std::size_t(t.src)].name + " -> " +
+             cluster_.nodes[std::size_t(t.dst)].name;
+    }
+    return "";
+  }
+  void flush(Counter& c) {
+    c.pending = false;
+    if (!c.samples.empty() && c.samples.back().second == c.pendingValue) return;
+    if (!admit(1)) return;
+    bool rate = c.name.rfind("DCQCN", 0) == 0;
+    c.samples.emplace_back(c.pendingAt, rate ? c.pendingValue / 1e9 : c.pendingValue);
+    c.lastWritten = c.pendingAt;
+  }
+
+  nlohmann::json stepEvent(const Step& s) const {
+    nlohmann::json args = {{"stream", s.stream}, {"step", s.step}, {"bytes_sent", s.bytesSent},
+                           {"bytes_received", s.bytesReceived}};
+    if (s.place.phase >= 0) args["phase"] = std::to_string(s.place.phase + 1) + "/" + std::to_string(s.place.phases);
+    if (s.place.chunk >= 0) args["chunk"] = s.place.chunk;
+    std::vector<int> sends(peers_.begin() + s.firstPeer, peers_.begin() + s.firstPeer + s.sends);
+    std::vector<int> recvs(peers_.begin() + s.firstPeer + s.sends, peers_.begin() + s.firstPeer + s.sends + s.recvs);
+    if (!sends.empty()) args["sends_to"] = joined(sends);
+    if (!recvs.empty()) args["receives_from"] = joined(recvs);
+    std::string ops;
+    for (unsigned k = 0; k < 6; ++k)
+      if (s.kinds >> k & 1u) ops += (ops.empty() ? "" : "+") + std::string(kindName(OpKind(k)));
+    if (!ops.empty()) args["ops"] = ops;
+    std::string name = "step " + std::to_string(s.step);
+    if (!ops.empty()) name += " " + ops;
+    return {{"name", name}, {"ph", "X"}, {"pid", pid_}, {"tid", rankTid(s.rank, s.stream)}, {"ts", us(s.start)},
+            {"dur", us(s.end - s.start)}, {"args", std::move(args)}};
+  }
+
+  // Arrows from the step that posted a send to the step that received it
+  // (the first step of the receiver's stream, ending at or after the arrival,
+  // that receives from the sender). Each end sits inside its step, so the
+  // viewer binds it there.
+  void writeFlows(nlohmann::json& out) const {
+    std::vector<std::vector<std::uint32_t>> byTrack(std::size_t(ranks_) * std::size_t(maxStream_ + 1));
+    for (std::uint32_t i = 0; i < steps_.size(); ++i)
+      byTrack[std::size_t(rankTid(steps_[i].rank, steps_[i].stream))].push_back(i);
+    for (auto& t : byTrack)
+      std::sort(t.begin(), t.end(), [&](auto a, auto b) { return steps_[a].step < steps_[b].step; });
+    auto firstEnding = [&](const std::vector<std::uint32_t>& t, Time at) {
+      return std::partition_point(t.begin(), t.end(), [&](std::uint32_t i) { return steps_[i].end < at; });
+    };
+    std::uint64_t id = std::uint64_t(pid_) << 40;
+    for (const auto& m : messages_) {
+      const auto& from = byTrack[std::size_t(rankTid(m.src, m.stream))];
+      const auto& to = byTrack[std::size_t(rankTid(m.dst, m.stream))];
+      auto sender = firstEnding(from, m.posted);
+      while (sender != from.end() && steps_[*sender].end == m.posted && steps_[*sender].start < m.posted) ++sender;
+      auto receiver = firstEnding(to, m.arrived);
+      for (int n = 0; receiver != to.end() && n < kFlowSearch && !receivesFrom(steps_[*receiver], m.src); ++n) ++receiver;
+      if (sender == from.end() || receiver == to.end() || !receivesFrom(steps_[*receiver], m.src)) continue;
+      const Step &a = steps_[*sender], &b = steps_[*receiver];
+      Time sentAt = a.start + (a.end - a.start) / 2;
+      Time gotAt = std::max(m.arrived, b.start);
+      gotAt += (b.end - gotAt) / 2;
+      ++id;
+      out.push_back({{"name", "message"}, {"cat", "message"}, {"ph", "s"}, {"id", id}, {"pid", pid_},
+                     {"tid", rankTid(m.src, m.stream)}, {"ts", us(sentAt)}, {"args", {{"bytes", m.bytes}}}});
+      out.push_back({{"name", "message"}, {"cat", "message"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", pid_},
+                     {"tid", rankTid(m.dst, m.stream)}, {"ts", us(gotAt)}});
+    }
+  }
+  bool receivesFrom(const Step& s, int peer) const {
+    auto first = peers_.begin() + s.firstPeer + s.sends;
+    return std::find(first, first + s.recvs, peer) != first + s.recvs;
   }
 
   TraceRecorder& owner_;
   int pid_;
   std::string label_;
   int ranks_;
+  const Cluster& cluster_;
+  std::vector<bool> selectedRank_, selectedNode_;
   std::vector<std::string> channelNames_;
-  std::vector<bool> channelUsed_;
-  int extraStreams_ = 0;
+  std::vector<bool> channelKept_, channelUsed_;
+  int maxStream_ = 0;
+  std::vector<Step> steps_;
+  std::vector<int> peers_;
+  std::vector<Busy> busy_;
+  std::vector<Span> spans_;
   std::vector<std::string> spanTracks_;
-  std::vector<Event> events_;
+  std::vector<Message> messages_;
+  std::map<std::pair<int, std::uint32_t>, std::size_t> counterIndex_;
+  std::vector<Counter> counters_;
 };
 
-TraceRecorder::TraceRecorder(std::size_t maxEvents) : maxEvents_(maxEvents) {}
+TraceRecorder::TraceRecorder(std::size_t maxEvents, std::vector<int> ranks)
+    : maxEvents_(maxEvents), ranks_(std::move(ranks)) {}
 TraceRecorder::~TraceRecorder() = default;
 
 TraceSink* TraceRecorder::beginRun(const std::string& label, const Cluster& cluster) {
@@ -111,6 +313,31 @@ std::string TraceRecorder::json() const {
     doc["otherData"] = {{"truncated", "the trace reached " + std::to_string(maxEvents_) +
                                           " events; later events were not recorded"}};
   return doc.dump() + "\n";
+}
+
+std::vector<int> parseRankList(const std::string& text) {
+  std::vector<int> ranks;
+  std::size_t at = 0;
+  auto number = [&](std::size_t& i) {
+    std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == start || i - start > 9)
+      throw std::invalid_argument("expected a rank number at '" + text.substr(start) + "' (ranks: 0-7,12)");
+    return std::stoi(text.substr(start, i - start));
+  };
+  while (at <= text.size()) {
+    int first = number(at), last = first;
+    if (at < text.size() && text[at] == '-') last = number(++at);
+    if (last < first) throw std::invalid_argument("range " + std::to_string(first) + "-" + std::to_string(last) + " runs backwards");
+    if (std::uint64_t(last - first) + ranks.size() > 10'000'000) throw std::invalid_argument("too many ranks");
+    for (int r = first; r <= last; ++r) ranks.push_back(r);
+    if (at == text.size()) break;
+    if (text[at] != ',') throw std::invalid_argument("unexpected '" + text.substr(at, 1) + "' (ranks: 0-7,12)");
+    ++at;
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 } // namespace collsim

@@ -1,7 +1,17 @@
 // Records runs as Chrome trace-event JSON (opens in Perfetto or
-// chrome://tracing): one process per simulated run, one track per rank with
-// its steps and one per link direction that carried data, with its busy
-// periods. Recording stops at a size limit, and the file says so.
+// chrome://tracing): one process per simulated run, named after it (and its
+// study point). In each:
+// - a track per rank (and per further stream of a rank) with its steps;
+//   each step's arguments say its phase, chunk, stream, peers, operations
+//   and bytes;
+// - a flow arrow from each send to the step that receives it;
+// - a track per link direction that carried data, with its busy periods;
+// - at packet level, counters: switch egress queue depth, PFC pause state
+//   per link direction, DCQCN rate per QP (the last value in each
+//   microsecond, so a long run stays openable).
+// Only tracks with events are named. A rank filter keeps some ranks' tracks
+// and the links, queues and QPs at their devices and NICs. Recording stops
+// at a size limit, and the file says so.
 #pragma once
 
 #include <memory>
@@ -15,7 +25,10 @@ namespace collsim {
 
 class TraceRecorder {
 public:
-  explicit TraceRecorder(std::size_t maxEvents = 2'000'000);
+  // `ranks`: the ranks to record (empty: all).
+  static constexpr std::size_t kDefaultMaxEvents = 2'000'000;
+  explicit TraceRecorder(std::size_t maxEvents = kDefaultMaxEvents, std::vector<int> ranks = {});
+  TraceRecorder(TraceRecorder&&) = default;
   ~TraceRecorder();
 
   // Starts a new process track; the sink lives as long as the recorder.
@@ -28,8 +41,13 @@ private:
   class RunSink;
   std::vector<std::unique_ptr<RunSink>> runs_;
   std::size_t maxEvents_;
+  std::vector<int> ranks_;
   std::size_t events_ = 0;
   bool truncated_ = false;
 };
+
+// "0-7,12,64-71" as a sorted list of ranks; throws std::invalid_argument
+// with what is wrong.
+std::vector<int> parseRankList(const std::string& text);
 
 } // namespace collsim

@@ -21,8 +21,16 @@ public:
   void channelBusy(std::uint32_t channel, Time start, Time end) override {
     if (trace_) trace_->channelBusy(channel, start, end);
   }
-  void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t bytes) override {
-    if (trace_) trace_->rankStep(rank, stream, step, start, end, bytes);
+  void message(int src, int stream, Time posted, int dst, Time arrived, std::uint64_t bytes) override {
+    if (trace_) trace_->message(src, stream, posted, dst, arrived, bytes);
+  }
+  void counter(const CounterTrack& track, Time at, double value) override {
+    if (trace_) trace_->counter(track, at, value);
+  }
+  void rankStep(const StepTrace& s) override {
+    if (trace_) trace_->rankStep(s);
+    const int rank = s.rank, stream = s.stream, step = s.step;
+    const Time start = s.start, end = s.end;
     if (stream >= ParallelStepSchedule::kFirstBucketStream) {
       if (step > 0) bucketSpans_.emplace_back(start, end); // after its wait
       return;

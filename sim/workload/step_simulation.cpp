@@ -63,7 +63,12 @@ public:
   void channelBusy(std::uint32_t channel, Time start, Time end) override {
     if (trace_) trace_->channelBusy(channel, start, end);
   }
-  void rankStep(int rank, int stream, int step, Time start, Time end, std::uint64_t) override {
+  void counter(const CounterTrack& track, Time at, double value) override {
+    if (trace_) trace_->counter(track, at, value);
+  }
+  void rankStep(const StepTrace& s) override {
+    const int rank = s.rank, stream = s.stream, step = s.step;
+    const Time start = s.start, end = s.end;
     if (stream == TrainingStepSchedule::kComputeStream) {
       if (rank == 0 && trace_) compute_.push_back({step, start, end});
       return;

@@ -78,6 +78,7 @@ std::uint32_t PacketNetwork::connection(int src, int dst) {
     q.rate = DcqcnRate(&model_.dcqcn, q.lineRate);
     senders_.push_back(std::move(q));
     receivers_.emplace_back();
+    traceRate(std::uint32_t(senders_.size() - 1)); // its line rate, before any cut
   }
   return first;
 }
@@ -233,6 +234,7 @@ void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet, std::uint3
   }
   out.fifo.push_back(packet);
   out.queuedBytes += wire;
+  traceQueue(port);
   kick(port);
 }
 
@@ -240,6 +242,7 @@ void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet, std::uint3
 // against the ingress link it came in on; either may let links go again.
 void PacketNetwork::dequeued(EgressPort& out, const Packet& p) {
   out.queuedBytes -= std::min(out.queuedBytes, Bytes(p.wire));
+  traceQueue(std::uint32_t(&out - ports_.data()));
   if (p.ingress != kNoIndex) {
     EgressPort& in = ports_[p.ingress];
     in.ingressBytes -= std::min(in.ingressBytes, Bytes(p.wire));
@@ -253,6 +256,16 @@ void PacketNetwork::dequeued(EgressPort& out, const Packet& p) {
     for (std::uint32_t in : out.holding) release(in);
     out.holding.clear();
   }
+}
+
+void PacketNetwork::traceQueue(std::uint32_t port) {
+  if (trace_ && ports_[port].fromSwitch)
+    trace_->counter({CounterTrack::Kind::QueueBytes, port}, engine_.now(), double(ports_[port].queuedBytes));
+}
+
+void PacketNetwork::traceRate(std::uint32_t qp) {
+  const SenderQp& q = senders_[qp];
+  if (trace_ && q.roce && model_.dcqcn.enabled) trace_->counter({CounterTrack::Kind::QpRate, qp, q.src, q.dst}, engine_.now(), q.rate.rate());
 }
 
 void PacketNetwork::holdFor(std::uint32_t egress, std::uint32_t ingress) {
@@ -279,6 +292,7 @@ void PacketNetwork::onPause(std::uint32_t port) {
   if (p.paused || p.holds == 0) return; // let go before the pause arrived
   p.paused = true;
   p.pausedSince = engine_.now();
+  if (trace_) trace_->counter({CounterTrack::Kind::PfcPaused, port}, engine_.now(), 1);
 }
 
 void PacketNetwork::onResume(std::uint32_t port) {
@@ -286,6 +300,7 @@ void PacketNetwork::onResume(std::uint32_t port) {
   if (!p.paused) return;
   p.pausedTotal += engine_.now() - p.pausedSince;
   p.paused = false;
+  if (trace_) trace_->counter({CounterTrack::Kind::PfcPaused, port}, engine_.now(), 0);
   kick(port);
 }
 
@@ -323,6 +338,7 @@ void PacketNetwork::onControl(std::uint32_t id) {
   switch (c.kind) {
   case Control::Cnp:
     q.rate.onCnp();
+    traceRate(c.qp);
     armTimers(c.qp);
     break;
   case Control::Ack: q.onAck(c.seq); break;
@@ -355,12 +371,14 @@ void PacketNetwork::armTimers(std::uint32_t qp) {
 void PacketNetwork::onAlphaTimer(std::uint32_t qp) {
   senders_[qp].alphaTimer = false;
   senders_[qp].rate.onAlphaTimer();
+  traceRate(qp);
   armTimers(qp);
 }
 
 void PacketNetwork::onIncreaseTimer(std::uint32_t qp) {
   senders_[qp].increaseTimer = false;
   senders_[qp].rate.onIncreaseTimer();
+  traceRate(qp);
   armTimers(qp);
 }
 

@@ -103,6 +103,9 @@ private:
   void onAlphaTimer(std::uint32_t qp);
   void onIncreaseTimer(std::uint32_t qp);
   void onRetransmitTimer(std::uint32_t qp);
+  // Counters for the trace: a switch queue's depth, a QP's rate.
+  void traceQueue(std::uint32_t port);
+  void traceRate(std::uint32_t qp);
 
   EventEngine& engine_;
   const Cluster& cluster_;

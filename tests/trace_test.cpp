@@ -1,0 +1,192 @@
+// The trace (--trace): its structure, checked as a viewer would read it,
+// and its spans against the times the report gives.
+//
+// - every slice has a named track, and every named track has a slice;
+// - process names are unique (one per run, named by its study point);
+// - the last step of a run's ranks ends at the run's reported time, and
+//   the steps' bytes add up to the reported bytes sent;
+// - each message is one flow arrow, from a step that sends to the
+//   receiver to a step that receives from the sender, never backwards;
+// - at packet level, switch queue counters appear; --trace-ranks keeps only
+//   the ranks asked for.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/trace/trace_recorder.h"
+#include "test_support.h"
+
+using namespace collsim;
+using namespace collsim::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Traced {
+  json report, events;
+};
+
+// Runs `collsim ARGS --format json --trace FILE` and reads both.
+Traced traced(std::vector<std::string> args) {
+  fs::path file = fs::temp_directory_path() / ("collsim-trace-test-" + std::to_string(::getpid()) + ".json");
+  args.insert(args.end(), {"--format", "json", "--trace", file.string()});
+  CliResult r = cli(args);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::ifstream in(file);
+  json trace = json::parse(in);
+  fs::remove(file);
+  return {json::parse(r.out), trace["traceEvents"]};
+}
+
+double endOf(const json& e) { return e["ts"].get<double>() + e["dur"].get<double>(); }
+
+// The slice of track (pid, tid) that holds time `ts` (ends inside it, or at its start).
+const json* sliceAt(const json& events, int pid, int tid, double ts) {
+  for (const auto& e : events)
+    if (e["ph"] == "X" && e["pid"] == pid && e["tid"] == tid && e["ts"].get<double>() <= ts && ts <= endOf(e))
+      return &e;
+  return nullptr;
+}
+
+bool listed(const json& slice, const char* key, int rank) {
+  if (!slice["args"].contains(key)) return false;
+  std::string list = "," + slice["args"][key].get<std::string>() + ",";
+  return list.find("," + std::to_string(rank) + ",") != std::string::npos;
+}
+
+void checkTracksNamed(const json& events) {
+  std::set<std::pair<int, int>> named, used;
+  std::set<std::string> processes;
+  for (const auto& e : events) {
+    if (e["name"] == "thread_name") CHECK(named.insert({e["pid"].get<int>(), e["tid"].get<int>()}).second);
+    if (e["name"] == "process_name") CHECK(processes.insert(e["args"]["name"].get<std::string>()).second);
+    if (e["ph"] == "X") {
+      used.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+      CHECK(e["dur"].get<double>() >= 0);
+      CHECK(e["ts"].get<double>() >= 0);
+    }
+  }
+  CHECK(named == used); // no slice on an unnamed track, no empty track
+}
+
+} // namespace
+
+TEST_CASE("a collective run's trace: named tracks, spans equal to the reported times, an arrow per message") {
+  Traced t = traced({"run", "--set", "sizes=[64KiB,16MiB]"});
+  checkTracksNamed(t.events);
+  const json& results = t.report["results"];
+  REQUIRE(results.size() == 2);
+  for (int pid = 1; pid <= 2; ++pid) {
+    const json& r = results[std::size_t(pid - 1)];
+    CAPTURE(r["bytes"]);
+    const int ranks = r["ranks"];
+    double last = 0;
+    std::uint64_t sent = 0;
+    for (const auto& e : t.events)
+      if (e["ph"] == "X" && e["pid"] == pid && e["tid"].get<int>() < ranks) {
+        last = std::max(last, endOf(e));
+        sent += e["args"]["bytes_sent"].get<std::uint64_t>();
+        CHECK(e["args"].contains("phase")); // ring: reduce-scatter 1/2, all-gather 2/2
+        CHECK(e["args"]["stream"] == 0);
+      }
+    CHECK(last == doctest::Approx(r["time_us"].get<double>()).epsilon(1e-12));
+    CHECK(sent == r["bytes_sent"].get<std::uint64_t>());
+    // Flow arrows: one per message, each from a sending step to a receiving one.
+    std::map<std::uint64_t, const json*> starts;
+    int flows = 0;
+    for (const auto& e : t.events)
+      if (e["pid"] == pid && e["ph"] == "s") starts[e["id"]] = &e;
+    for (const auto& f : t.events) {
+      if (f["pid"] != pid || f["ph"] != "f") continue;
+      ++flows;
+      REQUIRE(starts.count(f["id"]) == 1);
+      const json& s = *starts[f["id"]];
+      CHECK(f["ts"].get<double>() >= s["ts"].get<double>());
+      const int from = s["tid"], to = f["tid"];
+      const json* sender = sliceAt(t.events, pid, from, s["ts"]);
+      const json* receiver = sliceAt(t.events, pid, to, f["ts"]);
+      REQUIRE(sender);
+      REQUIRE(receiver);
+      CHECK(listed(*sender, "sends_to", to));
+      CHECK(listed(*receiver, "receives_from", from));
+    }
+    CHECK(flows == r["messages"].get<int>());
+  }
+}
+
+TEST_CASE("a chunked run's steps carry their chunk; several channels their streams") {
+  Traced t = traced({"perf", "--cluster", source("configs/clusters/dgx-a100-8.yaml"), "-b", "64MiB", "-e", "64MiB",
+                     "--set", "library.channels=2", "--set", "library.protocol=Simple"});
+  checkTracksNamed(t.events);
+  std::set<int> chunks, streams;
+  for (const auto& e : t.events)
+    if (e["ph"] == "X" && e["args"].contains("stream")) {
+      streams.insert(e["args"]["stream"].get<int>());
+      if (e["args"].contains("chunk")) chunks.insert(e["args"]["chunk"].get<int>());
+    }
+  CHECK(streams == std::set<int>{0, 1});
+  CHECK(chunks.size() > 1);
+  CHECK(*chunks.begin() == 0);
+}
+
+TEST_CASE("a study's runs are processes named by their point") {
+  Traced t = traced({"run", source("scenarios/hierarchical-vs-flat.yaml"), "--set", "sweep[cluster.servers]=[2,4]",
+                     "--set", "sizes=[1MiB]", "--set", "algo=[ring]"});
+  checkTracksNamed(t.events); // process names unique
+  std::vector<std::string> names;
+  for (const auto& e : t.events)
+    if (e["name"] == "process_name") names.push_back(e["args"]["name"]);
+  REQUIRE(names.size() == 2);
+  CHECK(contains(names[0], "cluster.servers=2"));
+  CHECK(contains(names[1], "cluster.servers=4"));
+}
+
+TEST_CASE("at packet level: switch queue counters; --trace-ranks keeps the ranks asked for") {
+  Traced all = traced({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--fidelity", "packet", "-b",
+                       "1MiB", "-e", "1MiB"});
+  checkTracksNamed(all.events);
+  int queueSamples = 0;
+  double deepest = 0;
+  for (const auto& e : all.events)
+    if (e["ph"] == "C" && contains(e["name"], "queue switch -> ")) {
+      ++queueSamples;
+      deepest = std::max(deepest, e["args"]["bytes"].get<double>());
+      CHECK(e["args"]["bytes"].get<double>() >= 0);
+    }
+  CHECK(queueSamples > 10);
+  CHECK(deepest > 0);
+
+  Traced some = traced({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--fidelity", "packet", "-b",
+                        "1MiB", "-e", "1MiB", "--trace-ranks", "0-1,8"});
+  checkTracksNamed(some.events);
+  std::set<std::string> tracks;
+  for (const auto& e : some.events)
+    if (e["name"] == "thread_name") tracks.insert(e["args"]["name"]);
+  CHECK(tracks.count("rank 0") == 1);
+  CHECK(tracks.count("rank 1") == 1);
+  CHECK(tracks.count("rank 8") == 1);
+  CHECK(tracks.count("rank 2") == 0);
+  for (const auto& name : tracks)
+    if (name.rfind("link ", 0) == 0)
+      CHECK((contains(name, "s0.dev0") || contains(name, "s0.dev1") || contains(name, "s1.dev0")));
+}
+
+TEST_CASE("rank lists for --trace-ranks") {
+  CHECK(parseRankList("3") == std::vector<int>{3});
+  CHECK(parseRankList("0-2,8,1") == std::vector<int>{0, 1, 2, 8});
+  CHECK_THROWS_WITH_AS(parseRankList("4-2"), "range 4-2 runs backwards", std::invalid_argument);
+  CHECK_THROWS_AS(parseRankList("a"), std::invalid_argument);
+  CHECK_THROWS_AS(parseRankList("1,"), std::invalid_argument);
+  CHECK_THROWS_AS(parseRankList(""), std::invalid_argument);
+  CliResult r = cli({"run", "--trace-ranks", "0-3"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "--trace-ranks: it filters a trace; give --trace FILE too"));
+  CliResult bad = cli({"run", "--trace", "/dev/null", "--trace-ranks", "x"});
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "--trace-ranks x: expected a rank number"));
+}
