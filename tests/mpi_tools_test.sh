@@ -44,6 +44,29 @@ run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB 
 grep -q "median" "$tmp/compare.txt"
 echo "calibrate and compare: ok"
 
+# perf: avg, min and max per size, nccl-tests' closing lines, --out.
+run 2 "$mpi" perf -b 1KiB -e 64KiB -f 8 -n 3 -w 1 > "$tmp/perf.txt"
+grep -q "# Avg bus bandwidth    : " "$tmp/perf.txt"
+grep -q "# Out of bounds values : 0 OK" "$tmp/perf.txt"
+run 2 "$mpi" perf -b 1KiB -e 64KiB -f 8 -n 3 -w 1 --format json --out "$tmp/perf.json" > "$tmp/perf.stdout"
+[ ! -s "$tmp/perf.stdout" ] || { echo "perf --out also printed its results"; exit 1; }
+/usr/bin/python3 - "$tmp/perf.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert len(doc["results"]) == 3, doc
+for r in doc["results"]:
+    assert 0 < r["min_us"] <= r["time_us"] <= r["max_us"], r
+mean = sum(r["busbw_GBps"] for r in doc["results"]) / 3
+assert abs(doc["avg_busbw_GBps"]["ring"] - mean) <= 1e-9 * mean, doc["avg_busbw_GBps"]
+PY
+# More ranks than cores: perf and compare say that the times mean little.
+cores=$(nproc)
+if [ "$cores" -le 8 ]; then
+  run $((cores + 1)) "$mpi" perf -b 1KiB -e 1KiB -n 1 -w 0 > /dev/null 2> "$tmp/crowded.err"
+  grep -q "ranks share a host with $cores cores" "$tmp/crowded.err"
+fi
+echo "perf: min/avg/max, average bus bandwidth, --out, crowding warning: ok"
+
 # Ranks started with different arguments fail fast with exit 2, naming them.
 set +e
 "$mpiexec" --oversubscribe --allow-run-as-root -np 1 "$mpi" perf -e 2KiB : -np 1 "$mpi" perf -e 1KiB \

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <sstream>
 
 #include "sim/cli/mpi/mpi_command.h"
@@ -24,6 +25,8 @@ struct CompareOptions {
 };
 
 int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
+  if (std::string warning = runner.oversubscription(); !warning.empty() && runner.rank() == 0)
+    std::cerr << "collsim-mpi: " << warning << "\n";
   ClusterSetup setup = loadClusterFile(o.cluster, {});
   const Cluster& cluster = setup.cluster;
   if (cluster.ranks() != runner.size())

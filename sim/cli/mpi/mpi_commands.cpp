@@ -4,13 +4,17 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "algorithms/transports/transport.h"
+#include "sim/cli/command.h"
 #include "sim/cli/mpi/mpi_command.h"
+#include "sim/cli/output_file.h"
 #include "sim/cli/text_table.h"
 #include "sim/core/units.h"
 #include "sim/config/config_node.h"
@@ -18,8 +22,6 @@
 
 namespace collsim {
 namespace {
-
-using UsageError = MpiUsageError;
 
 struct PerfOptions {
   std::string op = "allreduce", algo = "ring", dtype = "float32", redop = "sum", begin = "8", end = "256MiB";
@@ -30,70 +32,92 @@ struct PerfOptions {
 };
 
 int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
+  if (std::string warning = runner.oversubscription(); !warning.empty() && runner.rank() == 0)
+    std::cerr << "collsim-mpi: " << warning << "\n";
   CollectiveSpec base;
-  if (!parseCollective(o.op, base.op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  if (!parseCollective(o.op, base.op)) throw MpiUsageError("--op: unknown collective '" + o.op + "'");
   DataType type;
-  if (!parseDataType(o.dtype, type)) throw UsageError("--dtype: unknown type '" + o.dtype + "'");
+  if (!parseDataType(o.dtype, type)) throw MpiUsageError("--dtype: unknown type '" + o.dtype + "'");
   ReduceOp redop;
-  if (!parseReduceOp(o.redop, redop)) throw UsageError("--redop: '" + o.redop + "' is not sum, max or min");
-  if (!canReduce(type)) throw UsageError("--dtype: the transports cannot reduce " + o.dtype);
-  if (o.format != "table" && o.format != "csv" && o.format != "json") throw UsageError("--format: table, csv or json");
+  if (!parseReduceOp(o.redop, redop)) throw MpiUsageError("--redop: '" + o.redop + "' is not sum, max or min");
+  if (!canReduce(type)) throw MpiUsageError("--dtype: the transports cannot reduce " + o.dtype);
+  if (o.format != "table" && o.format != "csv" && o.format != "json") throw MpiUsageError("--format: table, csv or json");
   std::vector<Bytes> sizes = sweepSizes(o.begin, o.end, o.factor);
-  if (o.iterations < 1 || o.warmup < 0) throw UsageError("--iters must be >= 1 and --warmup >= 0");
+  if (o.iterations < 1 || o.warmup < 0) throw MpiUsageError("--iters must be >= 1 and --warmup >= 0");
   base.ranks = runner.size();
   base.elemSize = dataTypeInfo(type).bytes;
   base.root = o.root;
   base.devicesPerServer = o.devicesPerServer >= 0 ? o.devicesPerServer : runner.hostLayout();
-  if (o.root < 0 || o.root >= base.ranks) throw UsageError("--root: no rank " + std::to_string(o.root));
+  if (o.root < 0 || o.root >= base.ranks) throw MpiUsageError("--root: no rank " + std::to_string(o.root));
   if (base.devicesPerServer > 0 && base.ranks % base.devicesPerServer)
-    throw UsageError("--devices-per-server must divide the number of ranks");
+    throw MpiUsageError("--devices-per-server must divide the number of ranks");
 
   std::vector<std::string> names = o.algo == "all" ? algorithmNames(base.op) : std::vector<std::string>{o.algo};
   std::vector<AlgorithmEntry> algos;
   for (const auto& n : names) {
     auto a = findAlgorithm(base.op, n);
-    if (!a) throw UsageError("--algo: no algorithm '" + n + "' for " + o.op);
-    if (std::string why = a->unsupported(base); !why.empty()) throw UsageError("--algo: " + n + ": " + why);
+    if (!a) throw MpiUsageError("--algo: no algorithm '" + n + "' for " + o.op);
+    if (std::string why = a->unsupported(base); !why.empty()) throw MpiUsageError("--algo: " + n + ": " + why);
     algos.push_back(*a);
   }
 
   bool anyWrong = false;
-  nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  if (o.format == "csv") out << "op,algorithm,ranks,bytes,count,dtype,redop,time_us,algbw_GBps,busbw_GBps,wrong\n";
+  nlohmann::ordered_json results = nlohmann::ordered_json::array(), averages = nlohmann::ordered_json::object();
+  if (o.format == "csv")
+    out << "op,algorithm,ranks,bytes,count,dtype,redop,time_us,min_us,max_us,algbw_GBps,busbw_GBps,wrong\n";
   for (const auto& algo : algos) {
     if (o.format == "table") {
       out << "# collsim-mpi perf: " << o.op << " " << algo.name << " on " << base.ranks << " MPI ranks"
           << (base.devicesPerServer > 0 ? ", " + std::to_string(base.devicesPerServer) + " per server" : "")
           << "; warm-up " << o.warmup << ", " << o.iterations << " iterations, results checked\n"
-          << "#        size        count     type  redop  root      time_us   algbw_GB/s   busbw_GB/s  #wrong\n";
+          << "# time: each iteration's slowest rank; avg, min and max over the iterations\n"
+          << "#        size        count     type  redop  root       avg_us       min_us       max_us   algbw_GB/s   "
+             "busbw_GB/s  #wrong\n";
     }
+    double busbwSum = 0;
+    std::uint64_t algoWrong = 0;
     for (Bytes size : sizes) {
       CollectiveSpec spec = base;
       spec.count = size / spec.elemSize;
       MpiRunResult r = runner.run(algo, spec, type, redop, o.warmup, o.iterations,
                                   std::chrono::milliseconds(std::int64_t(o.timeoutSeconds * 1000)));
       anyWrong = anyWrong || r.wrong > 0;
+      algoWrong += r.wrong;
       double algbw = r.seconds > 0 ? double(spec.bytes()) / r.seconds / 1e9 : 0;
       double busbw = algbw * busBandwidthFactor(spec.op, spec.ranks);
+      busbwSum += busbw;
       if (o.format == "table") {
         char line[256];
-        std::snprintf(line, sizeof line, "  %12llu %12llu %8s %6s %5d %12.2f %12.3f %12.3f %7llu\n",
+        std::snprintf(line, sizeof line, "  %12llu %12llu %8s %6s %5d %12.2f %12.2f %12.2f %12.3f %12.3f %7llu\n",
                       (unsigned long long)spec.bytes(), (unsigned long long)spec.count, o.dtype.c_str(),
-                      o.redop.c_str(), spec.root, r.seconds * 1e6, algbw, busbw, (unsigned long long)r.wrong);
+                      o.redop.c_str(), spec.root, r.seconds * 1e6, r.minSeconds * 1e6, r.maxSeconds * 1e6, algbw,
+                      busbw, (unsigned long long)r.wrong);
         out << line;
       } else if (o.format == "csv") {
         out << csvRow({o.op, algo.name, std::to_string(spec.ranks), std::to_string(spec.bytes()),
-                       std::to_string(spec.count), o.dtype, o.redop, fixed(r.seconds * 1e6, 3), fixed(algbw, 6),
-                       fixed(busbw, 6), std::to_string(r.wrong)});
+                       std::to_string(spec.count), o.dtype, o.redop, fixed(r.seconds * 1e6, 3),
+                       fixed(r.minSeconds * 1e6, 3), fixed(r.maxSeconds * 1e6, 3), fixed(algbw, 6), fixed(busbw, 6),
+                       std::to_string(r.wrong)});
       } else {
         results.push_back({{"op", o.op}, {"algorithm", algo.name}, {"ranks", spec.ranks}, {"bytes", spec.bytes()},
                            {"count", spec.count}, {"dtype", o.dtype}, {"redop", o.redop}, {"time_us", r.seconds * 1e6},
-                           {"algbw_GBps", algbw}, {"busbw_GBps", busbw}, {"wrong", r.wrong}});
+                           {"min_us", r.minSeconds * 1e6}, {"max_us", r.maxSeconds * 1e6}, {"algbw_GBps", algbw},
+                           {"busbw_GBps", busbw}, {"wrong", r.wrong}});
       }
+    }
+    // nccl-tests' closing lines: the mean bus bandwidth over the sizes.
+    double average = busbwSum / double(sizes.size());
+    averages[algo.name] = average;
+    if (o.format == "table") {
+      char line[128];
+      std::snprintf(line, sizeof line, "# Out of bounds values : %llu %s\n# Avg bus bandwidth    : %g\n",
+                    (unsigned long long)algoWrong, algoWrong ? "FAILED" : "OK", average);
+      out << line;
     }
   }
   if (o.format == "json")
-    out << nlohmann::ordered_json{{"tool", "collsim-mpi"}, {"results", results}}.dump(2) << "\n";
+    out << nlohmann::ordered_json{{"tool", "collsim-mpi"}, {"results", results}, {"avg_busbw_GBps", averages}}.dump(2)
+        << "\n";
   return anyWrong ? 1 : 0;
 }
 
@@ -136,9 +160,9 @@ std::vector<Bytes> sweepSizes(const std::string& b, const std::string& e, double
     lo = parseBytes(b);
     hi = parseBytes(e);
   } catch (const UnitError& x) {
-    throw UsageError(std::string("-b/-e: ") + x.what());
+    throw MpiUsageError(std::string("-b/-e: ") + x.what());
   }
-  if (lo > hi || !(factor > 1)) throw UsageError("need -b <= -e and -f > 1");
+  if (lo > hi || !(factor > 1)) throw MpiUsageError("need -b <= -e and -f > 1");
   return geometricSizes(lo, hi, factor);
 }
 
@@ -169,10 +193,13 @@ MpiCommand addMpiSelftestCommand(CLI::App& app) {
 int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"collsim-mpi: collsim's algorithms over MPI point-to-point messages"};
   app.require_subcommand(1);
-  std::string commandLine;
+  std::string commandLine, outPath;
   std::vector<MpiCommand> commands = {addMpiPerfCommand(app), addMpiSelftestCommand(app),
                                       addMpiSweepCommand(app, commandLine),
                                       addMpiCalibrateCommand(app), addMpiCompareCommand(app)};
+  for (const MpiCommand& c : commands)
+    if (c.app->get_name() != "selftest" && c.app->get_name() != "calibrate")
+      c.app->add_option("--out", outPath, "write the results to FILE (rank 0) instead of standard output");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -184,10 +211,30 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   commandLine = commandLineOf(argc, argv, "collsim-mpi");
   MpiRunner runner(MPI_COMM_WORLD);
   try {
-    for (const MpiCommand& c : commands)
-      if (c.app->parsed()) return c.run(runner, out);
+    // --out: checked on rank 0 before any work, written by it at the end
+    // (also when some results were wrong: the file says which).
+    std::optional<OutputFile> file;
+    std::string refused;
+    if (!outPath.empty() && runner.rank() == 0) try {
+        file = OutputFile::check("--out", outPath);
+      } catch (const collsim::UsageError& e) {
+        refused = e.what();
+      }
+    int ok = refused.empty() ? 1 : 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) throw MpiUsageError(refused.empty() ? "--out: refused on rank 0" : refused);
+    std::ostringstream buffered;
+    for (const MpiCommand& c : commands) {
+      if (!c.app->parsed()) continue;
+      int status = c.run(runner, file ? buffered : out);
+      if (file && status <= 1) writeOutputFiles({{*file, buffered.str()}});
+      return status;
+    }
     return 2;
-  } catch (const UsageError& e) {
+  } catch (const collsim::UsageError& e) {
+    err << "collsim-mpi: error: " << e.what() << "\n";
+    return 2;
+  } catch (const MpiUsageError& e) {
     err << "collsim-mpi: error: " << e.what() << "\n";
     return 2;
   } catch (const ConfigError& e) {

@@ -1,6 +1,11 @@
 #include "sim/cli/mpi/mpi_runner.h"
 
+#include <algorithm>
+#include <numeric>
+#include <thread>
 #include <vector>
+
+#include <sched.h>
 
 #include "algorithms/transports/mpi/mpi_transport.h"
 #include "algorithms/transports/rank_streams.h"
@@ -29,6 +34,32 @@ int MpiRunner::hostLayout() const {
   return (minLocal == maxLocal && allOk) ? local : 0;
 }
 
+std::string MpiRunner::oversubscription() const {
+  MPI_Comm host;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+  int local = 0;
+  MPI_Comm_size(host, &local);
+  // The host's cores: those any of its ranks may run on (mpirun may bind
+  // each rank to one core of its own).
+  cpu_set_t usable;
+  CPU_ZERO(&usable);
+  if (sched_getaffinity(0, sizeof usable, &usable) != 0) CPU_ZERO(&usable);
+  MPI_Allreduce(MPI_IN_PLACE, &usable, int(sizeof usable / sizeof(unsigned long)), MPI_UNSIGNED_LONG, MPI_BOR, host);
+  MPI_Comm_free(&host);
+  int cores = CPU_COUNT(&usable);
+  if (cores <= 0) cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  // The most crowded host, as ranks per core (x1000, to reduce as integers), and its figures.
+  long crowding[3] = {long(local) * 1000 / cores, local, cores};
+  std::vector<long> all(std::size_t(3 * size_));
+  MPI_Allgather(crowding, 3, MPI_LONG, all.data(), 3, MPI_LONG, comm_);
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < all.size(); i += 3)
+    if (all[i] > all[worst]) worst = i;
+  if (all[worst] <= 1000) return "";
+  return "warning: " + std::to_string(all[worst + 1]) + " ranks share a host with " + std::to_string(all[worst + 2]) +
+         " cores: ranks wait for a core, so measured times say more about the scheduler than the algorithm";
+}
+
 void MpiRunner::once(const Schedule& schedule, std::byte* buffer, const RunOptions& options) {
   std::uint64_t op = operations_++;
   runRankStreams(schedule, buffer, options, [&](int stream) {
@@ -52,10 +83,18 @@ MpiRunResult MpiRunner::run(const AlgorithmEntry& algo, const CollectiveSpec& sp
   if (iterations > 0) {
     for (int i = 0; i < warmup; ++i) once(*schedule, buffer.data(), options);
     MPI_Barrier(comm_);
+    std::vector<double> times(std::size_t(iterations), 0.0);
     double start = MPI_Wtime();
-    for (int i = 0; i < iterations; ++i) once(*schedule, buffer.data(), options);
-    double mine = (MPI_Wtime() - start) / iterations;
-    MPI_Allreduce(&mine, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    for (double& t : times) {
+      once(*schedule, buffer.data(), options);
+      double end = MPI_Wtime();
+      t = end - start;
+      start = end;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, times.data(), iterations, MPI_DOUBLE, MPI_MAX, comm_);
+    result.minSeconds = *std::min_element(times.begin(), times.end());
+    result.maxSeconds = *std::max_element(times.begin(), times.end());
+    result.seconds = std::accumulate(times.begin(), times.end(), 0.0) / iterations;
   }
   return result;
 }

@@ -15,7 +15,8 @@ namespace collsim {
 
 struct MpiRunResult {
   std::uint64_t wrong = 0; // over all ranks
-  double seconds = 0;      // mean per iteration, slowest rank
+  // Each iteration's time is its slowest rank's; their mean, least and most.
+  double seconds = 0, minSeconds = 0, maxSeconds = 0;
   std::string firstWrong;  // this rank's first, if any
 };
 
@@ -27,6 +28,9 @@ public:
   // Devices per server from the MPI host layout: 0 when all ranks share one
   // host, else the ranks per host (which must be equal and consecutive).
   int hostLayout() const;
+  // A warning when some host runs more ranks than it has cores (each then
+  // waits for a core, and measured times mean little), else "". Collective.
+  std::string oversubscription() const;
 
   // Checks one run on fresh data; if iterations > 0, also times them.
   MpiRunResult run(const AlgorithmEntry& algo, const CollectiveSpec& spec, DataType type, ReduceOp op, int warmup,
