@@ -122,3 +122,54 @@ TEST_CASE("derive finds the hand-derived crossover between ring and recursive do
   CliResult scored = cli({"selector", "check", "--rules", out.string(), "--grid", source("tests/data/selector/mesh-grid.yaml")});
   CHECK(scored.status == 0);
 }
+
+TEST_CASE("derive gives server ranges: each count between the grid's goes to the nearer one, without gaps") {
+  TempDir dir;
+  std::filesystem::path grid = dir / "grid.yaml", out = dir / "derived.yaml";
+  std::ofstream(grid) << "name: servers-grid\nops: [allreduce]\nsizes: [64KiB, 64MiB]\nclusters:\n  - base: "
+                      << source("configs/clusters/atlas-2x8.yaml") << "\n    servers: [1, 2, 8]\n";
+  CliResult r = cli({"selector", "derive", "--grid", grid.string(), "--out", out.string(), "--candidates", "ring",
+                     "--candidates", "mesh", "--candidates", "hier:ring+nhr"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  SelectorRules rules = loadSelectorRulesFile(out.string());
+  REQUIRE(!rules.rules.empty());
+  // Server counts 1..100 each meet exactly one rule at every size, and the
+  // grid's own counts take the winners derived for them: 1 -> [1,1], 2 ->
+  // [2, floor(sqrt(16)) = 4], 8 -> [5, ...) (or merged with a neighbour that
+  // chose alike).
+  for (int servers = 1; servers <= 100; ++servers)
+    for (Bytes bytes : {Bytes(1), Bytes(64_KiB), Bytes(1_MiB), Bytes(64_MiB), Bytes(1_GiB)}) {
+      SelectionContext c;
+      c.op = Collective::AllReduce;
+      c.bytes = bytes;
+      c.servers = servers;
+      c.devices = 8;
+      c.ranks = 8 * servers;
+      c.hccs = "ring";
+      c.fabric = "switch";
+      int matching = 0;
+      for (const Rule& rule : rules.rules) matching += rule.matches(c) ? 1 : 0;
+      CAPTURE(servers);
+      CAPTURE(bytes);
+      CHECK(matching == 1);
+    }
+  auto covering = [&](int servers) {
+    std::vector<std::string> names;
+    for (const Rule& rule : rules.rules)
+      if (rule.servers->contains(servers)) names.push_back(rule.name);
+    return names;
+  };
+  for (const auto& name : covering(3)) CHECK(contains(name, "servers=2"));
+  for (const auto& name : covering(4)) CHECK(contains(name, "servers=2"));
+  for (const auto& name : covering(5)) CHECK(!contains(name, "servers=2 "));
+  for (const auto& name : covering(5)) CHECK(!contains(name, "servers=1 "));
+  CHECK(rules.derivedFromGrid == "servers-grid");
+
+  // Checked on its own grid, check warns; on another grid it does not.
+  CliResult own = cli({"selector", "check", "--rules", out.string(), "--grid", grid.string()});
+  CHECK(own.status == 0);
+  CHECK(contains(own.err, "was derived on this grid (servers-grid)"));
+  CliResult other = cli({"selector", "check", "--rules", out.string(), "--grid", source("tests/data/selector/small-grid.yaml")});
+  CHECK(other.status == 0);
+  CHECK(!contains(other.err, "was derived on this grid"));
+}

@@ -39,6 +39,10 @@ int check(const CheckOptions& o, CliStreams io) {
     }
     baseline = parseBaseline(text, o.baseline);
   }
+  if (!rules.derivedFromFingerprint.empty() && rules.derivedFromFingerprint == grid.fingerprint)
+    io.err << "collsim: warning: " << o.rules << " was derived on this grid (" << grid.name
+           << "): its regret shows how well the crossovers were found, not how the rules do elsewhere; "
+              "check it on a grid of other sizes and shapes\n";
   SelectorCheckReport report;
   report.rules = rules.name;
   report.grid = grid.name;
@@ -68,7 +72,7 @@ int derive(const DeriveOptions& o, CliStreams io) {
   if (o.out.empty()) throw UsageError("--out: where to write the rules");
   Grid grid = loadGridFile(o.grid);
   std::vector<DerivedRule> rules = deriveRules(grid, o.only, io.progress ? &io.err : nullptr);
-  writeOutputFile("--out", o.out, rulesYaml(o.name, o.grid, rules));
+  writeOutputFile("--out", o.out, rulesYaml(o.name, o.grid, grid, rules));
   for (const auto& d : rules) {
     const Rule& r = d.rule;
     io.out << d.label << " " << collectiveName(r.ops.front()) << ": " << r.algorithm << " from "

@@ -34,49 +34,102 @@ Bytes crossover(Collective op, const ClusterSetup& c, const std::string& a, cons
   return aligned(std::exp(h));
 }
 
+// One grid cluster's rules: per collective, the winner over each run of sizes.
+std::vector<Rule> rulesOfCluster(const Grid& grid, int ci, const std::vector<std::string>& only, std::ostream* progress) {
+  const ClusterSetup& c = grid.clusters[std::size_t(ci)];
+  std::vector<Collective> ops;
+  std::vector<Bytes> sizes;
+  for (const auto& p : grid.points) {
+    if (p.cluster != ci) continue;
+    if (std::find(ops.begin(), ops.end(), p.op) == ops.end()) ops.push_back(p.op);
+    if (std::find(sizes.begin(), sizes.end(), p.bytes) == sizes.end()) sizes.push_back(p.bytes);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  std::vector<Rule> out;
+  for (Collective op : ops) {
+    if (progress) *progress << "\r" << grid.labels[std::size_t(ci)] << " " << collectiveName(op) << "          " << std::flush;
+    std::vector<std::string> names;
+    for (const auto& n : candidates(op, c.cluster))
+      if (only.empty() || std::find(only.begin(), only.end(), n) != only.end()) names.push_back(n);
+    if (names.empty()) continue;
+    std::vector<std::string> winners;
+    for (Bytes s : sizes) winners.push_back(bestAt(op, s, c, names));
+    Bytes from = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      bool last = i + 1 == sizes.size();
+      if (!last && winners[i + 1] == winners[i]) continue;
+      Rule r;
+      r.source = "derived by collsim selector derive from simulation";
+      r.ops = {op};
+      r.devices = Range{double(c.cluster.devicesPerServer), double(c.cluster.devicesPerServer)};
+      r.hccs = {c.cluster.hccsShape};
+      r.fabric = {c.cluster.fabric};
+      Range bytes{double(from), 1e300};
+      if (!last) {
+        Bytes cut = crossover(op, c, winners[i], winners[i + 1], sizes[i], sizes[i + 1]);
+        bytes.max = double(cut - 1);
+        from = cut;
+      }
+      r.bytes = bytes;
+      r.algorithm = winners[i];
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+bool sameChoices(const std::vector<Rule>& a, const std::vector<Rule>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Rule& x, const Rule& y) {
+    return x.ops == y.ops && x.algorithm == y.algorithm && x.bytes->min == y.bytes->min && x.bytes->max == y.bytes->max;
+  });
+}
+
+std::string serversText(const Range& r) {
+  if (r.min == r.max) return std::to_string(long(r.min));
+  if (r.max >= 1e300) return std::to_string(long(r.min)) + "+";
+  return std::to_string(long(r.min)) + "-" + std::to_string(long(r.max));
+}
+
 } // namespace
 
+// Server counts between two of the grid's go to the nearer (geometrically):
+// a grid of 2, 8 and 32 servers gives rules for 1-4, 5-16 and 17 on. Neighbours
+// that choose alike (same winners, same thresholds) share one range.
 std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::string>& only, std::ostream* progress) {
-  std::vector<DerivedRule> out;
+  // Clusters that differ only in their server count, in order of it.
+  std::vector<std::vector<int>> families;
+  auto familyKey = [&](int ci) {
+    const Cluster& c = grid.clusters[std::size_t(ci)].cluster;
+    return std::tuple{c.name, c.devicesPerServer, c.hccsShape, c.fabric};
+  };
   for (int ci = 0; ci < int(grid.clusters.size()); ++ci) {
-    const ClusterSetup& c = grid.clusters[ci];
-    std::vector<Collective> ops;
-    std::vector<Bytes> sizes;
-    for (const auto& p : grid.points) {
-      if (p.cluster != ci) continue;
-      if (std::find(ops.begin(), ops.end(), p.op) == ops.end()) ops.push_back(p.op);
-      if (std::find(sizes.begin(), sizes.end(), p.bytes) == sizes.end()) sizes.push_back(p.bytes);
+    auto it = std::find_if(families.begin(), families.end(), [&](const auto& f) { return familyKey(f[0]) == familyKey(ci); });
+    if (it == families.end()) families.push_back({ci});
+    else it->push_back(ci);
+  }
+  std::vector<DerivedRule> out;
+  for (auto& family : families) {
+    auto servers = [&](int ci) { return grid.clusters[std::size_t(ci)].cluster.servers; };
+    std::stable_sort(family.begin(), family.end(), [&](int a, int b) { return servers(a) < servers(b); });
+    std::vector<std::pair<Range, std::vector<Rule>>> spans;
+    for (std::size_t i = 0; i < family.size(); ++i) {
+      if (i > 0 && servers(family[i]) == servers(family[i - 1])) continue; // the same shape twice
+      std::vector<Rule> rules = rulesOfCluster(grid, family[i], only, progress);
+      double lo = spans.empty() ? 1 : spans.back().first.max + 1, hi = 1e300;
+      if (i + 1 < family.size())
+        hi = std::floor(std::sqrt(double(servers(family[i])) * double(servers(family[i + 1]))));
+      hi = std::max(hi, double(servers(family[i])));
+      if (!spans.empty() && sameChoices(spans.back().second, rules)) spans.back().first.max = hi;
+      else spans.push_back({Range{lo, hi}, std::move(rules)});
     }
-    std::sort(sizes.begin(), sizes.end());
-    for (Collective op : ops) {
-      if (progress) *progress << "\r" << grid.labels[ci] << " " << collectiveName(op) << "          " << std::flush;
-      std::vector<std::string> names;
-      for (const auto& n : candidates(op, c.cluster))
-        if (only.empty() || std::find(only.begin(), only.end(), n) != only.end()) names.push_back(n);
-      if (names.empty()) continue;
-      std::vector<std::string> winners;
-      for (Bytes s : sizes) winners.push_back(bestAt(op, s, c, names));
-      Bytes from = 0;
-      for (std::size_t i = 0; i < sizes.size(); ++i) {
-        bool last = i + 1 == sizes.size();
-        if (!last && winners[i + 1] == winners[i]) continue;
-        Rule r;
-        r.name = grid.labels[ci] + " " + collectiveName(op) + " " + winners[i];
-        r.source = "derived by collsim selector derive from simulation";
-        r.ops = {op};
-        r.servers = Range{double(c.cluster.servers), double(c.cluster.servers)};
-        r.devices = Range{double(c.cluster.devicesPerServer), double(c.cluster.devicesPerServer)};
-        r.hccs = {c.cluster.hccsShape};
-        r.fabric = {c.cluster.fabric};
-        Range bytes{double(from), 1e300};
-        if (!last) {
-          Bytes cut = crossover(op, c, winners[i], winners[i + 1], sizes[i], sizes[i + 1]);
-          bytes.max = double(cut - 1);
-          from = cut;
-        }
-        r.bytes = bytes;
-        r.algorithm = winners[i];
-        out.push_back({r, grid.labels[ci]});
+    if (family.size() == 1) spans.front().first = Range{double(servers(family[0])), double(servers(family[0]))};
+    const Cluster& c = grid.clusters[std::size_t(family[0])].cluster;
+    for (auto& [range, rules] : spans) {
+      std::string label = c.name + " servers=" + serversText(range) + " devices=" + std::to_string(c.devicesPerServer);
+      for (Rule& r : rules) {
+        r.servers = range;
+        r.name = label + " " + collectiveName(r.ops.front()) + " " + r.algorithm;
+        out.push_back({r, label});
       }
     }
   }
@@ -84,16 +137,22 @@ std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::st
   return out;
 }
 
-std::string rulesYaml(const std::string& name, const std::string& gridFile, const std::vector<DerivedRule>& rules) {
+std::string rulesYaml(const std::string& name, const std::string& gridFile, const Grid& grid,
+                      const std::vector<DerivedRule>& rules) {
   std::ostringstream os;
   os << "# Derived by collsim selector derive from " << gridFile << ": per cluster shape and collective,\n"
-     << "# the fastest algorithm by simulation, with thresholds at the simulated crossovers.\n"
-     << "name: " << name << "\nrules:\n";
+     << "# the fastest algorithm by simulation, with thresholds at the simulated crossovers; server\n"
+     << "# counts between the grid's go to the nearer one.\n"
+     << "name: " << name << "\nderived_from: {grid: \"" << grid.name << "\", fingerprint: \"" << grid.fingerprint
+     << "\"}\nrules:\n";
   for (const auto& d : rules) {
     const Rule& r = d.rule;
     os << "  - name: \"" << r.name << "\"\n    source: \"" << r.source << "\"\n"
-       << "    when: {op: " << collectiveName(r.ops.front()) << ", servers: " << r.servers->min
-       << ", devices: " << r.devices->min << ", hccs: " << r.hccs.front() << ", fabric: " << r.fabric.front()
+       << "    when: {op: " << collectiveName(r.ops.front()) << ", servers: ";
+    if (r.servers->min == r.servers->max) os << r.servers->min;
+    else if (r.servers->max >= 1e300) os << "{min: " << r.servers->min << "}";
+    else os << "{min: " << r.servers->min << ", max: " << r.servers->max << "}";
+    os << ", devices: " << r.devices->min << ", hccs: " << r.hccs.front() << ", fabric: " << r.fabric.front()
        << ", bytes: {min: " << Bytes(r.bytes->min);
     if (r.bytes->max < 1e300) os << ", max: " << Bytes(r.bytes->max);
     os << "}}\n    algo: \"" << r.algorithm << "\"\n";

@@ -21,6 +21,8 @@ struct DerivedRule {
 
 // `only`: if not empty, the candidates to choose from.
 std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::string>& only, std::ostream* progress);
-std::string rulesYaml(const std::string& name, const std::string& gridFile, const std::vector<DerivedRule>& rules);
+// The rules file; it names the grid it came from (`check` warns when scored on it).
+std::string rulesYaml(const std::string& name, const std::string& gridFile, const Grid& grid,
+                      const std::vector<DerivedRule>& rules);
 
 } // namespace collsim

@@ -92,9 +92,14 @@ Rule loadRule(const ConfigNode& n) {
 } // namespace
 
 SelectorRules loadSelectorRules(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "rules", "fallback"});
+  node.allowOnly({"name", "description", "rules", "fallback", "derived_from"});
   SelectorRules s;
   s.name = node.has("name") ? node.at("name").text() : "rules";
+  if (auto d = node.find("derived_from")) {
+    d->allowOnly({"grid", "fingerprint"});
+    s.derivedFromGrid = d->at("grid").text();
+    s.derivedFromFingerprint = d->at("fingerprint").text();
+  }
   if (auto d = node.find("description")) s.description = d->text();
   if (auto f = node.find("fallback")) f->choice({"closed-form"});
   for (const ConfigNode& r : node.at("rules").items()) s.rules.push_back(loadRule(r));

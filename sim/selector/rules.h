@@ -59,6 +59,8 @@ struct Rule {
 struct SelectorRules {
   std::string name;
   std::string description;
+  // Rules written by `selector derive`: the grid they were derived on.
+  std::string derivedFromGrid, derivedFromFingerprint;
   std::vector<Rule> rules;
   // The first rule that holds, or nothing (then the fallback decides).
   const Rule* firstMatch(const SelectionContext& c) const;
