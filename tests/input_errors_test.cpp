@@ -274,3 +274,9 @@ TEST_CASE("PFC settings a switch buffer cannot hold are refused at load, naming 
   rejects({"perf", "--cluster", atlas, "--set", "roce.pfc={xoff: 20KB, xon: 10KB}", "--set", "roce.buffer=100KB"},
           {"roce.pfc: the ", "links into", "of PFC headroom together", "not less than its 97.66KiB buffer per port"});
 }
+
+TEST_CASE("an error in an item of a --set list names the --set, not the file") {
+  CliResult r = cli({"run", "--set", "sizes=[1MiB,foo]"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "collsim: error: --set sizes=[1MiB,foo]: sizes[1]: 'foo' is not a size"));
+}

@@ -77,3 +77,77 @@ TEST_CASE("topology: table and dot show the same cluster as the JSON") {
   CHECK(contains(fast.out, "a RoCE NIC per device at 200Gbps"));
   CHECK(contains(fast.out, "roce    128    200Gbps"));
 }
+
+namespace {
+// 2 servers x 2 devices, one NIC per server behind a PCIe switch whose
+// uplink (1 GB/s) the two devices share; HCCS 100 GB/s, RoCE 400 Gb/s.
+const char* kSharedPcie =
+    "name: pcie-test\nservers: 2\ndevices: 2\nhccs: {shape: ring, bandwidth: 100GB/s, latency: 1us}\n"
+    "nic: {per: server, count: 1, pcie: {bandwidth: 32GB/s, latency: 1us, shared: true, uplink: 1GB/s}}\n"
+    "roce: {bandwidth: 400Gbps, latency: 1us}\n";
+
+double ringTimeUs(const std::string& cluster, std::vector<std::string> sets) {
+  std::vector<std::string> args{"perf", "--cluster", cluster, "-b", "64MiB", "-e", "64MiB", "--format", "json"};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  CliResult r = cli(args);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return nlohmann::json::parse(r.out)["results"][0]["time_us"].get<double>();
+}
+} // namespace
+
+TEST_CASE("a shared PCIe uplink: built as a switch per NIC, shown on the way out, and the ring's bottleneck") {
+  TempDir dir;
+  std::string file = dir.write("pcie.yaml", kSharedPcie);
+  CliResult shown = cli({"topology", file, "--format", "json"});
+  REQUIRE(shown.status == 0);
+  auto doc = nlohmann::json::parse(shown.out);
+  for (const auto& d : doc["devices"]) {
+    CHECK(d["via"].size() == 1);
+    CHECK(d["way_there_Bps"] == 1'000'000'000ULL); // the uplink, not the device's 32 GB/s
+  }
+  CHECK(doc["devices"][0]["via"][0] == "s0.pciesw0");
+  // Ring AllReduce of n = 64 MiB on 4 ranks (order s0.dev0, s0.dev1,
+  // s1.dev0, s1.dev1): in each of its 2(p-1) = 6 steps, s0.dev1 sends n/4 up
+  // server 0's uplink and s0.dev0 receives n/4 down it (full duplex: one
+  // flow per direction), likewise on server 1; every other link is 32x
+  // faster or more. So the ring takes 6 x (n/4) / 1 GB/s = 100.663 ms, plus
+  // latencies and the other links' share of a 1 MiB segment (< 0.5 %).
+  const double n = 67108864, bound = 6 * (n / 4) / 1e9 * 1e6;
+  double shared = ringTimeUs(file, {});
+  CHECK(shared >= bound);
+  CHECK(shared <= bound * 1.005);
+  // Twice the uplink, half the time; without sharing, the 32 GB/s device
+  // links and the 50 GB/s ports set the pace instead.
+  CHECK(ringTimeUs(file, {"nic.pcie.uplink=2GB/s"}) == doctest::Approx(shared / 2).epsilon(0.005));
+  CHECK(ringTimeUs(file, {"nic.pcie={bandwidth: 32GB/s, latency: 1us}"}) < shared / 20);
+}
+
+TEST_CASE("the device-to-NIC map: interleave, block, or a list") {
+  // p4d: 8 devices, 4 NICs per server.
+  const std::string p4d = source("configs/clusters/p4d-2x8-efa.yaml");
+  auto exits = [&](const std::string& map) {
+    CliResult r = cli({"topology", p4d, "--format", "json", "--set", "nic.map=" + map});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    std::string nics; // server 0's devices' NICs, "s0.nicK" as K
+    auto doc = nlohmann::json::parse(r.out);
+    for (const auto& d : doc["devices"])
+      if (d["server"] == 0) nics += d["exit"].get<std::string>().substr(6);
+    return nics;
+  };
+  CHECK(exits("interleave") == "01230123");
+  CHECK(exits("block") == "00112233");
+  CHECK(exits("[3,3,3,3,2,2,1,0]") == "33332210");
+
+  CliResult shortList = cli({"topology", p4d, "--set", "nic.map=[0,1]"});
+  CHECK(shortList.status == 2);
+  CHECK(contains(shortList.err, "nic.map: lists 2 NIC(s); it needs one per device (8)"));
+  CliResult noNic = cli({"topology", p4d, "--set", "nic.map=[0,1,2,3,4,0,0,0]"});
+  CHECK(noNic.status == 2);
+  CHECK(contains(noNic.err, "nic.map[4]: NIC 4 does not exist: the NICs are 0..3"));
+  CliResult perDevice = cli({"topology", source("configs/clusters/atlas-2x8.yaml"), "--set", "nic.map=block"});
+  CHECK(perDevice.status == 2);
+  CHECK(contains(perDevice.err, "'count', 'pcie' and 'map' only go with per: server"));
+  CliResult loneUplink = cli({"topology", p4d, "--set", "nic.pcie.uplink=8GB/s"});
+  CHECK(loneUplink.status == 2);
+  CHECK(contains(loneUplink.err, "'uplink' goes with shared: true"));
+}

@@ -29,6 +29,16 @@ void validate(const ClusterParams& p) {
       throw TopologyError("NICs per server must be 1.." + std::to_string(p.server.devices) + ", got " +
                           std::to_string(p.nic.perServer));
     graph::checkLink(p.nic.pcie, "PCIe link");
+    if (p.nic.pcieShared) graph::checkLink(p.nic.pcieUplink, "PCIe uplink");
+    if (p.nic.map == NicMap::List) {
+      if (int(p.nic.mapList.size()) != p.server.devices)
+        throw TopologyError("the NIC map lists " + std::to_string(p.nic.mapList.size()) + " NIC(s); it needs one per device (" +
+                            std::to_string(p.server.devices) + ")");
+      for (int n : p.nic.mapList)
+        if (n < 0 || n >= p.nic.perServer)
+          throw TopologyError("the NIC map names NIC " + std::to_string(n) + "; the NICs are 0.." +
+                              std::to_string(p.nic.perServer - 1));
+    }
   }
   const FabricParams& f = p.fabric;
   if (f.kind != FabricKind::Switch) {
@@ -60,6 +70,10 @@ std::string describe(const ClusterParams& p) {
                   hccsShapeName(s.shape) + " " + formatBandwidth(s.hccs.bandwidth);
   d += p.nic.placement == NicPlacement::PerDevice ? ", a RoCE NIC per device"
                                                    : ", " + std::to_string(p.nic.perServer) + " RoCE NIC(s) per server";
+  if (p.nic.placement == NicPlacement::PerServer && p.nic.perServer > 1 && p.nic.map != NicMap::Interleave)
+    d += p.nic.map == NicMap::Block ? " (devices in blocks)" : " (devices as listed)";
+  if (p.nic.placement == NicPlacement::PerServer && p.nic.pcieShared)
+    d += " behind shared PCIe uplinks of " + formatBandwidth(p.nic.pcieUplink.bandwidth);
   d += " at " + formatLineRate(p.nic.roce.bandwidth) + ", " + fabricKindName(p.fabric.kind);
   if (p.fabric.kind != FabricKind::Switch) {
     d += " with " + std::to_string(p.fabric.spines) + " spine(s)";
@@ -73,6 +87,15 @@ std::string describe(const ClusterParams& p) {
 }
 
 } // namespace
+
+int NicParams::nicOf(int device, int devices) const {
+  switch (map) {
+  case NicMap::Interleave: return device % perServer;
+  case NicMap::Block: return int(std::int64_t(device) * perServer / devices);
+  case NicMap::List: return mapList[std::size_t(device)];
+  }
+  return 0;
+}
 
 Cluster buildCluster(const ClusterParams& p) {
   validate(p);
@@ -89,9 +112,23 @@ Cluster buildCluster(const ClusterParams& p) {
       ports[s] = dev;
       continue;
     }
-    for (int n = 0; n < nicsPerServer; ++n)
+    std::vector<Vertex> pcieSwitches; // shared PCIe: one per NIC, made when a device uses it
+    for (int n = 0; n < nicsPerServer; ++n) {
       ports[s].push_back(graph::addNode(g, NodeKind::Nic, prefix + "nic" + std::to_string(n), s));
-    for (int d = 0; d < D; ++d) graph::addLink(g, dev[d], ports[s][d % nicsPerServer], p.nic.pcie, "pcie");
+      pcieSwitches.push_back(Vertex(-1));
+    }
+    for (int d = 0; d < D; ++d) {
+      int n = p.nic.nicOf(d, D);
+      if (!p.nic.pcieShared) {
+        graph::addLink(g, dev[d], ports[s][n], p.nic.pcie, "pcie");
+        continue;
+      }
+      if (pcieSwitches[n] == Vertex(-1)) {
+        pcieSwitches[n] = graph::addNode(g, NodeKind::ServerSwitch, prefix + "pciesw" + std::to_string(n), s);
+        graph::addLink(g, pcieSwitches[n], ports[s][n], p.nic.pcieUplink, "pcie");
+      }
+      graph::addLink(g, dev[d], pcieSwitches[n], p.nic.pcie, "pcie");
+    }
   }
 
   switch (p.fabric.kind) {

@@ -3,7 +3,10 @@
 //
 // NICs: one per device (Ascend style: the device's own RoCE port goes
 // straight to the fabric), or `count` per server shared by its devices over
-// PCIe (device d uses NIC d mod count).
+// PCIe: device d uses NIC d mod count (interleave), NIC d * count / devices
+// (block), or the NIC a list names. Each device has its own PCIe link to its
+// NIC, or (shared PCIe) the devices of a NIC sit behind one PCIe switch
+// whose single uplink to the NIC they share.
 // Fabrics:
 //  switch      every NIC on one switch (reduces: SHARP, in-network reduction
 //              between servers)
@@ -25,11 +28,19 @@ enum class FabricKind { Switch, LeafSpine, Rail };
 const char* fabricKindName(FabricKind k); // "switch", "leaf-spine", "rail"
 bool parseFabricKind(const std::string& name, FabricKind& out);
 
+enum class NicMap { Interleave, Block, List };
+
 struct NicParams {
   NicPlacement placement = NicPlacement::PerDevice;
   int perServer = 1;  // PerServer only
-  LinkParams pcie;    // PerServer only: device <-> NIC
+  LinkParams pcie;    // PerServer only: device <-> NIC (or its PCIe switch)
   LinkParams roce;    // NIC (or device) <-> leaf
+  // PerServer only: which NIC each device uses.
+  NicMap map = NicMap::Interleave;
+  std::vector<int> mapList; // List: the NIC of device d
+  bool pcieShared = false;  // a PCIe switch per NIC, one uplink to it
+  LinkParams pcieUplink;    // pcieShared: PCIe switch <-> NIC
+  int nicOf(int device, int devices) const;
 };
 
 struct FabricParams {

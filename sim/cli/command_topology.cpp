@@ -84,11 +84,21 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
        << gigabytesPerSecond(f.bisectionBandwidth) << " (max flow over the links)\n";
   }
   os << "\n# devices and where they leave their server\n";
-  TextTable devices({"rank", "node", "server", "leaves through", "link", "bandwidth"});
-  for (const auto& d : f.devices)
+  // How many devices leave through each exit (they share it), and the way
+  // there inside the server (PCIe: its narrowest link, its switches).
+  std::map<int, int> sharing;
+  for (const auto& d : f.devices) ++sharing[d.exitNode];
+  TextTable devices({"rank", "node", "server", "leaves through", "link", "bandwidth", "devices on it", "via", "way there"});
+  for (const auto& d : f.devices) {
+    std::string via;
+    for (int n : d.via) via += (via.empty() ? "" : " > ") + c.nodes[std::size_t(n)].name;
+    bool own = d.exitNode == d.node;
     devices.add({std::to_string(d.rank), c.nodes[std::size_t(d.node)].name, std::to_string(d.server),
-                 d.exitNode < 0 ? "-" : d.exitNode == d.node ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
-                 d.exitNode < 0 ? "-" : d.exitLinkType, d.exitNode < 0 ? "-" : linkRate(d.exitLinkType, d.exitBandwidth)});
+                 d.exitNode < 0 ? "-" : own ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
+                 d.exitNode < 0 ? "-" : d.exitLinkType, d.exitNode < 0 ? "-" : linkRate(d.exitLinkType, d.exitBandwidth),
+                 d.exitNode < 0 ? "-" : std::to_string(sharing[d.exitNode]), via.empty() ? "-" : via,
+                 d.exitNode < 0 || own ? "-" : formatBandwidth(d.narrowest)});
+  }
   os << devices.text();
   if (!route.empty()) {
     os << "\n# route (the path the simulator takes; among equal-cost paths, a hash of source and destination picks)\n";
@@ -99,6 +109,12 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     os << hops.text();
   }
   return os.str();
+}
+
+std::vector<std::string> viaNames(const Cluster& c, const DeviceExit& d) {
+  std::vector<std::string> names;
+  for (int n : d.via) names.push_back(c.nodes[std::size_t(n)].name);
+  return names;
 }
 
 nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, const std::vector<RouteHop>& route,
@@ -113,7 +129,8 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
   for (const auto& d : f.devices)
     devices.push_back({{"rank", d.rank}, {"node", c.nodes[std::size_t(d.node)].name}, {"server", d.server},
                        {"exit", d.exitNode < 0 ? "" : c.nodes[std::size_t(d.exitNode)].name},
-                       {"exit_link", d.exitLinkType}, {"exit_bandwidth_Bps", d.exitBandwidth}});
+                       {"exit_link", d.exitLinkType}, {"exit_bandwidth_Bps", d.exitBandwidth},
+                       {"via", viaNames(c, d)}, {"way_there_Bps", d.narrowest}});
   for (const auto& t : f.tiers)
     tiers.push_back({{"tier", t.tier}, {"switches", t.switches}, {"down_Bps", t.down}, {"up_Bps", t.up},
                      {"oversubscription", t.oversubscription()}});

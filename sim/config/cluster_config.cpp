@@ -100,15 +100,39 @@ NicParams loadNic(const ConfigNode& node) {
   node.at("roce").allowOnly({"bandwidth", "latency", "efficiency", "mtu", "queue_pairs", "buffer", "retransmit_timeout", "ack_every",
                              "dcqcn", "ecn", "pfc", "jitter", "switches"});
   if (auto nic = node.find("nic")) {
-    nic->allowOnly({"per", "count", "pcie"});
+    nic->allowOnly({"per", "count", "pcie", "map"});
     if (nic->at("per").choice({"device", "server"}) == "server") {
       n.placement = NicPlacement::PerServer;
       n.perServer = nic->has("count") ? int(nic->at("count").integer(1, 1 << 16)) : 1;
       ConfigNode pcie = nic->at("pcie");
-      pcie.allowOnly({"bandwidth", "latency"});
+      pcie.allowOnly({"bandwidth", "latency", "shared", "uplink"});
       n.pcie = loadLink(pcie);
-    } else if (nic->has("count") || nic->has("pcie")) {
-      nic->fail("'count' and 'pcie' only go with per: server");
+      if (auto shared = pcie.find("shared"); shared && shared->boolean()) {
+        n.pcieShared = true;
+        // A device's own link carries the PCIe latency; the uplink adds
+        // sharing, not distance.
+        n.pcieUplink = {pcie.at("uplink").bandwidth(), 0};
+      } else if (pcie.has("uplink")) {
+        pcie.at("uplink").fail("'uplink' goes with shared: true");
+      }
+      if (auto map = nic->find("map")) {
+        if (map->isSequence()) {
+          n.map = NicMap::List;
+          for (const ConfigNode& item : map->items()) {
+            n.mapList.push_back(int(item.integer(0, 1 << 16)));
+            if (n.mapList.back() >= n.perServer)
+              item.fail("NIC " + std::to_string(n.mapList.back()) + " does not exist: the NICs are 0.." +
+                        std::to_string(n.perServer - 1));
+          }
+          if (auto devices = node.find("devices"); devices && std::int64_t(n.mapList.size()) != devices->integer(1, 1 << 16))
+            map->fail("lists " + std::to_string(n.mapList.size()) + " NIC(s); it needs one per device (" +
+                      std::to_string(devices->integer(1, 1 << 16)) + ")");
+        } else {
+          n.map = map->choice({"interleave", "block"}) == "block" ? NicMap::Block : NicMap::Interleave;
+        }
+      }
+    } else if (nic->has("count") || nic->has("pcie") || nic->has("map")) {
+      nic->fail("'count', 'pcie' and 'map' only go with per: server");
     }
   }
   return n;

@@ -11,7 +11,8 @@ namespace collsim {
 std::string ConfigOrigins::locate(const std::string& path, const YAML::Mark& mark) const {
   // The longest override or file prefix of `path` wins.
   auto covers = [&](const std::string& prefix) {
-    return prefix.empty() || path == prefix || path.rfind(prefix + ".", 0) == 0;
+    // A key's children (prefix.x) and a list's items (prefix[i]).
+    return prefix.empty() || path == prefix || path.rfind(prefix + ".", 0) == 0 || path.rfind(prefix + "[", 0) == 0;
   };
   std::string best, bestPrefix;
   bool found = false;

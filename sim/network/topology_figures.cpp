@@ -124,8 +124,11 @@ TopologyFigures topologyFigures(const Cluster& c) {
         int next = routing.channel(route, h) % 2 == 0 ? l.b : l.a;
         if (c.nodes[std::size_t(next)].server != d.server) {
           d.exitNode = at, d.exitLinkType = l.type, d.exitBandwidth = l.params.bandwidth;
+          if (!d.via.empty()) d.via.pop_back(); // the exit itself
           break;
         }
+        d.narrowest = d.narrowest == 0 ? l.params.bandwidth : std::min(d.narrowest, l.params.bandwidth);
+        d.via.push_back(next);
         at = next;
       }
     }

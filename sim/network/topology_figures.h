@@ -17,6 +17,8 @@ namespace collsim {
 struct DeviceExit {
   int rank = 0, node = 0, server = 0;
   int exitNode = -1; // -1: a single server, no fabric
+  std::vector<int> via; // nodes between the device and its exit (a PCIe switch)
+  Bandwidth narrowest = 0; // the least bandwidth of the links from the device to its exit
   std::string exitLinkType;
   Bandwidth exitBandwidth = 0;
 };
