@@ -169,10 +169,19 @@ def size_axis(ax, sizes):
     ax.set_xlabel("message size")
 
 
-def legend_outside(ax, lines):
-    """Right of the panel, so it never hides a line."""
-    if lines > 1:
-        ax.legend(fontsize=7, ncol=1 + (lines > 24), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+def legend_outside(ax, lines, results=None):
+    """Right of the panel, so it never hides a line. Past 24 lines a legend
+    would outgrow the figure: then it names the algorithms' colours only."""
+    if lines <= 1:
+        return
+    if lines <= 24 or results is None:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        return
+    from matplotlib.lines import Line2D
+    algorithms = list(dict.fromkeys(r["algorithm"] for r in results))
+    handles = [Line2D([], [], color=f"C{i % 10}", label=a) for i, a in enumerate(algorithms)]
+    handles.append(Line2D([], [], color="grey", linestyle="--", label=f"line style: study point ({lines} lines)"))
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def plot_collective(doc, fig, rows):
@@ -201,7 +210,7 @@ def plot_collective(doc, fig, rows):
     time.set_ylabel("time (us)")
     time.set_yscale("log")
     time.set_title("time")
-    legend_outside(time, len(lines))
+    legend_outside(time, len(lines), results)
     if rows == 2:
         plot_sweep_comparison(fig.add_subplot(2, 2, 3), results, keys)
 
@@ -229,7 +238,7 @@ def plot_sweep_comparison(ax, results, keys):
     ax.set_xlabel(key)
     ax.set_ylabel("bus bandwidth (GB/s)")
     ax.set_title(f"at {human_bytes(largest)} against {key}")
-    legend_outside(ax, len(lines))
+    legend_outside(ax, len(lines), results)
 
 
 BUS_FACTOR = {"allreduce": lambda p: 2 * (p - 1) / p, "reducescatter": lambda p: (p - 1) / p,

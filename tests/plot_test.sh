@@ -21,6 +21,10 @@ trap 'rm -rf "$tmp"' EXIT
 "$collsim" run "$src/scenarios/hierarchical-vs-flat.yaml" --set 'sweep[cluster.roce.bandwidth]=[100Gbps,200Gbps]' \
   --set 'sizes=[1MiB]' --format json --out "$tmp/sweep-words.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/sweep-words.json" --out "$tmp/sweep-words.png"
+# 5 points x 5 algorithms: more lines than a legend holds (it names colours only).
+"$collsim" run "$src/scenarios/hierarchical-vs-flat.yaml" --set 'sweep[cluster.servers]=[2,3,4,5,6]' \
+  --set 'sizes=[64KiB,1MiB]' --format json --out "$tmp/sweep-many.json"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/sweep-many.json" --out "$tmp/sweep-many.png"
 "$collsim" compare "$src/tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt" \
   --cluster "$src/configs/clusters/dgx-a100-8.yaml" --format json > "$tmp/compare.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/compare.json" --out "$tmp/compare.png"
@@ -28,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/plan.json" --out "$tmp/plan.png"
 "$collsim" run "$src/tests/data/training/llama3-8b-tp8-pp2.yaml" --set cluster.servers=2 --format json --out "$tmp/layout.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/layout.json" --out "$tmp/layout.png"
-for f in study.png collective.png sweep.png sweep-words.png compare.png plan.png layout.png; do
+for f in study.png collective.png sweep.png sweep-words.png sweep-many.png compare.png plan.png layout.png; do
   [ -s "$tmp/$f" ] || { echo "plot_test: $f is empty" >&2; exit 1; }
   [ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "plot_test: $f is not a PNG" >&2; exit 1; }
 done
