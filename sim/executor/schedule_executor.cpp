@@ -314,7 +314,7 @@ void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   inFlight_.release(cookie);
   const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
   if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
-  if (trace_) trace_->message(src.rank, src.stream, m.postedAt, dst.rank, engine_.now(), m.bytes);
+  if (trace_) trace_->message({src.rank, dst.rank, src.stream, m.seq, m.postedAt, engine_.now(), m.bytes});
   PairState& p = pairs_[m.pair];
   bool direct = m.leg == Leg::Direct;
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +11,6 @@ namespace collsim {
 namespace {
 
 constexpr Time kCounterResolution = 1'000'000; // 1 us: one sample per counter per microsecond
-constexpr int kFlowSearch = 64;                // steps scanned for the one that receives a message
 
 double us(Time t) { return double(t) / 1e6; }
 
@@ -68,7 +68,18 @@ public:
   }
 
   void rankStep(const StepTrace& s) override {
-    if (!selectedRank_[std::size_t(s.rank)] || !admit(1)) return;
+    if (!selectedRank_[std::size_t(s.rank)]) return;
+    // Number its sends and receives per peer even when the step is not
+    // recorded: a message's sequence number finds its steps (writeFlows).
+    const bool kept = admit(1);
+    const std::uint32_t index = kept ? std::uint32_t(steps_.size()) : kNotRecorded;
+    if (s.ops)
+      for (const Op& op : *s.ops) {
+        if (op.kind == OpKind::Send) sendsBy_[pairKey(s.rank, s.stream, op.peer)].push_back(index);
+        if (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce)
+          receivesBy_[pairKey(s.rank, s.stream, op.peer)].push_back(index);
+      }
+    if (!kept) return;
     Step e{s.rank, s.stream, s.step, s.start, s.end, s.bytesSent, 0, s.place, 0, std::uint32_t(peers_.size()), 0, 0};
     if (s.ops) {
       std::vector<int> sends, recvs;
@@ -86,9 +97,9 @@ public:
     steps_.push_back(e);
   }
 
-  void message(int src, int stream, Time posted, int dst, Time arrived, std::uint64_t bytes) override {
-    if (!selectedRank_[std::size_t(src)] || !selectedRank_[std::size_t(dst)] || !admit(2)) return;
-    messages_.push_back({src, dst, stream, posted, arrived, bytes});
+  void message(const MessageTrace& m) override {
+    if (!selectedRank_[std::size_t(m.src)] || !selectedRank_[std::size_t(m.dst)] || !admit(2)) return;
+    messages_.push_back(m);
   }
 
   void counter(const CounterTrack& track, Time at, double value) override {
@@ -170,11 +181,6 @@ private:
     int track;
     Time start, end;
   };
-  struct Message {
-    int src, dst, stream;
-    Time posted, arrived;
-    std::uint64_t bytes;
-  };
   struct Counter {
     std::string name;
     std::vector<std::pair<Time, double>> samples;
@@ -186,6 +192,16 @@ private:
   };
 
   int rankTid(int rank, int stream) const { return stream * ranks_ + rank; }
+  static constexpr std::uint32_t kNotRecorded = ~0u;
+  static std::uint64_t pairKey(int rank, int stream, int peer) {
+    return std::uint64_t(std::uint32_t(rank)) << 40 | std::uint64_t(std::uint32_t(stream)) << 24 | std::uint32_t(peer);
+  }
+  // The step of `rank`'s `seq`-th send to (or receive from) `peer` on `stream`.
+  std::uint32_t stepOf(const std::unordered_map<std::uint64_t, std::vector<std::uint32_t>>& by, int rank, int stream,
+                       int peer, std::uint32_t seq) const {
+    auto it = by.find(pairKey(rank, stream, peer));
+    return it == by.end() || seq >= it->second.size() ? kNotRecorded : it->second[seq];
+  }
 
   bool admit(std::size_t events) {
     if (owner_.events_ + events > owner_.maxEvents_) {
@@ -239,42 +255,28 @@ private:
             {"dur", us(s.end - s.start)}, {"args", std::move(args)}};
   }
 
-  // Arrows from the step that posted a send to the step that received it
-  // (the first step of the receiver's stream, ending at or after the arrival,
-  // that receives from the sender). Each end sits inside its step, so the
-  // viewer binds it there.
+  // Arrows from the step that posted a send to the step that received it:
+  // the message's sequence number between the two is the index of that send
+  // among the sender's to the receiver, and of that receive among the
+  // receiver's from the sender. Each end sits strictly inside its step (a
+  // step's ends touch its neighbours'), so the viewer binds it there: the
+  // tail halfway through the sending step, the head at the arrival but no
+  // later than halfway through the receiving step.
   void writeFlows(nlohmann::json& out) const {
-    std::vector<std::vector<std::uint32_t>> byTrack(std::size_t(ranks_) * std::size_t(maxStream_ + 1));
-    for (std::uint32_t i = 0; i < steps_.size(); ++i)
-      byTrack[std::size_t(rankTid(steps_[i].rank, steps_[i].stream))].push_back(i);
-    for (auto& t : byTrack)
-      std::sort(t.begin(), t.end(), [&](auto a, auto b) { return steps_[a].step < steps_[b].step; });
-    auto firstEnding = [&](const std::vector<std::uint32_t>& t, Time at) {
-      return std::partition_point(t.begin(), t.end(), [&](std::uint32_t i) { return steps_[i].end < at; });
-    };
     std::uint64_t id = std::uint64_t(pid_) << 40;
     for (const auto& m : messages_) {
-      const auto& from = byTrack[std::size_t(rankTid(m.src, m.stream))];
-      const auto& to = byTrack[std::size_t(rankTid(m.dst, m.stream))];
-      auto sender = firstEnding(from, m.posted);
-      while (sender != from.end() && steps_[*sender].end == m.posted && steps_[*sender].start < m.posted) ++sender;
-      auto receiver = firstEnding(to, m.arrived);
-      for (int n = 0; receiver != to.end() && n < kFlowSearch && !receivesFrom(steps_[*receiver], m.src); ++n) ++receiver;
-      if (sender == from.end() || receiver == to.end() || !receivesFrom(steps_[*receiver], m.src)) continue;
-      const Step &a = steps_[*sender], &b = steps_[*receiver];
+      std::uint32_t sender = stepOf(sendsBy_, m.src, m.stream, m.dst, m.seq);
+      std::uint32_t receiver = stepOf(receivesBy_, m.dst, m.stream, m.src, m.seq);
+      if (sender == kNotRecorded || receiver == kNotRecorded) continue;
+      const Step &a = steps_[sender], &b = steps_[receiver];
       Time sentAt = a.start + (a.end - a.start) / 2;
-      Time gotAt = std::max(m.arrived, b.start);
-      gotAt += (b.end - gotAt) / 2;
+      Time gotAt = std::clamp(m.arrived, b.start, b.start + (b.end - b.start) / 2);
       ++id;
       out.push_back({{"name", "message"}, {"cat", "message"}, {"ph", "s"}, {"id", id}, {"pid", pid_},
                      {"tid", rankTid(m.src, m.stream)}, {"ts", us(sentAt)}, {"args", {{"bytes", m.bytes}}}});
       out.push_back({{"name", "message"}, {"cat", "message"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", pid_},
                      {"tid", rankTid(m.dst, m.stream)}, {"ts", us(gotAt)}});
     }
-  }
-  bool receivesFrom(const Step& s, int peer) const {
-    auto first = peers_.begin() + s.firstPeer + s.sends;
-    return std::find(first, first + s.recvs, peer) != first + s.recvs;
   }
 
   TraceRecorder& owner_;
@@ -291,7 +293,10 @@ private:
   std::vector<Busy> busy_;
   std::vector<Span> spans_;
   std::vector<std::string> spanTracks_;
-  std::vector<Message> messages_;
+  std::vector<MessageTrace> messages_;
+  // Per (rank, stream, peer): the step of each send to the peer, and of each
+  // receive from it, in order (kNotRecorded past the event limit).
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> sendsBy_, receivesBy_;
   std::map<std::pair<int, std::uint32_t>, std::size_t> counterIndex_;
   std::vector<Counter> counters_;
 };

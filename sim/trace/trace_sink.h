@@ -30,15 +30,22 @@ struct CounterTrack {
   int src = -1, dst = -1;
 };
 
+// A message as it reached its receiver: the `seq`-th from `src` to `dst`
+// on `stream` (the seq-th send of the one, the seq-th receive of the other).
+struct MessageTrace {
+  int src = 0, dst = 0, stream = 0;
+  std::uint32_t seq = 0;
+  Time posted = 0, arrived = 0;
+  std::uint64_t bytes = 0;
+};
+
 class TraceSink {
 public:
   virtual ~TraceSink() = default;
   // A channel serialized data during [start, end).
   virtual void channelBusy(std::uint32_t channel, Time start, Time end) = 0;
   virtual void rankStep(const StepTrace& step) = 0;
-  // A message from a rank's stream, posted at `posted`, reached the peer at `arrived`.
-  virtual void message(int /*srcRank*/, int /*stream*/, Time /*posted*/, int /*dstRank*/, Time /*arrived*/,
-                       std::uint64_t /*bytes*/) {}
+  virtual void message(const MessageTrace& /*message*/) {}
   // A counter has `value` from `at` on.
   virtual void counter(const CounterTrack& /*track*/, Time /*at*/, double /*value*/) {}
   // Something a model above the schedules did during [start, end), on a

@@ -21,8 +21,8 @@ public:
   void channelBusy(std::uint32_t channel, Time start, Time end) override {
     if (trace_) trace_->channelBusy(channel, start, end);
   }
-  void message(int src, int stream, Time posted, int dst, Time arrived, std::uint64_t bytes) override {
-    if (trace_) trace_->message(src, stream, posted, dst, arrived, bytes);
+  void message(const MessageTrace& m) override {
+    if (trace_) trace_->message(m);
   }
   void counter(const CounterTrack& track, Time at, double value) override {
     if (trace_) trace_->counter(track, at, value);
