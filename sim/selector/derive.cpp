@@ -113,8 +113,11 @@ std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::st
     std::stable_sort(family.begin(), family.end(), [&](int a, int b) { return servers(a) < servers(b); });
     std::vector<std::pair<Range, std::vector<Rule>>> spans;
     for (std::size_t i = 0; i < family.size(); ++i) {
-      if (i > 0 && servers(family[i]) == servers(family[i - 1])) continue; // the same shape twice
       std::vector<Rule> rules = rulesOfCluster(grid, family[i], only, progress);
+      if (i > 0 && servers(family[i]) == servers(family[i - 1])) { // another cluster of that name and size
+        spans.push_back({spans.back().first, std::move(rules)});
+        continue;
+      }
       double lo = spans.empty() ? 1 : spans.back().first.max + 1, hi = 1e300;
       if (i + 1 < family.size())
         hi = std::floor(std::sqrt(double(servers(family[i])) * double(servers(family[i + 1]))));
