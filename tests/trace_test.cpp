@@ -207,6 +207,9 @@ TEST_CASE("rank lists for --trace-ranks") {
   CliResult r = cli({"run", "--trace-ranks", "0-3"});
   CHECK(r.status == 2);
   CHECK(contains(r.err, "--trace-ranks: it filters a trace; give --trace FILE too"));
+  CliResult none = cli({"run", "--trace", "/dev/null", "--trace-ranks", "100-200", "--set", "sizes=[1MiB]"});
+  CHECK(none.status == 0);
+  CHECK(contains(none.err, "--trace-ranks names no rank of these runs"));
   CliResult bad = cli({"run", "--trace", "/dev/null", "--trace-ranks", "x"});
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "--trace-ranks x: expected a rank number"));

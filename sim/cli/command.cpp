@@ -93,6 +93,8 @@ struct PlannedOutputs {
     if (out) files.emplace_back(*out, text);
     writeOutputFiles(files);
     if (trace && recorder.truncated()) io.err << "collsim: note: the trace was cut at its event limit\n";
+    if (trace && !recorder.ranksFound())
+      io.err << "collsim: note: --trace-ranks names no rank of these runs: the trace has no rank tracks\n";
     if (!out) io.out << text;
   }
 };

@@ -40,7 +40,7 @@ public:
       : owner_(owner), pid_(pid), label_(std::move(label)), ranks_(cluster.ranks()), cluster_(cluster) {
     selectedRank_.assign(std::size_t(ranks_), owner.ranks_.empty());
     for (int r : owner.ranks_)
-      if (r < ranks_) selectedRank_[std::size_t(r)] = true;
+      if (r < ranks_) selectedRank_[std::size_t(r)] = owner.ranksFound_ = true;
     // The nodes a filtered trace keeps: the selected ranks' devices and the NICs next to them.
     std::vector<bool> device(cluster.nodes.size(), false);
     for (int r = 0; r < ranks_; ++r)

@@ -36,6 +36,8 @@ public:
   // The whole trace as JSON text.
   std::string json() const;
   bool truncated() const { return truncated_; }
+  // With a rank filter: whether some run had one of its ranks (true without a filter).
+  bool ranksFound() const { return ranks_.empty() || ranksFound_; }
 
 private:
   class RunSink;
@@ -44,6 +46,7 @@ private:
   std::vector<int> ranks_;
   std::size_t events_ = 0;
   bool truncated_ = false;
+  bool ranksFound_ = false;
 };
 
 // "0-7,12,64-71" as a sorted list of ranks; throws std::invalid_argument
