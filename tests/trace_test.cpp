@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/trace/trace_recorder.h"
+#include "relative_error.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -129,7 +130,7 @@ TEST_CASE("a collective run's trace: named tracks, spans equal to the reported t
         CHECK(e["args"].contains("phase")); // ring: reduce-scatter 1/2, all-gather 2/2
         CHECK(e["args"]["stream"] == 0);
       }
-    CHECK(last == doctest::Approx(r["time_us"].get<double>()).epsilon(1e-12));
+    CHECK_WITHIN(last, r["time_us"].get<double>(), 1e-12);
     CHECK(sent == r["bytes_sent"].get<std::uint64_t>());
     // Flow arrows: one per message, each from its sending step to its receiving one.
     int flows = checkFlows(t.events, pid, ranks);
