@@ -215,3 +215,18 @@ TEST_CASE("rank lists for --trace-ranks") {
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "--trace-ranks x: expected a rank number"));
 }
+
+TEST_CASE("a trace stops at its event limit, says so, and stays valid JSON") {
+  // Two ranks, one link each way: a few events are enough to reach a limit of 5.
+  Cluster ring = hccsRing(2);
+  TraceRecorder recorder(5);
+  TraceSink* sink = recorder.beginRun("limited", ring);
+  std::vector<Op> ops{Op{OpKind::Send, 1, 0, 8}};
+  for (int step = 0; step < 10; ++step) sink->rankStep({0, 0, step, Time(step), Time(step + 1), 8, &ops, {}});
+  CHECK(recorder.truncated());
+  json doc = json::parse(recorder.json());
+  CHECK(contains(doc["otherData"]["truncated"].get<std::string>(), "reached 5 events"));
+  int steps = 0;
+  for (const auto& e : doc["traceEvents"]) steps += e["ph"] == "X" ? 1 : 0;
+  CHECK(steps == 5);
+}

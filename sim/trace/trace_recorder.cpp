@@ -26,6 +26,22 @@ const char* kindName(OpKind k) {
   return "?";
 }
 
+// Appends events to the trace's text one by one: a large trace is never
+// held as a JSON document (which took some ten times its text's memory).
+class EventWriter {
+public:
+  explicit EventWriter(std::string& text) : text_(text) {}
+  void push_back(const nlohmann::json& event) {
+    if (any_) text_ += ',';
+    text_ += event.dump();
+    any_ = true;
+  }
+
+private:
+  std::string& text_;
+  bool any_ = false;
+};
+
 std::string joined(const std::vector<int>& v) {
   std::string s;
   for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
@@ -124,7 +140,7 @@ public:
     spans_.push_back({name, index, start, end});
   }
 
-  void write(nlohmann::json& out) {
+  void write(EventWriter& out) {
     for (auto& c : counters_)
       if (c.pending) flush(c);
     auto meta = [&](const char* what, int tid, const std::string& name) {
@@ -262,7 +278,7 @@ private:
   // step's ends touch its neighbours'), so the viewer binds it there: the
   // tail halfway through the sending step, the head at the arrival but no
   // later than halfway through the receiving step.
-  void writeFlows(nlohmann::json& out) const {
+  void writeFlows(EventWriter& out) const {
     std::uint64_t id = std::uint64_t(pid_) << 40;
     for (const auto& m : messages_) {
       std::uint32_t sender = stepOf(sendsBy_, m.src, m.stream, m.dst, m.seq);
@@ -311,13 +327,17 @@ TraceSink* TraceRecorder::beginRun(const std::string& label, const Cluster& clus
 }
 
 std::string TraceRecorder::json() const {
-  nlohmann::json events = nlohmann::json::array();
-  for (const auto& r : runs_) r->write(events);
-  nlohmann::json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
+  std::string text = "{\"displayTimeUnit\":\"ns\",";
   if (truncated_)
-    doc["otherData"] = {{"truncated", "the trace reached " + std::to_string(maxEvents_) +
-                                          " events; later events were not recorded"}};
-  return doc.dump() + "\n";
+    text += "\"otherData\":" +
+            nlohmann::json{{"truncated", "the trace reached " + std::to_string(maxEvents_) +
+                                             " events; later events were not recorded"}}
+                .dump() +
+            ",";
+  text += "\"traceEvents\":[";
+  EventWriter events(text);
+  for (const auto& r : runs_) r->write(events);
+  return text + "]}\n";
 }
 
 std::vector<int> parseRankList(const std::string& text) {
