@@ -6,7 +6,7 @@
 # outputs shown match their goldens.)
 #   tests/readme_walkthrough_test.sh COLLSIM SOURCE_DIR
 set -euo pipefail
-collsim=$1 src=$2
+collsim=$(realpath "$1") src=$(realpath "$2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/build"
