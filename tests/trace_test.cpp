@@ -182,6 +182,12 @@ TEST_CASE("at packet level: switch queue counters; --trace-ranks keeps the ranks
     }
   CHECK(queueSamples > 10);
   CHECK(deepest > 0);
+  // Each RoCE QP's DCQCN rate starts at its line rate: 100 Gb/s = 12.5 GB/s.
+  std::map<std::string, double> firstRate;
+  for (const auto& e : all.events)
+    if (e["ph"] == "C" && contains(e["name"], "DCQCN QP ")) firstRate.emplace(e["name"], e["args"]["GB/s"].get<double>());
+  CHECK(!firstRate.empty());
+  for (const auto& [qp, rate] : firstRate) CHECK_WITHIN(rate, 12.5, 1e-12);
 
   Traced some = traced({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--fidelity", "packet", "-b",
                         "1MiB", "-e", "1MiB", "--trace-ranks", "0-1,8"});

@@ -175,7 +175,7 @@ public:
     writeFlows(out);
     for (const auto& c : counters_)
       for (const auto& [at, value] : c.samples)
-        out.push_back({{"name", c.name}, {"ph", "C"}, {"pid", pid_}, {"ts", us(at)}, {"args", {{c.unit(), value}}}});
+        out.push_back({{"name", c.name}, {"ph", "C"}, {"pid", pid_}, {"ts", us(at)}, {"args", {{c.unit(), c.shown(value)}}}});
   }
 
 private:
@@ -204,7 +204,9 @@ private:
     Time pendingAt = 0;
     bool pending = false;
     double pendingValue = 0;
-    const char* unit() const { return name.rfind("DCQCN", 0) == 0 ? "GB/s" : name.rfind("PFC", 0) == 0 ? "paused" : "bytes"; }
+    bool rate() const { return name.rfind("DCQCN", 0) == 0; }
+    const char* unit() const { return rate() ? "GB/s" : name.rfind("PFC", 0) == 0 ? "paused" : "bytes"; }
+    double shown(double value) const { return rate() ? value / 1e9 : value; } // rates are kept in bytes/s
   };
 
   int rankTid(int rank, int stream) const { return stream * ranks_ + rank; }
@@ -247,8 +249,7 @@ private:
     c.pending = false;
     if (!c.samples.empty() && c.samples.back().second == c.pendingValue) return;
     if (!admit(1)) return;
-    bool rate = c.name.rfind("DCQCN", 0) == 0;
-    c.samples.emplace_back(c.pendingAt, rate ? c.pendingValue / 1e9 : c.pendingValue);
+    c.samples.emplace_back(c.pendingAt, c.pendingValue);
     c.lastWritten = c.pendingAt;
   }
 
