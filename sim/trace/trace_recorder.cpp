@@ -140,9 +140,7 @@ public:
     spans_.push_back({name, index, start, end});
   }
 
-  void write(EventWriter& out) {
-    for (auto& c : counters_)
-      if (c.pending) flush(c);
+  void write(EventWriter& out) const {
     auto meta = [&](const char* what, int tid, const std::string& name) {
       nlohmann::json m = {{"name", what}, {"ph", "M"}, {"pid", pid_}, {"args", {{"name", name}}}};
       if (tid >= 0) m["tid"] = tid;
@@ -173,9 +171,15 @@ public:
       out.push_back({{"name", s.name}, {"ph", "X"}, {"pid", pid_}, {"tid", kSpanTrackBase + s.track},
                      {"ts", us(s.start)}, {"dur", us(s.end - s.start)}});
     writeFlows(out);
-    for (const auto& c : counters_)
-      for (const auto& [at, value] : c.samples)
-        out.push_back({{"name", c.name}, {"ph", "C"}, {"pid", pid_}, {"ts", us(at)}, {"args", {{c.unit(), c.shown(value)}}}});
+    auto sample = [&](const Counter& c, Time at, double value) {
+      out.push_back({{"name", c.name}, {"ph", "C"}, {"pid", pid_}, {"ts", us(at)}, {"args", {{c.unit(), c.shown(value)}}}});
+    };
+    for (const auto& c : counters_) {
+      for (const auto& [at, value] : c.samples) sample(c, at, value);
+      // The value each counter ends the run with (not counted against the limit).
+      if (c.pending && (c.samples.empty() || c.samples.back().second != c.pendingValue))
+        sample(c, c.pendingAt, c.pendingValue);
+    }
   }
 
 private:
@@ -263,7 +267,7 @@ private:
     if (!sends.empty()) args["sends_to"] = joined(sends);
     if (!recvs.empty()) args["receives_from"] = joined(recvs);
     std::string ops;
-    for (unsigned k = 0; k < 6; ++k)
+    for (unsigned k = 0; k <= unsigned(OpKind::Compute); ++k)
       if (s.kinds >> k & 1u) ops += (ops.empty() ? "" : "+") + std::string(kindName(OpKind(k)));
     if (!ops.empty()) args["ops"] = ops;
     std::string name = "step " + std::to_string(s.step);

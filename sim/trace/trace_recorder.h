@@ -28,7 +28,6 @@ public:
   // `ranks`: the ranks to record (empty: all).
   static constexpr std::size_t kDefaultMaxEvents = 2'000'000;
   explicit TraceRecorder(std::size_t maxEvents = kDefaultMaxEvents, std::vector<int> ranks = {});
-  TraceRecorder(TraceRecorder&&) = default;
   ~TraceRecorder();
 
   // Starts a new process track; the sink lives as long as the recorder.
