@@ -70,6 +70,45 @@ TEST_CASE("step costs: launch, step latency, line data share, lane bandwidth and
   // With two slots that wait costs nothing: both arrive by 3 us, rank 1
   // takes them at 10.
   CHECK(oneSend({0, 0, 0, 1, 0, 2}, 2, 10'000'000) == 10'000'000);
+  // A 3 us hop latency is the data's way to its receiver: 2 + 3. With two
+  // slots the sender does not wait for it: the second send leaves at once,
+  // arrives at 3 us and is seen at 6.
+  CHECK(oneSend({0, 0, 0, 1, 0, 0, 3'000'000, 0}) == 5'000'000);
+  CHECK(oneSend({0, 0, 0, 1, 0, 2, 3'000'000, 0}, 2) == 6'000'000);
+}
+
+namespace {
+
+// Ranks 0, 1 on one server, 2, 3 on the other: six ring steps of 64 B, each
+// sending to the next rank and receiving from the one before (8 slots).
+Time twoServerRing(Time intraHop, Time interHop, Time intraStep, Time interStep) {
+  Cluster c = loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"devices=2"}).cluster;
+  MaterializedSchedule steps(4);
+  for (int k = 0; k < 6; ++k)
+    for (int r = 0; r < 4; ++r)
+      steps[std::size_t(r)].push_back({Op{OpKind::Send, (r + 1) % 4, std::uint64_t(k) * 64, 64},
+                                       Op{OpKind::Recv, (r + 3) % 4, std::uint64_t(k) * 64, 64}});
+  ExplicitSchedule s(steps);
+  EventEngine engine;
+  LinkNetwork network(engine, c, 1024, Bytes(1) << 20);
+  ScheduleExecutor x(engine, network, c, s);
+  x.setCosts({0, intraStep, interStep, 1, 0, 8, intraHop, interHop});
+  return x.run().finish;
+}
+
+} // namespace
+
+TEST_CASE("hop latencies add up along the ring's critical path; step latencies at every step") {
+  // A step ends when its receive is seen: end(r, k) = max(end(r, k-1),
+  // end(r-1, k-1) + hop(r-1 -> r)). Hops 0->1 and 2->3 stay in a server
+  // (a), 1->2 and 3->0 cross (b). Every rank's steps end at b, a; a+b;
+  // a+2b or 2a+b; 2a+2b; 3a+2b or 2a+3b; 3a+3b: six steps pay three of
+  // each, so 1 us and 10 us hops add 33 us to the plain run.
+  const Time plain = twoServerRing(0, 0, 0, 0);
+  CHECK(twoServerRing(1'000'000, 10'000'000, 0, 0) - plain == 33'000'000);
+  // A step latency holds its rank: every rank has a peer on the other
+  // server, so each of the six steps pays the 10 us.
+  CHECK(twoServerRing(0, 0, 1'000'000, 10'000'000) - plain == 60'000'000);
 }
 
 TEST_CASE("chunk loops: an AllReduce in loops of ranks x chunk is still an AllReduce, with loops x 2(p-1) steps") {

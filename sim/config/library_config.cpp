@@ -12,8 +12,8 @@ std::string presetList() {
 }
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
-  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "channel_bandwidth", "chunk", "channel_bytes",
-               "channel_bytes_per_rank", "slots"});
+  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "chunk",
+               "channel_bytes", "channel_bytes_per_rank", "slots"});
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
     if (!(p.dataShare > 0 && p.dataShare <= 1)) v->fail("the data share of a line is in (0, 1]");
@@ -21,6 +21,7 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   if (auto v = n.find("base_latency")) p.baseLatency = v->time();
   if (auto v = n.find("hop_intra")) p.hopIntra = v->time();
   if (auto v = n.find("hop_network")) p.hopNetwork = v->time();
+  if (auto v = n.find("step_overhead")) p.stepOverhead = v->time();
   if (auto v = n.find("channel_bandwidth")) {
     std::string t = v->text();
     p.channelBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();

@@ -285,10 +285,20 @@ void ScheduleExecutor::onEvent(std::uint64_t arg) {
 
 // The network has delivered the message's last byte; its lane may not have
 // pushed it out yet (the lane bandwidth is below the network's).
+// Its receiver sees it a hop's latency after both (StepCosts).
 void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
-  Time pushedAt = inFlight_[cookie].pushedAt;
-  if (pushedAt > engine_.now()) return engine_.schedule(pushedAt, this, cookie << kKindBits | kDeliver);
+  const InFlight& m = inFlight_[cookie];
+  Time readyAt = std::max(m.pushedAt, engine_.now()) + hopLatency(m);
+  if (readyAt > engine_.now()) return engine_.schedule(readyAt, this, cookie << kKindBits | kDeliver);
   deliver(std::uint32_t(cookie));
+}
+
+// Only the legs that end at a device: a switch relays at once.
+Time ScheduleExecutor::hopLatency(const InFlight& m) const {
+  if (costs_.intraHop == 0 && costs_.interHop == 0) return 0;
+  if (m.leg != Leg::Direct && m.leg != Leg::MulticastCopy && m.leg != Leg::ReduceDown) return 0;
+  bool crosses = rankServer_[std::size_t(lanes_[m.srcLane].rank)] != rankServer_[std::size_t(lanes_[m.dstLane].rank)];
+  return crosses ? costs_.interHop : costs_.intraHop;
 }
 
 void ScheduleExecutor::deliver(std::uint32_t cookie) {

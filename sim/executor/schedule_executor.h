@@ -46,8 +46,15 @@ struct MessageRecord {
 // What the collective library adds to the network's work (chosen per run by
 // sim/run/simulate.cpp from the library model; the default is the device's step overhead alone).
 // - launch: before any rank starts (kernel launch, the library's base latency);
-// - a latency before each step that communicates, by whether one of its
-//   peers is on another server (NCCL's per-hop latency of a protocol);
+// - intraStep/interStep: a latency before each step that communicates, by
+//   whether one of its peers is on another server: the device's own work per
+//   step, during which the rank does nothing else (HCCL's task per step);
+// - intraHop/interHop: a latency on each message, by whether it crosses
+//   servers: the time its data takes to be seen by its receiver (NCCL's
+//   per-hop latency: flags, fences, polling, a proxy and the NIC), during
+//   which its sender goes on. Along a ring only the hops on the critical
+//   path add up, so a two-server ring pays the network's latency a few
+//   times, not at every step (as NCCL's model counts it);
 // - dataShare: the part of each line on the wire that is data (LL carries
 //   4 B of data in an 8 B line): a send of n bytes puts n / dataShare on the wire;
 // - laneBandwidth: the most one lane (one channel of one rank: one thread
@@ -68,7 +75,8 @@ struct StepCosts {
   double dataShare = 1;
   Bandwidth laneBandwidth = 0;
   int slots = 0;
-  static StepCosts ofDevice(const DeviceModel& d) { return {0, d.stepOverhead, d.stepOverhead, 1, 0, 0}; }
+  Time intraHop = 0, interHop = 0;
+  static StepCosts ofDevice(const DeviceModel& d) { return {0, d.stepOverhead, d.stepOverhead, 1, 0, 0, 0, 0}; }
 };
 
 struct ExecutionResult {
@@ -177,6 +185,7 @@ private:
   void slotCameBack(std::uint32_t cookie);
   Time propagation(int srcNode, int dstNode); // the links' latencies along the route
   Time stepLatency(const Lane& lane) const;
+  Time hopLatency(const InFlight& message) const;
   Bytes wireBytes(Bytes data) const; // with the protocol's flags
   // In-network sends (schedule_executor_in_network.cpp).
   int reducingSwitch(int rank, const Op& op) const; // -1: a plain send

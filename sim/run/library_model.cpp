@@ -43,9 +43,9 @@ LibraryModel ncclLibrary() {
   m.channels = 16;
   m.nvlsChunk = 128 << 10;
   m.protocols = {
-      {"LL", 0.5, us(6.6), us(0.47), us(2.7), GBps(5.5), 32 << 10, 0, 4 << 10, 8},
-      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), GBps(16.7), 576000, 5 << 10, 0, 8},
-      {"Simple", 1, us(8.4), us(3.4), us(9.6), GBps(20), 2 << 20, 32 << 10, 0, 2},
+      {"LL", 0.5, us(6.6), us(0.47), us(2.7), 0, GBps(5.5), 32 << 10, 0, 4 << 10, 8},
+      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), 0, GBps(16.7), 576000, 5 << 10, 0, 8},
+      {"Simple", 1, us(8.4), us(3.4), us(9.6), 0, GBps(20), 2 << 20, 32 << 10, 0, 2},
   };
   return m;
 }
@@ -57,7 +57,7 @@ LibraryModel ncclLibrary() {
 LibraryModel hcclLibrary() {
   LibraryModel m;
   m.name = "hccl";
-  m.protocols = {{"Simple", 1, 0, us(13), us(13), 0, 0, 0, 0, 0}};
+  m.protocols = {{"Simple", 1, 0, 0, 0, us(13), 0, 0, 0, 0, 0}};
   return m;
 }
 

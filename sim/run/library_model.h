@@ -4,8 +4,10 @@
 // A library runs a collective under one of its protocols. A protocol says
 // - what share of each line on the wire is data (NCCL's LL: 4 B of data and
 //   a 4 B flag in each 8 B line; LL128: 120 of 128 B; Simple: all of it);
-// - its latencies: once per collective (base) and per step, by whether the
-//   step crosses servers (NCCL's per-hop latencies);
+// - its latencies: once per collective (base); per hop, on each message by
+//   whether it crosses servers (NCCL's per-hop latencies: the time until its
+//   receiver sees the data, while its sender goes on); per step, on the
+//   device before each step (HCCL's task per step);
 // - the most data one channel moves per second with it (one thread block
 //   writing lines; 0 = only the links limit it);
 // - its chunk: the bytes per rank of one loop (NCCL: its staging buffer per
@@ -34,8 +36,9 @@ struct ProtocolModel {
   std::string name;
   double dataShare = 1;
   Time baseLatency = 0;
-  Time hopIntra = 0;   // a step between devices of one server
-  Time hopNetwork = 0; // a step that crosses servers
+  Time hopIntra = 0;   // a message between devices of one server
+  Time hopNetwork = 0; // a message that crosses servers
+  Time stepOverhead = 0; // each step that communicates, on its device
   Bandwidth channelBandwidth = 0;
   Bytes chunk = 0;
   // A channel per this many bytes (plus per rank times the rank count), as

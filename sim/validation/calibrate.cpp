@@ -73,6 +73,7 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
     if (name == "hop_scale") {
       out.push_back(at + "hop_intra=" + number(toMicroseconds(p.hopIntra) * value) + "us");
       out.push_back(at + "hop_network=" + number(toMicroseconds(p.hopNetwork) * value) + "us");
+      if (p.stepOverhead > 0) out.push_back(at + "step_overhead=" + number(toMicroseconds(p.stepOverhead) * value) + "us");
     } else if (p.channelBandwidth > 0) {
       out.push_back(at + "channel_bandwidth=" + number(double(p.channelBandwidth) * value / 1e9) + "GB/s");
     }
