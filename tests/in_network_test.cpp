@@ -20,12 +20,13 @@ using namespace collsim::testing;
 namespace {
 
 // Four devices on a switch, 12 GB/s and 1 us per link.
-Cluster switchServer(bool reduces) {
+Cluster switchServer(bool reduces, double efficiency = 1) {
   ServerParams p;
   p.devices = 4;
   p.shape = HccsShape::Switch;
   p.hccs = {12'000'000'000ULL, 1'000'000};
   p.switchReduces = reduces;
+  p.switchReduceEfficiency = efficiency;
   return buildServer(p);
 }
 
@@ -45,8 +46,8 @@ struct Run {
   Bytes down = 0; // bytes the switch sent down to devices
 };
 
-Run run(Collective op, bool reduces, std::uint64_t bytes, bool fabric = false) {
-  Cluster c = fabric ? switchFabric(reduces) : switchServer(reduces);
+Run run(Collective op, bool reduces, std::uint64_t bytes, bool fabric = false, double efficiency = 1) {
+  Cluster c = fabric ? switchFabric(reduces) : switchServer(reduces, efficiency);
   AlgorithmEntry nvls = *findAlgorithm(op, fabric ? "sharp" : "nvls");
   CollectiveSpec spec{op, 4, bytes / 4, 4, 0, 0};
   SchedulePtr s = buildSchedule(nvls, spec);
@@ -97,6 +98,12 @@ TEST_CASE("through a reducing switch: reduce-scatter and all-gather in 2 latenci
   CHECK(plain.down == 4 * 480'000 * 3 / 2);
   CHECK(reduced.result.bytesSent == plain.result.bytesSent);
   CHECK(reduced.result.bytesReceived == reduced.result.bytesSent);
+  // A switch reducing at 0.8 of its ports' rate: each 12,000 B block costs
+  // its ports 15,000 B, 1.25 us: uploads done at 1.25, 2.5, 3.75 us, the
+  // last at the switch at 4.75, its sum down by 4.75 + 1.25 + 1 = 7 us.
+  Run slower = run(Collective::ReduceScatter, true, 48'000, false, 0.8);
+  CHECK(slower.result.finish == 7'000'000);
+  CHECK(slower.down == 4 * 15'000);
   // The switch merges a whole message before passing it on (real switches
   // reduce packet by packet): a gap the time shows, see README.
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "relative_error.h"
 #include "test_support.h"
 
 #include "algorithms/check/symbolic_checker.h"
@@ -186,6 +187,9 @@ TEST_CASE("the library section: presets, figures, and located errors") {
   CHECK(contains(error("library.protocols.LL.data_share=1.5"), "in (0, 1]"));
   CHECK(contains(error("hccs.efficiency=1.2"), "efficiency"));
   CHECK(contains(error("library.channels=0"), "library.channels"));
+  CHECK(contains(error("library.protocols.LL.lane_efficiency=2"), "in (0, 1]"));
+  // A100's NVSwitch does not reduce: no rate for a reduction it cannot do.
+  CHECK(contains(error("hccs.reduce_efficiency=0.9"), "'reduce_efficiency' goes with reduce: true"));
 }
 
 TEST_CASE("the library picks LL for small sizes, Simple for large, and more channels as sizes grow") {
@@ -209,6 +213,32 @@ TEST_CASE("the library picks LL for small sizes, Simple for large, and more chan
 // 128 KiB NVLS chunk per device makes 16 slices a channel, whose phases
 // overlap; the 2 MiB Simple chunk (nvls_chunk 0) makes one, run phase after
 // phase. The same bytes either way.
+TEST_CASE("a channel moves at most its share of its device's links, of which LL fills half") {
+  // Two devices on a 100 GB/s switch without latencies; NCCL's protocols
+  // without their latencies; one channel used (channel_bytes), of four.
+  ClusterSetup two = loadClusterFile(
+      source("configs/clusters/dgx-a100-8.yaml"),
+      {"devices=2", "hccs.bandwidth=100GB/s", "hccs.efficiency=1", "hccs.latency=0", "library.channels=4",
+       "library.launch=0", "library.protocols.Simple.base_latency=0", "library.protocols.Simple.hop_intra=0",
+       "library.protocols.Simple.channel_bytes=1GiB", "library.protocols.LL.base_latency=0",
+       "library.protocols.LL.hop_intra=0", "library.protocols.LL.channel_bytes_per_rank=1GiB"});
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  auto us = [&](const std::string& protocol) {
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32, Bytes(1) << 20, Bytes(1) << 20, false};
+    req.library = two.library;
+    req.library.protocol = protocol;
+    CollectiveRun run = simulateCollective(two.cluster, req);
+    CHECK(run.channels == 1);
+    return toMicroseconds(run.execution.finish);
+  };
+  // Simple: the channel's share is 100 / 4 = 25 GB/s, a quarter of the
+  // link: two steps of 512 KiB at 25 GB/s, 2 x 20.97152 us.
+  CHECK_WITHIN(us("Simple"), 41.94304, 1e-9);
+  // LL: half the lines are flags and the channel fills half its share, so
+  // 6.25 GB/s of data: 32 KiB chunks, 16 loops of 2 steps, 32 x 5.24288 us.
+  CHECK_WITHIN(us("LL"), 167.77216, 1e-9);
+}
+
 TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
   AlgorithmEntry hierpipe = *findAlgorithm(Collective::AllReduce, "hierpipe:nvls+ring");

@@ -3,14 +3,13 @@
 // `collsim calibrate`. Targets (issue 14), on sizes >= 64 KiB: uncalibrated
 // median |error| < 30 %; calibrated median < 10 % and max < 30 %.
 //
-// The single-node sweeps meet the calibrated targets; uncalibrated they are
-// within 45 %, not 30 %: their benchmark hides the launches behind the
-// devices (compare.h), so no fixed launch cost sits on every size any more,
-// and what remains is the device model running mid sizes (1-32 MiB) too fast.
-// Of the two-node ones, H100 over 400G InfiniBand meets the uncalibrated
-// target once NVLS may take the sizes it wins (as NCCL lets it); p4d over
-// EFA does not (EFA's per-message costs are not modelled). Calibrating them
-// takes 15-25 s: not here.
+// The single-node sweeps meet the calibrated targets; uncalibrated the A100
+// meets the 30 % and the V100 comes within 32 %: their benchmark hides the
+// launches behind the devices (compare.h), and the device model runs mid
+// sizes (1-16 MiB) too fast. Of the two-node ones, H100 over 400G
+// InfiniBand meets the uncalibrated target, with the ring alone or with
+// NVLS where it wins; p4d over EFA does not (EFA's per-message costs are
+// not modelled). Calibrating them takes 7-11 s: not here.
 #include <doctest/doctest.h>
 
 #include "test_support.h"
@@ -34,7 +33,7 @@ const Sweep kSingleNode[] = {
 
 } // namespace
 
-TEST_CASE("single-node sweeps: within 45 % uncalibrated, within 10 % (max 30 %) calibrated") {
+TEST_CASE("single-node sweeps: within 32 % uncalibrated, within 10 % (max 30 %) calibrated") {
   for (const Sweep& s : kSingleNode) {
     CAPTURE(s.log);
     MeasuredCurve curve = readMeasuredCurve(source(s.log));
@@ -42,7 +41,7 @@ TEST_CASE("single-node sweeps: within 45 % uncalibrated, within 10 % (max 30 %) 
     MESSAGE(std::string(s.log) << ": before median " << r.before.medianAbsError << " max " << r.before.maxAbsError << "; after median "
                   << r.after.medianAbsError << " max " << r.after.maxAbsError << "; line median "
                   << r.after.lineMedianAbsError);
-    CHECK(r.before.medianAbsError < 0.45);
+    CHECK(r.before.medianAbsError < 0.32);
     CHECK(r.after.medianAbsError < 0.10);
     CHECK(r.after.maxAbsError < 0.30);
     CHECK(r.after.medianAbsError < r.after.lineMedianAbsError); // better than the two-point line
@@ -101,12 +100,12 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
     double medianBelow;
   };
   const TwoNode twoNode[] = {
-      // The ring alone: within 2x. On p4d the simulated tree beats the ring at
+      // The ring alone: within 2x on p4d, the uncalibrated target on H100. On p4d the simulated tree beats the ring at
       // large sizes (it crosses the network with n, the ring with 2(p-1)/p n),
       // but NCCL 2.8 ran the ring there: it picks by its own cost model, which
       // collsim does not model yet; EFA's per-message costs are missing too.
       {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0},
-      {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 1.0},
+      {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 0.30},
       // NVLS where it wins, its slices one per chunk loop: the uncalibrated target.
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"},
        "ring,tree,hierpipe:nvls+ring", 0.30},

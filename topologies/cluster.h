@@ -44,6 +44,10 @@ struct ClusterNode {
   std::string name;
   int server = -1; // the server it is part of; -1 for fabric switches
   bool reduces = false; // a switch that adds up and multicasts what devices send (NVLS, SHARP)
+  // The share of its ports' rate at which it does so: what goes through its
+  // reduction and multicast takes 1/efficiency of the time on each port
+  // (NCCL's nvlsEfficiency: 0.85 on Hopper's NVSwitch).
+  double reduceEfficiency = 1;
 };
 
 struct ClusterLink {

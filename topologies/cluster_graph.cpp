@@ -61,6 +61,7 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
   case HccsShape::Switch: {
     Vertex sw = addNode(g, NodeKind::ServerSwitch, prefix + "nvswitch", server);
     g[sw].reduces = p.switchReduces;
+    g[sw].reduceEfficiency = p.switchReduceEfficiency;
     for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, "hccs");
     break;
   }
@@ -94,7 +95,7 @@ Cluster exportCluster(const Graph& g, std::string name, int servers, int devices
   c.device = device;
   c.description = std::move(description);
   for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    c.nodes.push_back({g[v].kind, g[v].name, g[v].server, g[v].reduces});
+    c.nodes.push_back({g[v].kind, g[v].name, g[v].server, g[v].reduces, g[v].reduceEfficiency});
     if (g[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));
   }
   for (auto e : boost::make_iterator_range(boost::edges(g)))

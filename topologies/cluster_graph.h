@@ -22,6 +22,7 @@ struct VertexProps {
   std::string name;
   int server = -1;
   bool reduces = false;
+  double reduceEfficiency = 1;
 };
 struct EdgeProps {
   LinkParams params;

@@ -135,6 +135,7 @@ Cluster buildCluster(const ClusterParams& p) {
   case FabricKind::Switch: {
     Vertex sw = graph::addNode(g, NodeKind::Switch, "switch");
     g[sw].reduces = p.fabric.reduces;
+    g[sw].reduceEfficiency = p.fabric.reduceEfficiency;
     for (const auto& server : ports)
       for (Vertex port : server) graph::addLink(g, port, sw, p.nic.roce, "roce");
     break;

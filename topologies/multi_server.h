@@ -50,6 +50,7 @@ struct FabricParams {
   double oversubscription = 1;
   Time uplinkLatency = 0;
   bool reduces = false; // switch only: it reduces and multicasts (InfiniBand SHARP)
+  double reduceEfficiency = 1; // ... at this share of its ports' rate
 };
 
 struct ClusterParams {

@@ -31,6 +31,7 @@ struct ServerParams {
   LinkParams interGroup; // 2x4 only: device-switch and switch-switch links
   std::vector<std::pair<int, int>> customLinks; // Custom only: HCCS device pairs
   bool switchReduces = false; // Switch only: it reduces and multicasts (NVLS)
+  double switchReduceEfficiency = 1; // ... at this share of its ports' rate
   DeviceModel device;
 };
 

@@ -38,6 +38,14 @@ LinkParams loadLink(const ConfigNode& n) {
   return l;
 }
 
+// A reducing switch's rate as a share of its ports' (cluster.h).
+double reduceEfficiency(const ConfigNode& n, bool reduces) {
+  if (!reduces) n.fail("'reduce_efficiency' goes with reduce: true");
+  double v = n.number();
+  if (!(v > 0 && v <= 1)) n.fail("reduce_efficiency is a share of the ports' rate, in (0, 1]");
+  return v;
+}
+
 DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
   DeviceModel d;
   d.reduceBandwidth = kDefaultReduceBandwidth;
@@ -65,7 +73,7 @@ ServerParams loadServer(const ConfigNode& node) {
   p.device = loadDevice(node.find("device"));
 
   ConfigNode hccs = node.at("hccs");
-  hccs.allowOnly({"shape", "bandwidth", "latency", "efficiency", "links", "jitter", "reduce"});
+  hccs.allowOnly({"shape", "bandwidth", "latency", "efficiency", "links", "jitter", "reduce", "reduce_efficiency"});
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
   if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
@@ -83,6 +91,7 @@ ServerParams loadServer(const ConfigNode& node) {
     if (p.shape != HccsShape::Switch) reduce->fail("'reduce' only goes with shape: switch (a switch that reduces)");
     p.switchReduces = reduce->boolean();
   }
+  if (auto e = hccs.find("reduce_efficiency")) p.switchReduceEfficiency = reduceEfficiency(*e, p.switchReduces);
 
   if (auto ig = node.find("inter_group")) {
     if (p.shape != HccsShape::TwoGroupsOfFour) ig->fail("'inter_group' only goes with hccs shape 2x4");
@@ -141,7 +150,7 @@ NicParams loadNic(const ConfigNode& node) {
 FabricParams loadFabric(const std::optional<ConfigNode>& node) {
   FabricParams f;
   if (!node) return f; // one switch
-  node->allowOnly({"type", "servers_per_leaf", "spines", "oversubscription", "uplink_latency", "reduce"});
+  node->allowOnly({"type", "servers_per_leaf", "spines", "oversubscription", "uplink_latency", "reduce", "reduce_efficiency"});
   ConfigNode type = node->at("type");
   parseFabricKind(type.choice({"switch", "leaf-spine", "rail"}), f.kind);
   if (auto reduce = node->find("reduce")) {
@@ -150,6 +159,7 @@ FabricParams loadFabric(const std::optional<ConfigNode>& node) {
     if (f.kind != FabricKind::Switch) reduce->fail("'reduce' only goes with type: switch (one switch that reduces)");
     f.reduces = reduce->boolean();
   }
+  if (auto e = node->find("reduce_efficiency")) f.reduceEfficiency = reduceEfficiency(*e, f.reduces);
   if (f.kind == FabricKind::Switch) {
     for (const char* key : {"servers_per_leaf", "spines", "oversubscription", "uplink_latency"})
       if (auto k = node->find(key)) k->fail(std::string("'") + key + "' does not go with a single switch");

@@ -12,7 +12,7 @@ std::string presetList() {
 }
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
-  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "chunk",
+  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "lane_efficiency", "chunk",
                "channel_bytes", "channel_bytes_per_rank", "slots"});
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
@@ -25,6 +25,10 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   if (auto v = n.find("channel_bandwidth")) {
     std::string t = v->text();
     p.channelBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();
+  }
+  if (auto v = n.find("lane_efficiency")) {
+    p.laneEfficiency = v->number();
+    if (!(p.laneEfficiency > 0 && p.laneEfficiency <= 1)) v->fail("the lane efficiency is a share of the channel's links, in (0, 1]");
   }
   if (auto v = n.find("chunk")) p.chunk = v->bytes();
   if (auto v = n.find("channel_bytes")) p.channelBytes = v->bytes();

@@ -157,7 +157,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
         message.released = s.undelivered < costs_.slots;
         ++s.undelivered;
         if (message.released) --s.outstanding;
-        sendThroughSwitch(l, op, sw, message, wireBytes(op.bytes), stepMulticasts);
+        sendThroughSwitch(l, op, sw, message, throughSwitch(wireBytes(op.bytes), sw), stepMulticasts);
         continue;
       }
       message.released = costs_.slots > 0 && p.slotsTaken < costs_.slots;

@@ -190,6 +190,7 @@ private:
   // In-network sends (schedule_executor_in_network.cpp).
   int reducingSwitch(int rank, const Op& op) const; // -1: a plain send
   int switchBetween(int a, int b) const;             // the reducing switch ranks a and b meet at, or -1
+  Bytes throughSwitch(Bytes wire, int sw) const;
   void sendThroughSwitch(std::uint32_t lane, const Op& op, int switchNode, InFlight message, Bytes wire,
                          std::vector<std::pair<const Op*, std::uint32_t>>& stepMulticasts);
   void relay(std::uint32_t cookie);

@@ -2,6 +2,7 @@
 // switch combines (schedule.h, InNetwork) take two legs through it.
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 #include "sim/executor/schedule_executor.h"
 
@@ -18,6 +19,13 @@ int ScheduleExecutor::switchBetween(int a, int b) const {
 int ScheduleExecutor::reducingSwitch(int rank, const Op& op) const {
   if (op.net == InNetwork::None || op.group == 0) return -1;
   return switchBetween(rank, op.peer);
+}
+
+// What a leg through switch `sw` costs its ports: the switch reduces and
+// multicasts at a share of their rate (ClusterNode::reduceEfficiency).
+Bytes ScheduleExecutor::throughSwitch(Bytes wire, int sw) const {
+  double efficiency = cluster_.nodes[std::size_t(sw)].reduceEfficiency;
+  return efficiency < 1 ? Bytes(std::ceil(double(wire) / efficiency)) : wire;
 }
 
 // Reduce: the contribution goes up to the switch, which waits for its whole
@@ -90,7 +98,8 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
     if (++merge.arrived < merge.expected) return;
     openMerges_.erase(it);
     InFlight down{m.srcLane, m.dstLane, 0, index, m.bytes, 0, 0, Leg::ReduceDown};
-    network_.send(merge.switchNode, cluster_.rankNode[lanes_[m.dstLane].rank], wireBytes(m.bytes), inFlight_.add(down));
+    network_.send(merge.switchNode, cluster_.rankNode[lanes_[m.dstLane].rank], throughSwitch(wireBytes(m.bytes), merge.switchNode),
+                  inFlight_.add(down));
     return;
   }
   case Leg::ReduceDown: {

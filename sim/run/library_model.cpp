@@ -15,12 +15,11 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   data + 8 B flag; Simple moves plain buffers.
 // - base latency 6.6 / 14.0 / 8.4 us; per-hop latency on NVLink 0.47 / 1.9 /
 //   3.4 us, over the network 2.7 / 4.0 / 9.6 us.
-// - per channel: LL128 at most 16.7 GB/s (ll128MaxBwPerCh, AllReduce); LL's
-//   bus bandwidth is a quarter of the links' and capped at 87.7 GB/s on one
-//   Ampere node (llMaxBws), some 5.5 GB/s a channel over 16 channels.
-//   Simple: 20 GB/s a channel, NCCL's per-channel NVLink speed on
-//   Ampere/Hopper (SM80/SM90_NVLINK_BW in src/graph/topo.h; its ring
-//   search gives each channel that share of the links).
+// - per channel: at most its share of its device's links (simulate.cpp,
+//   channelShare), of which LL fills half: NCCL's model counts a ring's LL
+//   AllReduce at a quarter of the links' bus bandwidth, half of it flags
+//   (data share) and half this lane efficiency. LL128 at most 16.7 GB/s
+//   (ll128MaxBwPerCh, AllReduce); Simple no cap of its own.
 // - chunk per loop and rank: Simple's 4 MiB buffer in 8 slots, 4 slots a
 //   chunk (2 MiB); LL's 512 KiB of 16 B lines in 8 slots, a slot a chunk
 //   (32 KiB of data); LL128's 4,915,200 B in 8 slots (576,000 B of data).
@@ -43,9 +42,9 @@ LibraryModel ncclLibrary() {
   m.channels = 16;
   m.nvlsChunk = 128 << 10;
   m.protocols = {
-      {"LL", 0.5, us(6.6), us(0.47), us(2.7), 0, GBps(5.5), 32 << 10, 0, 4 << 10, 8},
-      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), 0, GBps(16.7), 576000, 5 << 10, 0, 8},
-      {"Simple", 1, us(8.4), us(3.4), us(9.6), 0, GBps(20), 2 << 20, 32 << 10, 0, 2},
+      {"LL", 0.5, us(6.6), us(0.47), us(2.7), 0, 0, 0.5, 32 << 10, 0, 4 << 10, 8},
+      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), 0, GBps(16.7), 1, 576000, 5 << 10, 0, 8},
+      {"Simple", 1, us(8.4), us(3.4), us(9.6), 0, 0, 1, 2 << 20, 32 << 10, 0, 2},
   };
   return m;
 }
@@ -57,7 +56,7 @@ LibraryModel ncclLibrary() {
 LibraryModel hcclLibrary() {
   LibraryModel m;
   m.name = "hccl";
-  m.protocols = {{"Simple", 1, 0, 0, 0, us(13), 0, 0, 0, 0, 0}};
+  m.protocols = {{"Simple", 1, 0, 0, 0, us(13), 0, 1, 0, 0, 0, 0}};
   return m;
 }
 

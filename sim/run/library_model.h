@@ -9,7 +9,8 @@
 //   receiver sees the data, while its sender goes on); per step, on the
 //   device before each step (HCCL's task per step);
 // - the most data one channel moves per second with it (one thread block
-//   writing lines; 0 = only the links limit it);
+//   writing lines; 0 = only the links limit it), and the share of its
+//   channel's part of the links it can fill;
 // - its chunk: the bytes per rank of one loop (NCCL: its staging buffer per
 //   channel, a few slots of it per step);
 // - how many bytes a channel needs before the library uses another channel;
@@ -40,6 +41,9 @@ struct ProtocolModel {
   Time hopNetwork = 0; // a message that crosses servers
   Time stepOverhead = 0; // each step that communicates, on its device
   Bandwidth channelBandwidth = 0;
+  // The share of its channel's links (simulate.cpp, channelShare) that one
+  // channel's thread block fills with this protocol's lines.
+  double laneEfficiency = 1;
   Bytes chunk = 0;
   // A channel per this many bytes (plus per rank times the rank count), as
   // NCCL's thread thresholds do; at least min_channels.

@@ -65,6 +65,27 @@ RunShape idealShape(const Cluster& cluster, const RunRequest& req) {
           req.channels, 0};
 }
 
+// The most one channel moves: its share of its device's links inside the
+// server. NCCL's topology search gives each of its channels an equal share
+// of every GPU's NVLink bandwidth (the channels are its reservations), and a
+// channel is one thread block, which does not take up what the others
+// leave idle while they wait for their data.
+Bandwidth channelShare(const Cluster& cluster, int channels) {
+  int device = cluster.rankNode[0];
+  Bandwidth links = 0;
+  for (const ClusterLink& l : cluster.links)
+    if (l.type == "hccs" && (l.a == device || l.b == device)) links += l.params.bandwidth;
+  return links / Bandwidth(std::max(1, channels));
+}
+
+// In data bytes: the share carries lines, of which the data is a part.
+Bandwidth laneBandwidth(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
+  Bandwidth share = channelShare(cluster, req.channels > 1 ? req.channels : req.library.channels);
+  if (share == 0) return p.channelBandwidth;
+  auto lane = Bandwidth(double(share) * p.dataShare * p.laneEfficiency);
+  return p.channelBandwidth == 0 ? lane : std::min(lane, p.channelBandwidth);
+}
+
 // Channels and chunk loops change AllReduce only (algorithms/core/channels.h).
 RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
   int ranks = cluster.ranks();
@@ -78,7 +99,7 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
   StepCosts costs{req.library.launch + p.baseLatency, p.stepOverhead, p.stepOverhead, p.dataShare,
-                  p.channelBandwidth, p.slots, p.hopIntra, p.hopNetwork};
+                  laneBandwidth(cluster, req, p), p.slots, p.hopIntra, p.hopNetwork};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   Bytes loopBytes = split && chunk > 0 ? std::max<Bytes>(1, chunk / elemSize) * elemSize * Bytes(perLoop) * Bytes(channels) : 0;
   // Named as asked: the library chooses the channels (reported beside).
