@@ -242,9 +242,9 @@ TEST_CASE("a channel moves at most its share of its device's links, of which LL 
 TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
   AlgorithmEntry hierpipe = *findAlgorithm(Collective::AllReduce, "hierpipe:nvls+ring");
-  auto run = [&](const std::vector<std::string>& sets) {
+  auto run = [&](const std::vector<std::string>& sets, Bytes bytes = Bytes(256) << 20) {
     ClusterSetup setup = loadClusterFile(h100, sets);
-    RunRequest req{Collective::AllReduce, &hierpipe, DataType::Float32, Bytes(256) << 20, Bytes(1) << 20, false};
+    RunRequest req{Collective::AllReduce, &hierpipe, DataType::Float32, bytes, Bytes(1) << 20, false};
     req.library = setup.library;
     return simulateCollective(setup.cluster, req);
   };
@@ -253,6 +253,10 @@ TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   CHECK(fine.execution.finish < coarse.execution.finish);
   CHECK(fine.execution.bytesSent == coarse.execution.bytesSent);
   CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.nvls_chunk=fast"}), doctest::Contains("nvls_chunk"), ConfigError);
+  // NCCL runs NVLS with Simple only: at 64 KiB, where a ring takes LL, the
+  // library picks Simple for it; with LL alone it has no protocol for it.
+  CHECK(run({}, Bytes(64) << 10).protocol == "Simple");
+  CHECK_THROWS_WITH_AS(run({"library.protocol=LL"}, Bytes(64) << 10), doctest::Contains("reduces in the network"), InputError);
 }
 
 // Atlas 800T A2: 8 x 910B, each pair on its own 18.3 GB/s HCCS link, under

@@ -11,7 +11,7 @@
 //     protocols:                       # any figure of any protocol
 //       LL128: {data_share: 0.9375, base_latency: 14us, hop_intra: 1.9us, hop_network: 4us,
 //               step_overhead: 0, channel_bandwidth: 16.7GB/s, lane_efficiency: 1, chunk: 576000, channel_bytes: 5KiB,
-//               channel_bytes_per_rank: 0, slots: 8}
+//               channel_bytes_per_rank: 0, slots: 8, in_network: false}
 #pragma once
 
 #include <optional>

@@ -33,6 +33,8 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   Ring, 1 channel, 8 B) took 13.8, 16.9, 20.8, 25.2, 29.5 and 33.7 us on
 //   3-8 GPUs (NVIDIA/nccl-tests issue #123): 4.2 us per GPU, while NCCL's
 //   model puts the devices' own time at 7.5-13.2 us. Calibrate fits it.
+// - NVLS and NVLS tree run with Simple only (NCCL disables LL and LL128
+//   for them in its tuning).
 // - NVLS moves 128 KiB chunks (NCCL_NVLS_CHUNKSIZE, NCCL 2.17+), a loop being
 //   a chunk per head (device of the node).
 LibraryModel ncclLibrary() {
@@ -42,8 +44,8 @@ LibraryModel ncclLibrary() {
   m.channels = 16;
   m.nvlsChunk = 128 << 10;
   m.protocols = {
-      {"LL", 0.5, us(6.6), us(0.47), us(2.7), 0, 0, 0.5, 32 << 10, 0, 4 << 10, 8},
-      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), 0, GBps(16.7), 1, 576000, 5 << 10, 0, 8},
+      {"LL", 0.5, us(6.6), us(0.47), us(2.7), 0, 0, 0.5, 32 << 10, 0, 4 << 10, 8, false},
+      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), 0, GBps(16.7), 1, 576000, 5 << 10, 0, 8, false},
       {"Simple", 1, us(8.4), us(3.4), us(9.6), 0, 0, 1, 2 << 20, 32 << 10, 0, 2},
   };
   return m;

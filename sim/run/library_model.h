@@ -50,6 +50,9 @@ struct ProtocolModel {
   Bytes channelBytes = 0;
   Bytes channelBytesPerRank = 0;
   int slots = 0; // per peer; 0: each send holds its step until delivered
+  // Whether algorithms that reduce in a switch (nvls, sharp) run under it:
+  // NCCL runs NVLS and its tree with Simple only.
+  bool inNetwork = true;
 };
 
 struct LibraryModel {

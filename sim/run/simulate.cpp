@@ -165,7 +165,9 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   }
   // The most promising first, so that the bound prunes the others.
   std::vector<std::pair<double, RunShape>> shapes;
+  const bool inNetwork = req.algorithm->needsReducingSwitch || req.algorithm->needsReducingFabric;
   for (const ProtocolModel* p : req.library.candidates()) {
+    if (inNetwork && !p->inNetwork) continue;
     RunShape shape = protocolShape(cluster, req, *p);
     shapes.emplace_back(lowerBoundUs(shape, req, cluster.ranks()), std::move(shape));
   }
@@ -178,6 +180,9 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
     events += run.simulatedEvents;
     if (!best || run.execution.finish < best->execution.finish) best = std::move(run);
   }
+  if (!best && inNetwork)
+    throw InputError(req.algorithm->name + " reduces in the network, which library " + req.library.name +
+                     " does under none of the protocols allowed (" + req.library.protocol + ")");
   if (!best) throw InputError("library " + req.library.name + " has no protocol " + req.library.protocol);
   best->simulatedEvents = events;
   if (trace) return simulateShape(cluster, req, protocolShape(cluster, req, *req.library.find(best->protocol)), trace);
