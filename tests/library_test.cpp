@@ -187,7 +187,7 @@ TEST_CASE("the library section: presets, figures, and located errors") {
   CHECK(contains(error("library.protocols.LL.data_share=1.5"), "in (0, 1]"));
   CHECK(contains(error("hccs.efficiency=1.2"), "efficiency"));
   CHECK(contains(error("library.channels=0"), "library.channels"));
-  CHECK(contains(error("library.protocols.LL.lane_efficiency=2"), "in (0, 1]"));
+  CHECK(contains(error("library.protocols.LL.lane_efficiency=2"), "in [0, 1] (0: none)"));
   // A100's NVSwitch does not reduce: no rate for a reduction it cannot do.
   CHECK(contains(error("hccs.reduce_efficiency=0.9"), "'reduce_efficiency' goes with reduce: true"));
 }

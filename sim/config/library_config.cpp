@@ -28,7 +28,8 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   }
   if (auto v = n.find("lane_efficiency")) {
     p.laneEfficiency = v->number();
-    if (!(p.laneEfficiency > 0 && p.laneEfficiency <= 1)) v->fail("the lane efficiency is a share of the channel's links, in (0, 1]");
+    if (!(p.laneEfficiency >= 0 && p.laneEfficiency <= 1))
+      v->fail("the lane efficiency is a share of the channel's links, in [0, 1] (0: none)");
   }
   if (auto v = n.find("chunk")) p.chunk = v->bytes();
   if (auto v = n.find("channel_bytes")) p.channelBytes = v->bytes();

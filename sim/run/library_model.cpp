@@ -44,21 +44,24 @@ LibraryModel ncclLibrary() {
   m.channels = 16;
   m.nvlsChunk = 128 << 10;
   m.protocols = {
-      {"LL", 0.5, us(6.6), us(0.47), us(2.7), 0, 0, 0.5, 32 << 10, 0, 4 << 10, 8, false},
-      {"LL128", 120.0 / 128.0, us(14.0), us(1.9), us(4.0), 0, GBps(16.7), 1, 576000, 5 << 10, 0, 8, false},
-      {"Simple", 1, us(8.4), us(3.4), us(9.6), 0, 0, 1, 2 << 20, 32 << 10, 0, 2},
+      {.name = "LL", .dataShare = 0.5, .baseLatency = us(6.6), .hopIntra = us(0.47), .hopNetwork = us(2.7),
+       .laneEfficiency = 0.5, .chunk = 32 << 10, .channelBytesPerRank = 4 << 10, .slots = 8, .inNetwork = false},
+      {.name = "LL128", .dataShare = 120.0 / 128.0, .baseLatency = us(14.0), .hopIntra = us(1.9), .hopNetwork = us(4.0),
+       .channelBandwidth = GBps(16.7), .chunk = 576000, .channelBytes = 5 << 10, .slots = 8, .inNetwork = false},
+      {.name = "Simple", .baseLatency = us(8.4), .hopIntra = us(3.4), .hopNetwork = us(9.6), .chunk = 2 << 20,
+       .channelBytes = 32 << 10, .slots = 2},
   };
   return m;
 }
 
 // HCCL: one protocol moving plain buffers, a 13 us static latency per step
 // (the constant of HCCL's own cost model, hccl-facts.md), one stream per
-// ring. Data larger than HCCL_BUFFSIZE runs in loops of it through the HCCL
+// ring, its copies made by DMA engines: the links alone limit them. Data larger than HCCL_BUFFSIZE runs in loops of it through the HCCL
 // settings (simulation loop bytes), not through a chunk here.
 LibraryModel hcclLibrary() {
   LibraryModel m;
   m.name = "hccl";
-  m.protocols = {{"Simple", 1, 0, 0, 0, us(13), 0, 1, 0, 0, 0, 0}};
+  m.protocols = {{.name = "Simple", .stepOverhead = us(13), .laneEfficiency = 0}};
   return m;
 }
 

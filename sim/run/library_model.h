@@ -42,7 +42,8 @@ struct ProtocolModel {
   Time stepOverhead = 0; // each step that communicates, on its device
   Bandwidth channelBandwidth = 0;
   // The share of its channel's links (simulate.cpp, channelShare) that one
-  // channel's thread block fills with this protocol's lines.
+  // channel's thread block fills with this protocol's lines; 0: a channel is
+  // not held to a share (HCCL's copies are its DMA engines', not threads').
   double laneEfficiency = 1;
   Bytes chunk = 0;
   // A channel per this many bytes (plus per rank times the rank count), as

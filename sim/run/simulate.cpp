@@ -69,7 +69,8 @@ RunShape idealShape(const Cluster& cluster, const RunRequest& req) {
 // server. NCCL's topology search gives each of its channels an equal share
 // of every GPU's NVLink bandwidth (the channels are its reservations), and a
 // channel is one thread block, which does not take up what the others
-// leave idle while they wait for their data.
+// leave idle while they wait for their data. (Rank 0's device stands for
+// all: a cluster's devices are alike.)
 Bandwidth channelShare(const Cluster& cluster, int channels) {
   int device = cluster.rankNode[0];
   Bandwidth links = 0;
@@ -80,6 +81,7 @@ Bandwidth channelShare(const Cluster& cluster, int channels) {
 
 // In data bytes: the share carries lines, of which the data is a part.
 Bandwidth laneBandwidth(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
+  if (p.laneEfficiency == 0) return p.channelBandwidth;
   Bandwidth share = channelShare(cluster, req.channels > 1 ? req.channels : req.library.channels);
   if (share == 0) return p.channelBandwidth;
   auto lane = Bandwidth(double(share) * p.dataShare * p.laneEfficiency);

@@ -74,8 +74,11 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
       out.push_back(at + "hop_intra=" + number(toMicroseconds(p.hopIntra) * value) + "us");
       out.push_back(at + "hop_network=" + number(toMicroseconds(p.hopNetwork) * value) + "us");
       if (p.stepOverhead > 0) out.push_back(at + "step_overhead=" + number(toMicroseconds(p.stepOverhead) * value) + "us");
-    } else if (p.channelBandwidth > 0) {
-      out.push_back(at + "channel_bandwidth=" + number(double(p.channelBandwidth) * value / 1e9) + "GB/s");
+    } else {
+      // Its own cap, and the part of its share of the links it fills (at most all).
+      if (p.channelBandwidth > 0)
+        out.push_back(at + "channel_bandwidth=" + number(double(p.channelBandwidth) * value / 1e9) + "GB/s");
+      if (p.laneEfficiency > 0) out.push_back(at + "lane_efficiency=" + number(std::min(1.0, p.laneEfficiency * value)));
     }
   }
   return out;
