@@ -152,3 +152,26 @@ TEST_CASE("the device-to-NIC map: interleave, block, or a list") {
   CHECK(loneUplink.status == 2);
   CHECK(contains(loneUplink.err, "'uplink' goes with shared: true"));
 }
+
+TEST_CASE("topology names the switches that reduce, with the share of their ports' rate they reduce at") {
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  CliResult table = cli({"topology", h100, "--set", "fabric.reduce=true"});
+  REQUIRE(table.status == 0);
+  CHECK(contains(table.out, "# 2 switches reduce and multicast (in-network algorithms), at 0.85 of the rate of their ports"));
+  CHECK(contains(table.out, "# 1 switch reduces and multicasts (in-network algorithms), at the full rate of its ports"));
+  CliResult json = cli({"topology", h100, "--format", "json"});
+  REQUIRE(json.status == 0);
+  int reducing = 0;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  for (const auto& node : doc["nodes"]) {
+    if (!node["reduces"].get<bool>()) {
+      CHECK(node["reduce_efficiency"].is_null());
+      continue;
+    }
+    ++reducing;
+    CHECK(node["reduce_efficiency"].get<double>() == 0.85);
+  }
+  CHECK(reducing == 2);
+  // Nothing is said of a cluster whose switches only forward.
+  CHECK_FALSE(contains(cli({"topology", kLeafSpine}).out, "reduce"));
+}

@@ -66,6 +66,17 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
   for (const auto& [kind, count] : kinds)
     os << (std::exchange(first, false) ? " " : ", ") << count << " " << kind << (count == 1 ? "" : kind.size() > 2 && kind.substr(kind.size() - 2) == "ch" ? "es" : "s");
   os << "; " << c.links.size() << " links (full duplex; bandwidth per direction)\n";
+  // Switches that reduce and multicast (NVLS, SHARP), one line for all alike.
+  std::map<double, int> reducing;
+  for (const auto& n : c.nodes)
+    if (n.reduces) ++reducing[n.reduceEfficiency];
+  for (const auto& [efficiency, count] : reducing) {
+    os << "# " << count << (count == 1 ? " switch reduces and multicasts" : " switches reduce and multicast")
+       << " (in-network algorithms), at ";
+    if (efficiency < 1) os << efficiency << " of the";
+    else os << "the full";
+    os << " rate of " << (count == 1 ? "its" : "their") << " ports\n";
+  }
   TextTable links({"link", "count", "bandwidth", "latency"});
   for (const auto& g : linkGroups(c))
     links.add({g.type, std::to_string(g.count), linkRate(g.type, g.params.bandwidth), formatTime(g.params.latency)});
@@ -122,7 +133,11 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array(), links = nlohmann::ordered_json::array(),
                          devices = nlohmann::ordered_json::array(), tiers = nlohmann::ordered_json::array();
   for (const auto& n : c.nodes)
-    nodes.push_back({{"name", n.name}, {"kind", nodeKindName(n.kind)}, {"server", n.server}, {"reduces", n.reduces}});
+    nodes.push_back({{"name", n.name},
+                     {"kind", nodeKindName(n.kind)},
+                     {"server", n.server},
+                     {"reduces", n.reduces},
+                     {"reduce_efficiency", n.reduces ? nlohmann::ordered_json(n.reduceEfficiency) : nullptr}});
   for (const auto& l : c.links)
     links.push_back({{"a", c.nodes[std::size_t(l.a)].name}, {"b", c.nodes[std::size_t(l.b)].name}, {"type", l.type},
                      {"bandwidth_Bps", l.params.bandwidth}, {"latency_us", toMicroseconds(l.params.latency)}});
