@@ -69,3 +69,18 @@ TEST_CASE("a protocol list limits the protocols each size may take") {
     }
   }
 }
+
+TEST_CASE("protocols that leave NVLS out leave it out of the algorithms compared, and refuse it alone") {
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/h100-2x8-ib400-nccl2.26.txt"));
+  ClusterSetup noSimple = loadClusterFile(h100, {"library.protocol=LL128"});
+  CompareOptions both;
+  both.algorithm = "ring,hierpipe:nvls+ring";
+  Comparison c = compareWithMeasured(curve, Collective::AllReduce, noSimple, both);
+  CHECK(c.algorithm == "ring");
+  for (const auto& point : c.points) CHECK(point.protocol == "LL128");
+  CompareOptions alone;
+  alone.algorithm = "hierpipe:nvls+ring";
+  CHECK_THROWS_WITH_AS(compareWithMeasured(curve, Collective::AllReduce, noSimple, alone),
+                       doctest::Contains("reduces in the network"), InputError);
+}

@@ -84,6 +84,13 @@ std::vector<const ProtocolModel*> LibraryModel::candidates() const {
   return out;
 }
 
+bool LibraryModel::allowsInNetwork() const {
+  if (ideal()) return true;
+  for (const ProtocolModel* p : candidates())
+    if (p->inNetwork) return true;
+  return false;
+}
+
 std::string LibraryModel::unknownProtocols() const {
   if (protocol == "auto") return {};
   bool excluded = false;

@@ -73,6 +73,8 @@ struct LibraryModel {
   const ProtocolModel* find(const std::string& protocolName) const;
   // The protocols `protocol` allows, in the library's order.
   std::vector<const ProtocolModel*> candidates() const;
+  // Whether one of them runs in-network algorithms (always, when ideal).
+  bool allowsInNetwork() const;
   // The names in `protocol` that are none of the library's ("" when all are).
   std::string unknownProtocols() const;
   // How many channels `protocol` uses for `bytes` on `ranks` ranks.

@@ -32,12 +32,20 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // algorithm by size.
   std::vector<AlgorithmEntry> algos;
   for (const auto& name : splitList(o.algorithm)) algos.push_back(requireAlgorithm(op, name, cluster, "--algo"));
+  // Of several, those that reduce in the network are left out when the
+  // protocols allowed cannot run them (NCCL_PROTO=LL128 leaves NVLS out), as
+  // the library leaves them out; alone, one says why it cannot run.
+  auto inNetwork = [](const AlgorithmEntry& a) { return a.needsReducingSwitch || a.needsReducingFabric; };
+  if (!setup.library.allowsInNetwork() && !std::all_of(algos.begin(), algos.end(), inNetwork))
+    std::erase_if(algos, inNetwork);
   std::vector<MeasuredPoint> used;
   for (const auto& p : curve.points)
     if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);
   if (used.empty()) throw InputError(curve.source + ": no measured size at or above " + formatBytes(o.minBytes));
 
-  Comparison c{o.channels > 1 ? o.algorithm + " x" + std::to_string(o.channels) : o.algorithm, setup.library.name, op,
+  std::string names;
+  for (const AlgorithmEntry& a : algos) names += (names.empty() ? "" : ",") + a.name;
+  Comparison c{o.channels > 1 ? names + " x" + std::to_string(o.channels) : names, setup.library.name, op,
                cluster.ranks(), {}, 0, 0, 0, 0};
   // The two-point line t = a + b n through the ends.
   const MeasuredPoint &lo = used.front(), &hi = used.back();
