@@ -253,9 +253,12 @@ TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   CHECK(fine.execution.finish < coarse.execution.finish);
   CHECK(fine.execution.bytesSent == coarse.execution.bytesSent);
   CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.nvls_chunk=fast"}), doctest::Contains("nvls_chunk"), ConfigError);
-  // NCCL runs NVLS with Simple only: at 64 KiB, where a ring takes LL, the
-  // library picks Simple for it; with LL alone it has no protocol for it.
-  CHECK(run({}, Bytes(64) << 10).protocol == "Simple");
+  // NCCL runs NVLS with Simple only, on all its NVLS channels: at 64 KiB,
+  // where a ring takes LL on one channel, the library picks Simple on 16;
+  // with LL alone it has no protocol for it.
+  CollectiveRun small = run({}, Bytes(64) << 10);
+  CHECK(small.protocol == "Simple");
+  CHECK(small.channels == 16); // all its NVLS channels at every size, as NCCL
   CHECK_THROWS_WITH_AS(run({"library.protocol=LL"}, Bytes(64) << 10), doctest::Contains("reduces in the network"), InputError);
 }
 

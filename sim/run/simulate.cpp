@@ -92,11 +92,16 @@ Bandwidth laneBandwidth(const Cluster& cluster, const RunRequest& req, const Pro
 RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
   int ranks = cluster.ranks();
   bool split = req.op == Collective::AllReduce;
-  int channels = !split ? 1 : req.channels > 1 ? req.channels : req.library.channelsFor(p, req.bytes, ranks);
   // In-network algorithms slice by the library's NVLS chunk, a slice being a
   // chunk per device of a server (chunk_loops.h, pipelinePieces).
   const AlgorithmEntry& a = *req.algorithm;
   bool nvls = a.pipelinesChunks && (a.needsReducingSwitch || a.needsReducingFabric) && req.library.nvlsChunk > 0;
+  // NCCL runs NVLS on all its NVLS channels at every size (no thread
+  // threshold: enqueue.cc, "NVLS should not need more than 16 channels").
+  int channels = !split              ? 1
+                 : req.channels > 1 ? req.channels
+                 : nvls             ? req.library.channels
+                                    : req.library.channelsFor(p, req.bytes, ranks);
   Bytes chunk = nvls ? req.library.nvlsChunk : p.chunk;
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
