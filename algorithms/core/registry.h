@@ -44,6 +44,7 @@ struct AlgorithmEntry {
   // with it), or a fabric switch that does (sharp).
   bool needsReducingSwitch = false;
   bool needsReducingFabric = false;
+  bool reducesInNetwork() const { return needsReducingSwitch || needsReducingFabric; }
 };
 
 // The schedule of `entry` over every rank of `spec` and its whole buffer.

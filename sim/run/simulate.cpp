@@ -95,7 +95,7 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   // In-network algorithms slice by the library's NVLS chunk, a slice being a
   // chunk per device of a server (chunk_loops.h, pipelinePieces).
   const AlgorithmEntry& a = *req.algorithm;
-  bool nvls = a.pipelinesChunks && (a.needsReducingSwitch || a.needsReducingFabric) && req.library.nvlsChunk > 0;
+  bool nvls = a.pipelinesChunks && a.reducesInNetwork() && req.library.nvlsChunk > 0;
   // NCCL runs NVLS on all its NVLS channels at every size (no thread
   // threshold: enqueue.cc, "NVLS should not need more than 16 channels").
   int channels = !split              ? 1
@@ -172,7 +172,7 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   }
   // The most promising first, so that the bound prunes the others.
   std::vector<std::pair<double, RunShape>> shapes;
-  const bool inNetwork = req.algorithm->needsReducingSwitch || req.algorithm->needsReducingFabric;
+  const bool inNetwork = req.algorithm->reducesInNetwork();
   for (const ProtocolModel* p : req.library.candidates()) {
     if (inNetwork && !p->inNetwork) continue;
     RunShape shape = protocolShape(cluster, req, *p);

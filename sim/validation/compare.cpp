@@ -35,7 +35,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // Of several, those that reduce in the network are left out when the
   // protocols allowed cannot run them (NCCL_PROTO=LL128 leaves NVLS out), as
   // the library leaves them out; alone, one says why it cannot run.
-  auto inNetwork = [](const AlgorithmEntry& a) { return a.needsReducingSwitch || a.needsReducingFabric; };
+  auto inNetwork = [](const AlgorithmEntry& a) { return a.reducesInNetwork(); };
   if (!setup.library.allowsInNetwork() && !std::all_of(algos.begin(), algos.end(), inNetwork))
     std::erase_if(algos, inNetwork);
   std::vector<MeasuredPoint> used;
