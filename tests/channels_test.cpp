@@ -63,7 +63,7 @@ TEST_CASE("channel k starts each server k devices further on") {
   CHECK(channelMember(7, 2, 8, 0) == 1);
 }
 
-TEST_CASE("a flat ring as 8 channels uses every NIC of a server; one ring uses one") {
+TEST_CASE("a flat ring as 8 channels uses every NIC of a server - one ring uses one") {
   // 2 servers x 8 devices, a 100 Gbps NIC per device: one ring crosses
   // between the servers through one NIC each way, eight channels through all.
   ClusterSetup atlas = loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {});

@@ -48,7 +48,7 @@ TEST_CASE("a collective study's rows are each point run on its own, in the file'
   }
 }
 
-TEST_CASE("--set 'sweep[KEY.WITH.DOTS]=[...]' adds a sweep axis; variants add a column") {
+TEST_CASE("--set 'sweep[KEY.WITH.DOTS]=[...]' adds a sweep axis - variants add a column") {
   TempDir dir;
   std::string file = dir.write("s.yaml", scenarioYaml());
   CliResult r = cli({"run", file, "--set", "sweep[cluster.servers]=[2,4]", "--set", "sizes=[1MiB]", "--format", "json"});
@@ -75,7 +75,7 @@ TEST_CASE("--set 'sweep[KEY.WITH.DOTS]=[...]' adds a sweep axis; variants add a 
   CHECK(contains(bad.err, "'[' without ']'"));
 }
 
-TEST_CASE("a bracketed key keeps its dots; malformed paths are refused") {
+TEST_CASE("a bracketed key keeps its dots - malformed paths are refused") {
   CHECK(splitKeyPath("a.b[c.d].e", "t") == std::vector<std::string>{"a", "b", "c.d", "e"});
   CHECK(splitKeyPath("sweep[cluster.servers]", "t") == std::vector<std::string>{"sweep", "cluster.servers"});
   CHECK(splitKeyPath("a[b][c]", "t") == std::vector<std::string>{"a", "b", "c"});
@@ -86,7 +86,7 @@ TEST_CASE("a bracketed key keeps its dots; malformed paths are refused") {
   }
 }
 
-TEST_CASE("a collective study keeps failing points' rows (exit 3); every point failing is exit 2") {
+TEST_CASE("a collective study keeps failing points' rows (exit 3) - every point failing is exit 2") {
   TempDir dir;
   // 0 servers is out of range, and one server has no second level for
   // hier:ring+rhd: both points fail as they load; the third runs.

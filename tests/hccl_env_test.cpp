@@ -73,7 +73,7 @@ TEST_CASE("HCCL_ALGO: global and per operation, level 0 by hardware") {
         "hierpipe:ring+ring");
 }
 
-TEST_CASE("malformed values are errors naming the variable; unknown names are reported") {
+TEST_CASE("malformed values are errors naming the variable - unknown names are reported") {
   Cluster c = atlas(2);
   CHECK_THROWS_WITH_AS(settings({{"HCCL_ALGO", "level0:ring;level1:ring"}}, c), doctest::Contains("HCCL_ALGO"), ConfigError);
   CHECK_THROWS_WITH_AS(settings({{"HCCL_ALGO", "level0:NA;level1:AHC"}}, c), doctest::Contains("AHC"), ConfigError);

@@ -255,7 +255,7 @@ TEST_CASE("work too large is refused in a second with its estimate") {
           {"sweep.training.accumulation: the range has about 100000000000 values"});
 }
 
-TEST_CASE("--max-events and --max-memory move the limit; --estimate prints it") {
+TEST_CASE("--max-events and --max-memory move the limit - --estimate prints it") {
   rejects({"run", source("tests/data/small.yaml"), "--max-events", "10"}, {"the limit is 10 events"});
   rejects({"run", source("tests/data/small.yaml"), "--max-memory", "1KiB"}, {"the limit is 0 MiB: raise --max-memory"});
   rejects({"run", source("tests/data/small.yaml"), "--max-memory", "lots"}, {"--max-memory: "});

@@ -47,7 +47,7 @@ TEST_CASE("nccl-tests logs, new and old layouts: sizes, out-of-place times, op, 
   }
 }
 
-TEST_CASE("hccl_test logs: size and average time; the rank count is not printed") {
+TEST_CASE("hccl_test logs: size and average time - the rank count is not printed") {
   MeasuredCurve c = parseMeasuredCurve("the minbytes is 8192, maxbytes is 16384, iters is 20, warmup_iters is 5\n"
                                        "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
                                        "8192      182.84     0.04480    success\n"
@@ -69,7 +69,7 @@ TEST_CASE("a log that is not a benchmark's is refused with its line") {
                     doctest::Contains("x.txt:1: unknown data type 'quad'"));
 }
 
-TEST_CASE("compare: collsim's own prediction as the measurement has no error; another rank count is refused") {
+TEST_CASE("compare: collsim's own prediction as the measurement has no error - another rank count is refused") {
   ClusterSetup setup = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {});
   AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
   std::string log = "# all_reduce_perf\n";

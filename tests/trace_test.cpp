@@ -138,7 +138,7 @@ TEST_CASE("a collective run's trace: named tracks, spans equal to the reported t
   }
 }
 
-TEST_CASE("a chunked run's steps carry their chunk; several channels their streams") {
+TEST_CASE("a chunked run's steps carry their chunk - several channels their streams") {
   Traced t = traced({"perf", "--cluster", source("configs/clusters/dgx-a100-8.yaml"), "-b", "64MiB", "-e", "64MiB",
                      "--set", "library.channels=2", "--set", "library.protocol=Simple"});
   checkTracksNamed(t.events);
@@ -168,7 +168,7 @@ TEST_CASE("a study's runs are processes named by their point") {
   CHECK(contains(names[1], "cluster.servers=4"));
 }
 
-TEST_CASE("at packet level: switch queue counters; --trace-ranks keeps the ranks asked for") {
+TEST_CASE("at packet level: switch queue counters - --trace-ranks keeps the ranks asked for") {
   Traced all = traced({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--fidelity", "packet", "-b",
                        "1MiB", "-e", "1MiB"});
   checkTracksNamed(all.events);
