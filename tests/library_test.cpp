@@ -99,7 +99,7 @@ Time twoServerRing(Time intraHop, Time interHop, Time intraStep, Time interStep)
 
 } // namespace
 
-TEST_CASE("hop latencies add up along the ring's critical path; step latencies at every step") {
+TEST_CASE("hop latencies add up along the ring's critical path - step latencies at every step") {
   // A step ends when its receive is seen: end(r, k) = max(end(r, k-1),
   // end(r-1, k-1) + hop(r-1 -> r)). Hops 0->1 and 2->3 stay in a server
   // (a), 1->2 and 3->0 cross (b). Every rank's steps end at b, a; a+b;
@@ -154,11 +154,18 @@ TEST_CASE("rings along a DGX-1's links use only direct links, no link direction 
     CAPTURE(to);
     CHECK(entry.second <= links[entry.first]);
   }
-  // Six links a device, two of them a ring's: at most six rings use disjoint directions.
-  CHECK(rings.size() <= 6);
+  // Six links a device, two of them a ring's: at most six rings use disjoint
+  // directions, and the DGX-1 reaches that bound (all 48 directions used, as
+  // NCCL's six rings do). Choosing each ring greedily stops at five.
+  CHECK(rings.size() == 6);
+  CHECK(used.size() == links.size());
   // Index order where any order will do.
   CHECK(hccsRing(8).serverRings.empty());
   CHECK(ringsAlongLinks(4, {{0, 1}, {1, 2}, {2, 3}}, 4).empty()); // a path has no ring
+  // A square with doubled sides carries its ring twice each way; `most` caps it.
+  std::vector<std::pair<int, int>> square = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 1}, {1, 2}, {2, 3}, {3, 0}};
+  CHECK(ringsAlongLinks(4, square, 8).size() == 4);
+  CHECK(ringsAlongLinks(4, square, 3).size() == 3);
 }
 
 TEST_CASE("the library section: presets, figures, and located errors") {
