@@ -197,6 +197,41 @@ TEST_CASE("the library section: presets, figures, and located errors") {
   CHECK(contains(error("library.protocols.LL.lane_efficiency=2"), "in [0, 1] (0: none)"));
   // A100's NVSwitch does not reduce: no rate for a reduction it cannot do.
   CHECK(contains(error("hccs.reduce_efficiency=0.9"), "'reduce_efficiency' goes with reduce: true"));
+  CHECK(contains(error("library.protocols.LL.max_bytes=lots"), "library.protocols.LL.max_bytes"));
+}
+
+// Switch points: a protocol runs up to its max_bytes. The fastest of those
+// left runs; past every switch point, the protocol that reaches furthest.
+TEST_CASE("switch points - a protocol runs sizes up to its max_bytes, the fastest of those left wins") {
+  const std::string file = source("configs/clusters/dgx-a100-8.yaml");
+  ClusterSetup a100 = loadClusterFile(file, {"library.protocols.LL.max_bytes=256KiB", "library.protocols.LL128.max_bytes=none"});
+  CHECK(a100.library.find("LL")->maxBytes == Bytes(256) << 10);
+  CHECK(a100.library.find("LL128")->maxBytes == 0);
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  auto protocolAt = [&](const LibraryModel& library, Bytes bytes) {
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32, bytes, Bytes(1) << 20, false};
+    req.library = library;
+    return simulateCollective(a100.cluster, req).protocol;
+  };
+  // LL is the fastest at 256 KiB and 1 MiB (the preset); past its switch point LL128 is.
+  CHECK(protocolAt(a100.library, Bytes(256) << 10) == "LL");
+  CHECK(protocolAt(loadClusterFile(file, {}).library, Bytes(1) << 20) == "LL");
+  CHECK(protocolAt(a100.library, Bytes(1) << 20) == "LL128");
+  // Every protocol limited: above all their switch points the furthest runs.
+  LibraryModel all = a100.library;
+  for (auto& p : all.protocols) p.maxBytes = p.name == "LL" ? Bytes(1) << 20 : p.name == "LL128" ? Bytes(8) << 20 : Bytes(4) << 20;
+  auto names = [](const std::vector<const ProtocolModel*>& ps) {
+    std::string s;
+    for (const auto* p : ps) s += (s.empty() ? "" : ",") + p->name;
+    return s;
+  };
+  CHECK(names(all.candidatesFor(Bytes(1) << 20)) == "LL,LL128,Simple");
+  CHECK(names(all.candidatesFor(Bytes(2) << 20)) == "LL128,Simple");
+  CHECK(names(all.candidatesFor(Bytes(8) << 20)) == "LL128");
+  CHECK(names(all.candidatesFor(Bytes(1) << 30)) == "LL128");
+  // A fixed protocol stays fixed: its switch point leaves it as the only one.
+  all.protocol = "LL";
+  CHECK(names(all.candidatesFor(Bytes(1) << 30)) == "LL");
 }
 
 TEST_CASE("the library picks LL for small sizes, Simple for large, and more channels as sizes grow") {

@@ -93,6 +93,33 @@ TEST_CASE("calibrate fits the network's latency when asked") {
                        doctest::Contains("--fit network_latency: dgx-a100-8 has one server"), InputError);
 }
 
+// A curve collsim made with LL switching to LL128 past 128 KiB (where LL is
+// still the fastest): fitting the switch points alone finds that one, and
+// the prediction then has no error.
+TEST_CASE("calibrate finds the switch point of a curve made with one") {
+  const std::string a100 = source(kSingleNode[0].cluster);
+  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
+  // 64 KiB (compare's smallest by default) to 2 MiB: a quick fit.
+  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(64) << 10) || p.bytes > (Bytes(2) << 20); });
+  Comparison made = compareWithMeasured(curve, Collective::AllReduce,
+                                        loadClusterFile(a100, {"library.protocols.LL.max_bytes=128KiB"}), {});
+  REQUIRE(made.points.size() == curve.points.size());
+  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
+  CHECK(made.points[2].protocol == "LL128"); // 256 KiB
+  CalibrateOptions o;
+  o.fit = {"switch_points"};
+  CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
+  CHECK(r.before.maxAbsError > 0.05);
+  CHECK(r.fitted.at("LL.max_bytes") == double(Bytes(128) << 10));
+  CHECK(r.fitted.count("LL128.max_bytes") == 1); // Simple, the last, runs every size
+  CHECK(r.fitted.count("Simple.max_bytes") == 0);
+  CHECK(r.after.maxAbsError < 1e-9);
+  CHECK(contains(r.yaml, "max_bytes: 131072"));
+  // A library with one protocol to run has no switch to fit.
+  CHECK_THROWS_WITH_AS(calibrate(curve, Collective::AllReduce, a100, {"library.protocol=Simple"}, o),
+                       doctest::Contains("no switch between protocols"), InputError);
+}
+
 TEST_CASE("two-node sweeps: compared with their presets, each size by the protocol the library picks") {
   struct TwoNode {
     Sweep sweep;

@@ -26,6 +26,14 @@ std::string summary(const char* label, const Comparison& c) {
          percent(c.maxAbsError) + "\n";
 }
 
+// A fitted value as a person reads it: launch in us, a switch point as a
+// size (none: the protocol runs every size), scales and shares as numbers.
+std::string fittedValueText(const std::string& name, double v) {
+  if (name == "launch") return fixed(v, 3) + "us";
+  if (name.ends_with(".max_bytes")) return v == 0 ? "none" : formatBytes(Bytes(v));
+  return fixed(v, 4);
+}
+
 int run(const CalibrateCliOptions& o, CliStreams io) {
   if (o.format != "table" && o.format != "json") throw UsageError("--format: '" + o.format + "' is not table or json");
   std::optional<OutputFile> out;
@@ -57,7 +65,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
     return 0;
   }
   TextTable fitted({"parameter", "value"});
-  for (const auto& [k, v] : r.fitted) fitted.add({k, k == "launch" ? fixed(v, 3) + "us" : fixed(v, 4)});
+  for (const auto& [k, v] : r.fitted) fitted.add({k, fittedValueText(k, v)});
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
          << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);
   return 0;

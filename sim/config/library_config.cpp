@@ -13,7 +13,7 @@ std::string presetList() {
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "lane_efficiency", "chunk",
-               "channel_bytes", "channel_bytes_per_rank", "slots", "in_network"});
+               "channel_bytes", "channel_bytes_per_rank", "slots", "in_network", "max_bytes"});
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
     if (!(p.dataShare > 0 && p.dataShare <= 1)) v->fail("the data share of a line is in (0, 1]");
@@ -36,6 +36,10 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   if (auto v = n.find("channel_bytes_per_rank")) p.channelBytesPerRank = v->bytes();
   if (auto v = n.find("slots")) p.slots = int(v->integer(0, 1024));
   if (auto v = n.find("in_network")) p.inNetwork = v->boolean();
+  if (auto v = n.find("max_bytes")) {
+    std::string t = v->text();
+    p.maxBytes = (t == "0" || t == "none") ? 0 : v->bytes();
+  }
 }
 
 } // namespace

@@ -84,6 +84,16 @@ std::vector<const ProtocolModel*> LibraryModel::candidates() const {
   return out;
 }
 
+std::vector<const ProtocolModel*> LibraryModel::candidatesFor(Bytes bytes) const {
+  std::vector<const ProtocolModel*> allowed = candidates(), out;
+  for (const ProtocolModel* p : allowed)
+    if (p->maxBytes == 0 || bytes <= p->maxBytes) out.push_back(p);
+  if (!out.empty() || allowed.empty()) return out;
+  auto furthest = std::max_element(allowed.begin(), allowed.end(),
+                                   [](const ProtocolModel* a, const ProtocolModel* b) { return a->maxBytes < b->maxBytes; });
+  return {*furthest};
+}
+
 bool LibraryModel::allowsInNetwork() const {
   if (ideal()) return true;
   for (const ProtocolModel* p : candidates())

@@ -16,11 +16,16 @@
 // - how many bytes a channel needs before the library uses another channel;
 // - how many sends a channel may have in its peer's buffer (its slots: a
 //   rank writes into a free slot of its peer and moves on; the peer gives
-//   the slot back once it has taken the data).
+//   the slot back once it has taken the data);
+// - the largest collective it runs (its switch point: 0 = any size).
 // The library picks per size the protocol that finishes first (NCCL picks
 // the one its cost model predicts fastest; collsim runs the candidates and
-// keeps the fastest, which is what that model aims at), unless one is fixed
-// (`protocol:`, NCCL_PROTO); and runs it as up to `channels` channels.
+// keeps the fastest, which is what that model aims at), among those whose
+// switch point the size has not passed, unless one is fixed (`protocol:`,
+// NCCL_PROTO); and runs it as up to `channels` channels. Switch points say
+// where a measured library changed protocols when its choice differs from
+// the fastest (NCCL_DEBUG=INFO names each call's protocol; calibrate fits
+// them).
 //
 // `ideal` (no protocols) is collsim's plain model: one channel unless asked,
 // no chunk loops, the device's step overhead.
@@ -54,6 +59,9 @@ struct ProtocolModel {
   // Whether algorithms that reduce in a switch (nvls, sharp) run under it:
   // NCCL runs NVLS and its tree with Simple only.
   bool inNetwork = true;
+  // The largest collective (bytes per rank's buffer) the library runs with
+  // this protocol; 0: any.
+  Bytes maxBytes = 0;
 };
 
 struct LibraryModel {
@@ -73,6 +81,9 @@ struct LibraryModel {
   const ProtocolModel* find(const std::string& protocolName) const;
   // The protocols `protocol` allows, in the library's order.
   std::vector<const ProtocolModel*> candidates() const;
+  // Those of them whose switch point `bytes` has not passed; past every
+  // one, the one that reaches furthest.
+  std::vector<const ProtocolModel*> candidatesFor(Bytes bytes) const;
   // Whether one of them runs in-network algorithms (always, when ideal).
   bool allowsInNetwork() const;
   // The names in `protocol` that are none of the library's ("" when all are).

@@ -173,7 +173,7 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   // The most promising first, so that the bound prunes the others.
   std::vector<std::pair<double, RunShape>> shapes;
   const bool inNetwork = req.algorithm->reducesInNetwork();
-  for (const ProtocolModel* p : req.library.candidates()) {
+  for (const ProtocolModel* p : req.library.candidatesFor(req.bytes)) {
     if (inNetwork && !p->inNetwork) continue;
     RunShape shape = protocolShape(cluster, req, *p);
     shapes.emplace_back(lowerBoundUs(shape, req, cluster.ranks()), std::move(shape));

@@ -32,12 +32,29 @@ struct Parameter {
   bool inDefaultSet = true;
 };
 
+// switch_points stands for one switch point per protocol but the library's
+// last (which runs the largest sizes), named PROTOCOL.max_bytes: from 4 KiB
+// to 16 GiB, where the top means no switch point.
+constexpr const char* kSwitchPoints = "switch_points";
+constexpr const char* kMaxBytesSuffix = ".max_bytes";
+constexpr double kSwitchLo = 4096, kSwitchHi = 16.0 * (1ull << 30);
+
 const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> all = {
       {"efficiency", 0.2, 1, false},      {"network_efficiency", 0.2, 1, false}, {"network_latency", 0.5, 50, true, false},
       {"launch", 0, 500, false},          {"hop_scale", 0.1, 10, true},          {"channel_scale", 0.25, 4, true},
+      {kSwitchPoints, kSwitchLo, kSwitchHi, true},
   };
   return all;
+}
+
+bool isSwitchPoint(const std::string& name) { return name.ends_with(kMaxBytesSuffix); }
+
+// A switch point lies between a sweep's sizes, powers of two: the nearest
+// one; the top of the range is none (0).
+Bytes switchBytes(double value) {
+  if (value >= kSwitchHi) return 0;
+  return Bytes(1) << int(std::lround(std::log2(std::max(value, kSwitchLo))));
 }
 
 std::string number(double v) {
@@ -67,6 +84,10 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
   if (name == "network_efficiency") return {"roce.efficiency=" + number(value)};
   if (name == "network_latency") return {"roce.latency=" + number(value) + "us"};
   if (name == "launch") return {"library.launch=" + number(value) + "us"};
+  if (isSwitchPoint(name)) {
+    std::string protocol = name.substr(0, name.size() - std::string(kMaxBytesSuffix).size());
+    return {"library.protocols." + protocol + ".max_bytes=" + std::to_string(switchBytes(value))};
+  }
   std::vector<std::string> out;
   for (const auto& p : tree.library.protocols) {
     std::string at = "library.protocols." + p.name + ".";
@@ -97,6 +118,10 @@ double startOf(const ClusterTree& tree, const std::string& name) {
     return n && n.IsMap() && n["latency"] ? toMicroseconds(parseTime(n["latency"].as<std::string>())) : 1.0;
   }
   if (name == "launch") return toMicroseconds(tree.library.launch);
+  if (isSwitchPoint(name)) {
+    const ProtocolModel* p = tree.library.find(name.substr(0, name.size() - std::string(kMaxBytesSuffix).size()));
+    return p && p->maxBytes > 0 ? double(p->maxBytes) : kSwitchHi;
+  }
   return 1;
 }
 
@@ -124,14 +149,34 @@ double objective(const Comparison& c) {
 
 bool betweenServers(const std::string& name) { return name == "network_efficiency" || name == "network_latency"; }
 
+// The protocols whose switch points are fitted: those the library may pick
+// from (its `protocol:` allows them), but the last.
+std::vector<std::string> switchingProtocols(const LibraryModel& library) {
+  std::vector<std::string> out;
+  for (const ProtocolModel* p : library.candidates()) out.push_back(p->name);
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
 // The parameters asked for, or the default set: all the cluster has.
-std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Cluster& cluster) {
+std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Cluster& cluster,
+                              const LibraryModel& library) {
   std::vector<std::string> names = asked;
   if (names.empty())
     for (const auto& p : parameters())
-      if (p.inDefaultSet && (!betweenServers(p.name) || cluster.servers > 1)) names.push_back(p.name);
+      if (p.inDefaultSet && (!betweenServers(p.name) || cluster.servers > 1) &&
+          (p.name != kSwitchPoints || !switchingProtocols(library).empty()))
+        names.push_back(p.name);
   std::vector<Parameter> fit;
   for (const auto& n : names) {
+    if (n == kSwitchPoints) {
+      std::vector<std::string> protocols = switchingProtocols(library);
+      if (protocols.empty())
+        throw InputError("--fit " + n + ": library " + library.name + " has one protocol to run (" +
+                         library.protocol + "), no switch between protocols");
+      for (const auto& protocol : protocols) fit.push_back({protocol + kMaxBytesSuffix, kSwitchLo, kSwitchHi, true});
+      continue;
+    }
     auto it = std::find_if(parameters().begin(), parameters().end(), [&](const Parameter& p) { return p.name == n; });
     if (it == parameters().end()) {
       std::string all;
@@ -214,7 +259,7 @@ std::string calibratedYaml(const ClusterTree& tree, const CalibrationResult& r, 
   YAML::Emitter e;
   e << out;
   std::string header = "# Calibrated by collsim calibrate against " + measured + " from " + tree.file + ":";
-  for (const auto& [k, v] : r.fitted) header += " " + k + "=" + number(v);
+  for (const auto& [k, v] : r.fitted) header += " " + k + "=" + (isSwitchPoint(k) ? std::to_string(Bytes(v)) : number(v));
   return header + "\n" + e.c_str() + "\n";
 }
 
@@ -240,7 +285,7 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   tree.library = start.library;
   libraryAsMapping(tree.root);
 
-  Fit fit{curve, op, tree, chosen(o.fit, start.cluster), o.compare};
+  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare};
   CalibrationResult r;
   Point fileStart;
   for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
@@ -266,8 +311,10 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
 
   r.evaluations = fit.evaluations;
   r.assignments = fit.assignments(best);
-  for (std::size_t i = 0; i < best.size(); ++i)
-    r.fitted[fit.parameters[i].name] = std::stod(number(fromUnit(fit.parameters[i], best[i])));
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    double v = fromUnit(fit.parameters[i], best[i]);
+    r.fitted[fit.parameters[i].name] = isSwitchPoint(fit.parameters[i].name) ? double(switchBytes(v)) : std::stod(number(v));
+  }
   r.yaml = calibratedYaml(tree, r, curve.source);
   // The figures as the written file has them.
   auto origins = std::make_shared<ConfigOrigins>(clusterFile + " (calibrated)");

@@ -10,9 +10,13 @@
 //                       unless one thread drives several: measured_curve.h)
 //   hop_scale           every protocol's per-step latencies times this, 0.1-10
 //   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4
+//   switch_points       where the library leaves each protocol but its last
+//                       (PROTOCOL.max_bytes, library_model.h), 4 KiB-16 GiB
+//                       in powers of two, the top meaning never: the sizes
+//                       where NCCL's own choice differs from the fastest
 // (no bandwidth above line rate, no negative latency). The default set is
 // all of them that the cluster has but network_latency (network_efficiency
-// with several servers). The fit is a deterministic bounded pattern search on the
+// with several servers, switch_points with two protocols or more to run). The fit is a deterministic bounded pattern search on the
 // absolute log errors (their median, plus half their mean and an eighth of
 // the largest: the targets are median and largest error), from the file's own
 // values and from three points across the ranges; it ends when steps
