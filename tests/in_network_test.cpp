@@ -12,6 +12,7 @@
 #include "sim/network/link_network.h"
 #include "sim/executor/schedule_executor.h"
 #include "sim/run/resolve_algorithm.h"
+#include "sim/run/simulate.h"
 #include "topologies/multi_server.h"
 
 using namespace collsim;
@@ -157,4 +158,37 @@ TEST_CASE("nvls needs a switch that reduces") {
   CHECK(requireAlgorithm(Collective::AllReduce, "hierpipe:ring+ring", p4d.cluster, "--algo").name == "hierpipe:ring+ring");
   CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/atlas-2x8.yaml"), {"hccs.reduce=true"}),
                        doctest::Contains("only goes with shape: switch"), ConfigError);
+}
+
+// NCCL counts NVLS as one 25 us hop over NVLink (its tuning table), the
+// ring's Simple as 8.4 us and a few us a step. With that in place of
+// Simple's base latency, one H100 node runs the ring (LL) up to 1 MiB and
+// NVLS from 2 MiB, the choice NCCL 2.26 made on these machines
+// (nccl-tests issue #309, tests/data/measured/h100-2x8-ib400-nccl2.26.txt).
+TEST_CASE("one H100 node - the ring up to 1 MiB, NVLS from 2 MiB, as NCCL chose") {
+  const std::string file = source("configs/clusters/dgx-h100-8.yaml");
+  ClusterSetup h100 = loadClusterFile(file, {});
+  CHECK(h100.library.nvlsLatency == 25'000'000);
+  AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  AlgorithmEntry nvls = requireAlgorithm(Collective::AllReduce, "nvls", h100.cluster, "--algo");
+  auto us = [&](const AlgorithmEntry& a, Bytes bytes, const LibraryModel& library) {
+    RunRequest req{Collective::AllReduce, &a, DataType::Float32, bytes, Bytes(1) << 20, false};
+    req.library = library;
+    return simulateCollective(h100.cluster, req).timeUs();
+  };
+  for (Bytes kib : {64, 256, 1024}) {
+    CAPTURE(kib);
+    CHECK(us(ring, kib << 10, h100.library) < us(nvls, kib << 10, h100.library));
+  }
+  for (Bytes mib : {2, 8, 64}) {
+    CAPTURE(mib);
+    CHECK(us(nvls, mib << 20, h100.library) < us(ring, mib << 20, h100.library));
+  }
+  // The latency takes the place of Simple's base latency, once: exactly the difference.
+  LibraryModel plain = h100.library;
+  plain.nvlsLatency = 0;
+  const double moved = toMicroseconds(h100.library.nvlsLatency - h100.library.find("Simple")->baseLatency);
+  CHECK(us(nvls, Bytes(64) << 10, h100.library) - us(nvls, Bytes(64) << 10, plain) == doctest::Approx(moved).epsilon(1e-9));
+  CHECK(us(ring, Bytes(64) << 10, h100.library) == us(ring, Bytes(64) << 10, plain)); // a ring does not reduce in the switch
+  CHECK_THROWS_WITH_AS(loadClusterFile(file, {"library.nvls_latency=soon"}), doctest::Contains("nvls_latency"), ConfigError);
 }

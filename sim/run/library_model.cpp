@@ -37,12 +37,18 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   for them in its tuning).
 // - NVLS moves 128 KiB chunks (NCCL_NVLS_CHUNKSIZE, NCCL 2.17+), a loop being
 //   a chunk per head (device of the node).
+// - NVLS and NVLS tree: 25 us over NVLink (hwLat[NVLINK][NVLS][Simple], base
+//   latency 0, NCCL 2.19+ tuning.cc), where the ring's Simple has 8.4 us and
+//   3.4 a step: NVLS's multimem operations and their barriers across the
+//   switch. It is why NCCL keeps Ring/LL up to 1 MiB on one H100 node and
+//   NVLS from 2 MiB (nccl-tests issue #309).
 LibraryModel ncclLibrary() {
   LibraryModel m;
   m.name = "nccl";
   m.launch = us(4.2);
   m.channels = 16;
   m.nvlsChunk = 128 << 10;
+  m.nvlsLatency = us(25);
   m.protocols = {
       {.name = "LL", .dataShare = 0.5, .baseLatency = us(6.6), .hopIntra = us(0.47), .hopNetwork = us(2.7),
        .laneEfficiency = 0.5, .chunk = 32 << 10, .channelBytesPerRank = 4 << 10, .slots = 8, .inNetwork = false},

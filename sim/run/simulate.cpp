@@ -105,7 +105,8 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   Bytes chunk = nvls ? req.library.nvlsChunk : p.chunk;
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
-  StepCosts costs{req.library.launch + p.baseLatency, p.stepOverhead, p.stepOverhead, p.dataShare,
+  Time base = a.reducesInNetwork() && req.library.nvlsLatency > 0 ? req.library.nvlsLatency : p.baseLatency;
+  StepCosts costs{req.library.launch + base, p.stepOverhead, p.stepOverhead, p.dataShare,
                   laneBandwidth(cluster, req, p), p.slots, p.hopIntra, p.hopNetwork};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   Bytes loopBytes = split && chunk > 0 ? std::max<Bytes>(1, chunk / elemSize) * elemSize * Bytes(perLoop) * Bytes(channels) : 0;
