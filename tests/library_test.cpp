@@ -304,6 +304,30 @@ TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   CHECK_THROWS_WITH_AS(run({"library.protocol=LL"}, Bytes(64) << 10), doctest::Contains("reduces in the network"), InputError);
 }
 
+// LL's lines carry their own flags: each of 512 threads passes its line on
+// as it lands, so a tree under LL pipelines 4 KiB waves where it would
+// otherwise store and forward 32 KiB chunks hop by hop. A ring sends every
+// step's data on every link at once: its chunk loops do not use the wave.
+TEST_CASE("a tree under LL pipelines the protocol's wave - a ring does not use it") {
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  auto run = [&](const char* algorithm, const std::vector<std::string>& sets) {
+    ClusterSetup setup = loadClusterFile(h100, sets);
+    AlgorithmEntry a = *findAlgorithm(Collective::AllReduce, algorithm);
+    RunRequest req{Collective::AllReduce, &a, DataType::Float32, Bytes(64) << 10, Bytes(1) << 20, false};
+    req.library = setup.library;
+    return simulateCollective(setup.cluster, req);
+  };
+  CHECK(loadClusterFile(h100, {}).library.find("LL")->wave == Bytes(4) << 10);
+  CollectiveRun waves = run("tree", {"library.protocol=LL"}), chunks = run("tree", {"library.protocol=LL", "library.protocols.LL.wave=0"});
+  CHECK(waves.execution.finish < chunks.execution.finish);
+  CHECK(waves.execution.messages > chunks.execution.messages); // more, smaller pieces
+  CHECK(waves.execution.bytesSent == chunks.execution.bytesSent);
+  CollectiveRun ring = run("ring", {"library.protocol=LL"}), ringNoWave = run("ring", {"library.protocol=LL", "library.protocols.LL.wave=0"});
+  CHECK(ring.execution.finish == ringNoWave.execution.finish);
+  CHECK(ring.execution.messages == ringNoWave.execution.messages);
+  CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.protocols.LL.wave=lots"}), doctest::Contains("wave"), ConfigError);
+}
+
 // Atlas 800T A2: 8 x 910B, each pair on its own 18.3 GB/s HCCS link, under
 // HCCL (13 us a step). A mesh AllReduce is one reduce-scatter step and one
 // all-gather step over all seven links at once; the ring takes 14 steps

@@ -13,7 +13,7 @@ std::string presetList() {
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "lane_efficiency", "chunk",
-               "channel_bytes", "channel_bytes_per_rank", "slots", "in_network", "max_bytes"});
+               "channel_bytes", "channel_bytes_per_rank", "slots", "in_network", "max_bytes", "wave"});
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
     if (!(p.dataShare > 0 && p.dataShare <= 1)) v->fail("the data share of a line is in (0, 1]");
@@ -32,6 +32,7 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
       v->fail("the lane efficiency is a share of the channel's links, in [0, 1] (0: none)");
   }
   if (auto v = n.find("chunk")) p.chunk = v->bytes();
+  if (auto v = n.find("wave")) p.wave = v->bytes();
   if (auto v = n.find("channel_bytes")) p.channelBytes = v->bytes();
   if (auto v = n.find("channel_bytes_per_rank")) p.channelBytesPerRank = v->bytes();
   if (auto v = n.find("slots")) p.slots = int(v->integer(0, 1024));

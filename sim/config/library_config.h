@@ -12,7 +12,7 @@
 //     nvls_latency: 25us               # in place of the base latency, for in-network algorithms
 //     protocols:                       # any figure of any protocol
 //       LL128: {data_share: 0.9375, base_latency: 14us, hop_intra: 1.9us, hop_network: 4us,
-//               step_overhead: 0, channel_bandwidth: 16.7GB/s, lane_efficiency: 1, chunk: 576000, channel_bytes: 5KiB,
+//               step_overhead: 0, channel_bandwidth: 16.7GB/s, lane_efficiency: 1, chunk: 576000, wave: 0, channel_bytes: 5KiB,
 //               channel_bytes_per_rank: 0, slots: 8, in_network: false, max_bytes: none}
 #pragma once
 

@@ -23,6 +23,12 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 // - chunk per loop and rank: Simple's 4 MiB buffer in 8 slots, 4 slots a
 //   chunk (2 MiB); LL's 512 KiB of 16 B lines in 8 slots, a slot a chunk
 //   (32 KiB of data); LL128's 4,915,200 B in 8 slots (576,000 B of data).
+// - LL's wave: 512 threads (NCCL_LL_MAX_NTHREADS) each forward a 16 B line
+//   of 8 B data as soon as its flag shows: 4 KiB, the piece a tree under LL
+//   pipelines (a tree's store-and-forward of 32 KiB chunks would make each
+//   hop wait for the whole chunk). LL128's lines also go as they land, but
+//   how its 640 threads walk a step's 576,000 B is not in nccl-facts.md:
+//   its trees keep the chunk.
 // - a channel per 512 threads x 64 B (Simple), 640 x 8 B (LL128) or
 //   512 x 8 B x ranks (LL): NCCL_*_THREAD_THRESHOLD.
 // - up to 16 channels: NCCL builds 8-32 on NVSwitch nodes (nccl-facts.md).
@@ -51,7 +57,8 @@ LibraryModel ncclLibrary() {
   m.nvlsLatency = us(25);
   m.protocols = {
       {.name = "LL", .dataShare = 0.5, .baseLatency = us(6.6), .hopIntra = us(0.47), .hopNetwork = us(2.7),
-       .laneEfficiency = 0.5, .chunk = 32 << 10, .channelBytesPerRank = 4 << 10, .slots = 8, .inNetwork = false},
+       .laneEfficiency = 0.5, .chunk = 32 << 10, .wave = 4 << 10, .channelBytesPerRank = 4 << 10, .slots = 8,
+       .inNetwork = false},
       {.name = "LL128", .dataShare = 120.0 / 128.0, .baseLatency = us(14.0), .hopIntra = us(1.9), .hopNetwork = us(4.0),
        .channelBandwidth = GBps(16.7), .chunk = 576000, .channelBytes = 5 << 10, .slots = 8, .inNetwork = false},
       {.name = "Simple", .baseLatency = us(8.4), .hopIntra = us(3.4), .hopNetwork = us(9.6), .chunk = 2 << 20,

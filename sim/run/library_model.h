@@ -12,7 +12,9 @@
 //   writing lines; 0 = only the links limit it), and the share of its
 //   channel's part of the links it can fill;
 // - its chunk: the bytes per rank of one loop (NCCL: its staging buffer per
-//   channel, a few slots of it per step);
+//   channel, a few slots of it per step), and its wave: the data its threads
+//   pass on at once when lines carry their own flags (the piece a tree
+//   pipelines);
 // - how many bytes a channel needs before the library uses another channel;
 // - how many sends a channel may have in its peer's buffer (its slots: a
 //   rank writes into a free slot of its peer and moves on; the peer gives
@@ -51,6 +53,11 @@ struct ProtocolModel {
   // not held to a share (HCCL's copies are its DMA engines', not threads').
   double laneEfficiency = 1;
   Bytes chunk = 0;
+  // The data a channel's threads forward at once, a line each, as their
+  // lines land (LL: each thread waits for its own line's flag and passes
+  // it on): the piece that algorithms pipelining pieces of their own
+  // (trees, hierpipe) cut, in place of the chunk. 0: the chunk.
+  Bytes wave = 0;
   // A channel per this many bytes (plus per rank times the rank count), as
   // NCCL's thread thresholds do; at least min_channels.
   Bytes channelBytes = 0;

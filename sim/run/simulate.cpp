@@ -93,7 +93,8 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   int ranks = cluster.ranks();
   bool split = req.op == Collective::AllReduce;
   // In-network algorithms slice by the library's NVLS chunk, a slice being a
-  // chunk per device of a server (chunk_loops.h, pipelinePieces).
+  // chunk per device of a server (chunk_loops.h, pipelinePieces); other
+  // algorithms that pipeline pieces cut the protocol's wave when it has one.
   const AlgorithmEntry& a = *req.algorithm;
   bool nvls = a.pipelinesChunks && a.reducesInNetwork() && req.library.nvlsChunk > 0;
   // NCCL runs NVLS on all its NVLS channels at every size (no thread
@@ -102,7 +103,7 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
                  : req.channels > 1 ? req.channels
                  : nvls             ? req.library.channels
                                     : req.library.channelsFor(p, req.bytes, ranks);
-  Bytes chunk = nvls ? req.library.nvlsChunk : p.chunk;
+  Bytes chunk = nvls ? req.library.nvlsChunk : a.pipelinesChunks && p.wave > 0 ? p.wave : p.chunk;
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
   Time base = a.reducesInNetwork() && req.library.nvlsLatency > 0 ? req.library.nvlsLatency : p.baseLatency;
