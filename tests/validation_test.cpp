@@ -11,6 +11,7 @@
 // NVLS where it wins; p4d over EFA does not (EFA's per-message costs are
 // not modelled). Calibrating them takes 7-11 s: not here.
 #include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "test_support.h"
 
@@ -60,7 +61,7 @@ TEST_CASE("calibrate fits only what it is asked to, and refuses what the cluster
   CHECK(r.fitted.size() == 1);
   CHECK(r.after.medianAbsError <= r.before.medianAbsError);
   // The calibrated file loads back: its figures are the ones fitted.
-  CHECK(contains(r.yaml, "efficiency: " + fixedText(r.fitted.at("efficiency")).substr(0, 4)));
+  CHECK(YAML::Load(r.yaml)["hccs"]["efficiency"].as<double>() == doctest::Approx(r.fitted.at("efficiency")));
   o.fit = {"network_efficiency"};
   CHECK_THROWS_WITH_AS(calibrate(curve, Collective::AllReduce, source(kSingleNode[0].cluster), {}, o),
                        doctest::Contains("has one server"), InputError);

@@ -17,7 +17,7 @@
 // (no bandwidth above line rate, no negative latency). The default set is
 // all of them that the cluster has but network_latency (network_efficiency
 // with several servers, switch_points with two protocols or more to run). The fit is a deterministic bounded pattern search on the
-// absolute log errors (their median, plus half their mean and an eighth of
+// absolute log errors (their median, plus half their mean and a third of
 // the largest: the targets are median and largest error), from the file's own
 // values and from three points across the ranges; it ends when steps
 // shrink below 1/64 of a range or when its budget of comparisons is spent:
