@@ -144,7 +144,7 @@ TEST_CASE("a chunked run's steps carry their chunk - several channels their stre
   checkTracksNamed(t.events);
   std::set<int> chunks, streams;
   for (const auto& e : t.events)
-    if (e["ph"] == "X" && e["args"].contains("stream")) {
+    if (e["ph"] == "X" && e.contains("args") && e["args"].contains("stream")) {
       streams.insert(e["args"]["stream"].get<int>());
       if (e["args"].contains("chunk")) chunks.insert(e["args"]["chunk"].get<int>());
     }

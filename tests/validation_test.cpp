@@ -8,8 +8,8 @@
 // launches behind the devices (compare.h), and the device model runs mid
 // sizes (1-16 MiB) too fast. Of the two-node ones, H100 over 400G
 // InfiniBand meets the uncalibrated target, with the ring alone or with
-// NVLS where it wins; p4d over EFA does not (EFA's per-message costs are
-// not modelled). Calibrating them takes 7-11 s: not here.
+// NVLS and the tree where they win; p4d over EFA does not (EFA's
+// per-message costs are not modelled). Calibrating them takes 7-20 s: not here.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -128,10 +128,9 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
     double medianBelow;
   };
   const TwoNode twoNode[] = {
-      // The ring alone: within 2x on p4d, the uncalibrated target on H100. On p4d the simulated tree beats the ring at
-      // large sizes (it crosses the network with n, the ring with 2(p-1)/p n),
-      // but NCCL 2.8 ran the ring there: it picks by its own cost model, which
-      // collsim does not model yet; EFA's per-message costs are missing too.
+      // The ring alone: within 2x on p4d, the uncalibrated target on H100. The
+      // p4d run fixed the ring (NCCL_ALGO=RING: tests/data/env/nccl-p4d.sh);
+      // EFA's per-message costs of 2021 are not modelled.
       {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0},
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 0.30},
       // NVLS where it wins, its slices one per chunk loop: the uncalibrated target.
