@@ -49,6 +49,9 @@ const std::vector<Parameter>& parameters() {
 }
 
 bool isSwitchPoint(const std::string& name) { return name.ends_with(kMaxBytesSuffix); }
+std::string protocolOfSwitchPoint(const std::string& name) {
+  return name.substr(0, name.size() - std::string(kMaxBytesSuffix).size());
+}
 
 // A switch point lies between a sweep's sizes, powers of two: the nearest
 // one; the top of the range is none (0).
@@ -85,8 +88,7 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
   if (name == "network_latency") return {"roce.latency=" + number(value) + "us"};
   if (name == "launch") return {"library.launch=" + number(value) + "us"};
   if (isSwitchPoint(name)) {
-    std::string protocol = name.substr(0, name.size() - std::string(kMaxBytesSuffix).size());
-    return {"library.protocols." + protocol + ".max_bytes=" + std::to_string(switchBytes(value))};
+    return {"library.protocols." + protocolOfSwitchPoint(name) + ".max_bytes=" + std::to_string(switchBytes(value))};
   }
   std::vector<std::string> out;
   for (const auto& p : tree.library.protocols) {
@@ -119,7 +121,7 @@ double startOf(const ClusterTree& tree, const std::string& name) {
   }
   if (name == "launch") return toMicroseconds(tree.library.launch);
   if (isSwitchPoint(name)) {
-    const ProtocolModel* p = tree.library.find(name.substr(0, name.size() - std::string(kMaxBytesSuffix).size()));
+    const ProtocolModel* p = tree.library.find(protocolOfSwitchPoint(name));
     return p && p->maxBytes > 0 ? double(p->maxBytes) : kSwitchHi;
   }
   return 1;
