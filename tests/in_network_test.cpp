@@ -190,5 +190,16 @@ TEST_CASE("one H100 node - the ring up to 1 MiB, NVLS from 2 MiB, as NCCL chose"
   const double moved = toMicroseconds(h100.library.nvlsLatency - h100.library.find("Simple")->baseLatency);
   CHECK(us(nvls, Bytes(64) << 10, h100.library) - us(nvls, Bytes(64) << 10, plain) == doctest::Approx(moved).epsilon(1e-9));
   CHECK(us(ring, Bytes(64) << 10, h100.library) == us(ring, Bytes(64) << 10, plain)); // a ring does not reduce in the switch
+  // NVLS's latency is NVLink's: SHARP, reducing in the fabric switch alone, keeps Simple's.
+  ClusterSetup pair = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"fabric.reduce=true"});
+  AlgorithmEntry sharp = requireAlgorithm(Collective::AllReduce, "sharp", pair.cluster, "--algo");
+  auto sharpUs = [&](const LibraryModel& library) {
+    RunRequest req{Collective::AllReduce, &sharp, DataType::Float32, Bytes(64) << 10, Bytes(1) << 20, false};
+    req.library = library;
+    return simulateCollective(pair.cluster, req).timeUs();
+  };
+  LibraryModel pairPlain = pair.library;
+  pairPlain.nvlsLatency = 0;
+  CHECK(sharpUs(pair.library) == sharpUs(pairPlain));
   CHECK_THROWS_WITH_AS(loadClusterFile(file, {"library.nvls_latency=soon"}), doctest::Contains("nvls_latency"), ConfigError);
 }

@@ -80,9 +80,10 @@ struct LibraryModel {
   // them), which pipeline slices of their own: NCCL_NVLS_CHUNKSIZE. 0: the
   // protocol's chunk.
   Bytes nvlsChunk = 0;
-  // The latency of a collective that reduces in a switch, in place of its
-  // protocol's base latency (NCCL's model counts NVLS as one 25 us hop over
-  // NVLink where a ring counts a few us a step). 0: the protocol's.
+  // The latency of a collective that reduces in a server's switch (NVLS),
+  // in place of its protocol's base latency (NCCL's model counts NVLS as one
+  // 25 us hop over NVLink where a ring counts a few us a step); SHARP in the
+  // fabric alone keeps the protocol's. 0: the protocol's.
   Time nvlsLatency = 0;
   // "auto", one protocol, a list ("LL,LL128") or all but a list ("^LL128"),
   // as NCCL_PROTO takes them.

@@ -106,7 +106,8 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   Bytes chunk = nvls ? req.library.nvlsChunk : a.pipelinesChunks && p.wave > 0 ? p.wave : p.chunk;
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
-  Time base = a.reducesInNetwork() && req.library.nvlsLatency > 0 ? req.library.nvlsLatency : p.baseLatency;
+  // NVLS's latency is the NVSwitch's: SHARP in the fabric alone keeps the protocol's.
+  Time base = a.needsReducingSwitch && req.library.nvlsLatency > 0 ? req.library.nvlsLatency : p.baseLatency;
   StepCosts costs{req.library.launch + base, p.stepOverhead, p.stepOverhead, p.dataShare,
                   laneBandwidth(cluster, req, p), p.slots, p.hopIntra, p.hopNetwork};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
