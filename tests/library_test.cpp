@@ -308,12 +308,13 @@ TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
 // as it lands, so a tree under LL pipelines 4 KiB waves where it would
 // otherwise store and forward 32 KiB chunks hop by hop. A ring sends every
 // step's data on every link at once: its chunk loops do not use the wave.
+// At 1 MiB each of the tree's 16 channels has 64 KiB, two chunks.
 TEST_CASE("a tree under LL pipelines the protocol's wave - a ring does not use it") {
   const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
   auto run = [&](const char* algorithm, const std::vector<std::string>& sets) {
     ClusterSetup setup = loadClusterFile(h100, sets);
     AlgorithmEntry a = *findAlgorithm(Collective::AllReduce, algorithm);
-    RunRequest req{Collective::AllReduce, &a, DataType::Float32, Bytes(64) << 10, Bytes(1) << 20, false};
+    RunRequest req{Collective::AllReduce, &a, DataType::Float32, Bytes(1) << 20, Bytes(1) << 20, false};
     req.library = setup.library;
     return simulateCollective(setup.cluster, req);
   };
@@ -326,6 +327,23 @@ TEST_CASE("a tree under LL pipelines the protocol's wave - a ring does not use i
   CHECK(ring.execution.finish == ringNoWave.execution.finish);
   CHECK(ring.execution.messages == ringNoWave.execution.messages);
   CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.protocols.LL.wave=lots"}), doctest::Contains("wave"), ConfigError);
+}
+
+// NCCL's LL takes a channel per 512 threads x 8 B = 4 KiB, and a ring's
+// threshold is that times the ranks (a ring step moves one rank's piece):
+// 64 KiB on 16 ranks is one ring channel, 64 KiB / 4 KiB = 16 tree channels.
+TEST_CASE("LL's channel threshold counts the ranks for a ring, not for a tree") {
+  ClusterSetup setup = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"library.protocol=LL"});
+  auto run = [&](const char* algorithm, Bytes bytes) {
+    AlgorithmEntry a = *findAlgorithm(Collective::AllReduce, algorithm);
+    RunRequest req{Collective::AllReduce, &a, DataType::Float32, bytes, Bytes(1) << 20, false};
+    req.library = setup.library;
+    return simulateCollective(setup.cluster, req);
+  };
+  CHECK(run("ring", Bytes(64) << 10).channels == 1);
+  CHECK(run("ring", Bytes(128) << 10).channels == 2);
+  CHECK(run("tree", Bytes(8) << 10).channels == 2);
+  CHECK(run("tree", Bytes(64) << 10).channels == 16);
 }
 
 // Atlas 800T A2: 8 x 910B, each pair on its own 18.3 GB/s HCCS link, under

@@ -30,7 +30,10 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   how its 640 threads walk a step's 576,000 B is not in nccl-facts.md:
 //   its trees keep the chunk.
 // - a channel per 512 threads x 64 B (Simple), 640 x 8 B (LL128) or
-//   512 x 8 B x ranks (LL): NCCL_*_THREAD_THRESHOLD.
+//   512 x 8 B (LL): NCCL_*_THREAD_THRESHOLD; a ring's LL threshold is
+//   multiplied by the rank count (tuning.cc: threadThresholds[RING][LL] *=
+//   nRanks: a ring step moves a rank's piece of the channel's part), a
+//   tree's is not.
 // - up to 16 channels: NCCL builds 8-32 on NVSwitch nodes (nccl-facts.md).
 // - slots: NCCL_STEPS = 8 slots per channel and peer; LL and LL128 move a
 //   slot a step (8 steps ahead), Simple a chunk of 4 slots (2 ahead).

@@ -58,8 +58,9 @@ struct ProtocolModel {
   // it on): the piece that algorithms pipelining pieces of their own
   // (trees, hierpipe) cut, in place of the chunk. 0: the chunk.
   Bytes wave = 0;
-  // A channel per this many bytes (plus per rank times the rank count), as
-  // NCCL's thread thresholds do; at least min_channels.
+  // A channel per this many bytes (plus per rank times the rank count, for
+  // algorithms that cut a channel's part into a piece per rank), as NCCL's
+  // thread thresholds do; at least min_channels.
   Bytes channelBytes = 0;
   Bytes channelBytesPerRank = 0;
   int slots = 0; // per peer; 0: each send holds its step until delivered
@@ -100,7 +101,8 @@ struct LibraryModel {
   bool allowsInNetwork() const;
   // The names in `protocol` that are none of the library's ("" when all are).
   std::string unknownProtocols() const;
-  // How many channels `protocol` uses for `bytes` on `ranks` ranks.
+  // How many channels `protocol` uses for `bytes` cut into a piece per
+  // rank of `ranks` (1: an algorithm that pipelines the whole part).
   int channelsFor(const ProtocolModel& protocol, Bytes bytes, int ranks) const;
 };
 

@@ -99,10 +99,13 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   bool nvls = a.pipelinesChunks && a.reducesInNetwork() && req.library.nvlsChunk > 0;
   // NCCL runs NVLS on all its NVLS channels at every size (no thread
   // threshold: enqueue.cc, "NVLS should not need more than 16 channels").
+  // An algorithm that pipelines pieces of its own (a tree) moves the whole
+  // part of its channel step after step, not a piece per rank: its
+  // threshold is not multiplied by the ranks.
   int channels = !split              ? 1
                  : req.channels > 1 ? req.channels
                  : nvls             ? req.library.channels
-                                    : req.library.channelsFor(p, req.bytes, ranks);
+                                    : req.library.channelsFor(p, req.bytes, a.pipelinesChunks ? 1 : ranks);
   Bytes chunk = nvls ? req.library.nvlsChunk : a.pipelinesChunks && p.wave > 0 ? p.wave : p.chunk;
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
