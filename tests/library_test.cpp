@@ -281,6 +281,39 @@ TEST_CASE("a channel moves at most its share of its device's links, of which LL 
   CHECK_WITHIN(us("LL"), 167.77216, 1e-9);
 }
 
+// The same two devices with LL's bus ceiling at 2 GB/s, below the 6.25 GB/s
+// a channel's share gives LL: on one channel, 32 steps of 32 KiB at 2 GB/s,
+// 32 x 16.384 us; on four, each channel has 0.5 GB/s for its 256 KiB, eight
+// steps of 32 KiB at 65.536 us: the same 524.288 us, as the ceiling is the
+// device's, whatever the channels.
+TEST_CASE("a protocol's bus ceiling is shared by the run's channels - by server count") {
+  auto us = [&](int channels) {
+    std::vector<std::string> sets{"devices=2", "hccs.bandwidth=100GB/s", "hccs.efficiency=1", "hccs.latency=0",
+                                  "library.channels=4", "library.launch=0", "library.protocol=LL",
+                                  "library.protocols.LL.base_latency=0", "library.protocols.LL.hop_intra=0",
+                                  "library.protocols.LL.bus_bandwidth=[2GB/s, 1GB/s, 1GB/s]",
+                                  "library.protocols.LL.channel_bytes_per_rank=" + std::string(channels == 1 ? "1GiB" : "0")};
+    ClusterSetup two = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), sets);
+    AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+    RunRequest req{Collective::AllReduce, &ring, DataType::Float32, Bytes(1) << 20, Bytes(1) << 20, false};
+    req.library = two.library;
+    CollectiveRun run = simulateCollective(two.cluster, req);
+    CHECK(run.channels == channels);
+    return toMicroseconds(run.execution.finish);
+  };
+  CHECK_WITHIN(us(1), 524.288, 1e-9);
+  CHECK_WITHIN(us(4), 524.288, 1e-9);
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  const std::string row = "library.protocols.LL.bus_bandwidth=[141GB/s, 39GB/s, 20.4GB/s]";
+  CHECK(loadClusterFile(h100, {row, "servers=1"}).library.find("LL")->busBandwidthFor(1) == Bandwidth(141e9));
+  CHECK(loadClusterFile(h100, {row}).library.find("LL")->busBandwidthFor(2) == Bandwidth(39e9));
+  CHECK(loadClusterFile(h100, {row}).library.find("LL")->busBandwidthFor(8) == Bandwidth(20.4e9));
+  CHECK(loadClusterFile(h100, {"library.protocols.LL.bus_bandwidth=5GB/s"}).library.find("LL")->busBandwidthFor(3) ==
+        Bandwidth(5e9));
+  CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.protocols.LL.bus_bandwidth=[1GB/s, 2GB/s]"}),
+                       doctest::Contains("three: [one server, two, three or more]"), ConfigError);
+}
+
 TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
   AlgorithmEntry hierpipe = *findAlgorithm(Collective::AllReduce, "hierpipe:nvls+ring");

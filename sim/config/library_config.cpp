@@ -1,5 +1,7 @@
 #include "sim/config/library_config.h"
 
+#include <vector>
+
 #include "sim/core/units.h"
 
 namespace collsim {
@@ -12,7 +14,7 @@ std::string presetList() {
 }
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
-  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "lane_efficiency", "chunk",
+  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "bus_bandwidth", "lane_efficiency", "chunk",
                "channel_bytes", "channel_bytes_per_rank", "slots", "in_network", "max_bytes", "wave"});
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
@@ -25,6 +27,17 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   if (auto v = n.find("channel_bandwidth")) {
     std::string t = v->text();
     p.channelBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();
+  }
+  if (auto v = n.find("bus_bandwidth")) {
+    // One figure for any number of servers, or [one, two, three or more].
+    auto figure = [](const ConfigNode& f) {
+      std::string t = f.text();
+      return (t == "0" || t == "none") ? Bandwidth(0) : f.bandwidth();
+    };
+    if (!v->isSequence()) p.busBandwidth.fill(figure(*v));
+    else if (std::vector<ConfigNode> items = v->items(); items.size() == 3)
+      for (std::size_t i = 0; i < 3; ++i) p.busBandwidth[i] = figure(items[i]);
+    else v->fail("bus_bandwidth is one figure, or three: [one server, two, three or more]");
   }
   if (auto v = n.find("lane_efficiency")) {
     p.laneEfficiency = v->number();

@@ -12,8 +12,10 @@
 //     nvls_latency: 25us               # in place of the base latency, for in-network algorithms
 //     protocols:                       # any figure of any protocol
 //       LL128: {data_share: 0.9375, base_latency: 14us, hop_intra: 1.9us, hop_network: 4us,
-//               step_overhead: 0, channel_bandwidth: 16.7GB/s, lane_efficiency: 1, chunk: 576000, wave: 0, channel_bytes: 5KiB,
+//               step_overhead: 0, channel_bandwidth: 16.7GB/s, bus_bandwidth: none, lane_efficiency: 1,
+//               chunk: 576000, wave: 0, channel_bytes: 5KiB,
 //               channel_bytes_per_rank: 0, slots: 8, in_network: false, max_bytes: none}
+//       LL: {bus_bandwidth: [141GB/s, 39GB/s, 20.4GB/s]}   # by servers: one, two, three or more
 #pragma once
 
 #include <optional>

@@ -9,8 +9,9 @@
 //   receiver sees the data, while its sender goes on); per step, on the
 //   device before each step (HCCL's task per step);
 // - the most data one channel moves per second with it (one thread block
-//   writing lines; 0 = only the links limit it), and the share of its
-//   channel's part of the links it can fill;
+//   writing lines; 0 = only the links limit it), the share of its
+//   channel's part of the links it can fill, and the most all channels of a
+//   device move together;
 // - its chunk: the bytes per rank of one loop (NCCL: its staging buffer per
 //   channel, a few slots of it per step), and its wave: the data its threads
 //   pass on at once when lines carry their own flags (the piece a tree
@@ -33,6 +34,8 @@
 // no chunk loops, the device's step overhead.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -52,6 +55,13 @@ struct ProtocolModel {
   // channel's thread block fills with this protocol's lines; 0: a channel is
   // not held to a share (HCCL's copies are its DMA engines', not threads').
   double laneEfficiency = 1;
+  // The most it moves for one device over all its channels together, as
+  // bus bandwidth, by the cluster's servers: one, two, three or more (NCCL's
+  // llMaxBws for LL, measured per GPU generation on one node and per CPU
+  // vendor across nodes); 0: no such ceiling. Each of a run's channels gets
+  // its part of it.
+  std::array<Bandwidth, 3> busBandwidth{};
+  Bandwidth busBandwidthFor(int servers) const { return busBandwidth[std::clamp(servers, 1, 3) - 1]; }
   Bytes chunk = 0;
   // The data a channel's threads forward at once, a line each, as their
   // lines land (LL: each thread waits for its own line's flag and passes

@@ -79,13 +79,18 @@ Bandwidth channelShare(const Cluster& cluster, int channels) {
   return links / Bandwidth(std::max(1, channels));
 }
 
-// In data bytes: the share carries lines, of which the data is a part.
-Bandwidth laneBandwidth(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
-  if (p.laneEfficiency == 0) return p.channelBandwidth;
+// In data bytes: the share carries lines, of which the data is a part; and
+// each of the run's `channels` gets its part of the protocol's bus ceiling.
+Bandwidth laneBandwidth(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p, int channels) {
+  Bandwidth lane = p.channelBandwidth;
+  auto cap = [&lane](Bandwidth limit) {
+    if (limit > 0) lane = lane == 0 ? limit : std::min(lane, limit);
+  };
+  if (Bandwidth bus = p.busBandwidthFor(cluster.servers); bus > 0) cap(bus / Bandwidth(std::max(1, channels)));
+  if (p.laneEfficiency == 0) return lane;
   Bandwidth share = channelShare(cluster, req.channels > 1 ? req.channels : req.library.channels);
-  if (share == 0) return p.channelBandwidth;
-  auto lane = Bandwidth(double(share) * p.dataShare * p.laneEfficiency);
-  return p.channelBandwidth == 0 ? lane : std::min(lane, p.channelBandwidth);
+  cap(Bandwidth(double(share) * p.dataShare * p.laneEfficiency));
+  return lane;
 }
 
 // Channels and chunk loops change AllReduce only (algorithms/core/channels.h).
@@ -112,7 +117,7 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   // NVLS's latency is the NVSwitch's: SHARP in the fabric alone keeps the protocol's.
   Time base = a.needsReducingSwitch && req.library.nvlsLatency > 0 ? req.library.nvlsLatency : p.baseLatency;
   StepCosts costs{req.library.launch + base, p.stepOverhead, p.stepOverhead, p.dataShare,
-                  laneBandwidth(cluster, req, p), p.slots, p.hopIntra, p.hopNetwork};
+                  laneBandwidth(cluster, req, p, channels), p.slots, p.hopIntra, p.hopNetwork};
   std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   Bytes loopBytes = split && chunk > 0 ? std::max<Bytes>(1, chunk / elemSize) * elemSize * Bytes(perLoop) * Bytes(channels) : 0;
   // Named as asked: the library chooses the channels (reported beside).
