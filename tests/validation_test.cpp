@@ -8,8 +8,9 @@
 // launches behind the devices (compare.h), and the device model runs mid
 // sizes (1-16 MiB) too fast. Of the two-node ones, H100 over 400G
 // InfiniBand meets the uncalibrated target, with the ring alone or with
-// NVLS and the tree where they win; p4d over EFA does not (EFA's
-// per-message costs are not modelled). Calibrating them takes 7-20 s: not here.
+// NVLS and the tree where they win (then within 30 % at every size), and
+// with them meets the calibrated targets too; p4d over EFA does not (EFA's
+// per-message costs are not modelled).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -125,17 +126,19 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
   struct TwoNode {
     Sweep sweep;
     const char* algorithms;
-    double medianBelow;
+    double medianBelow, maxBelow;
   };
   const TwoNode twoNode[] = {
       // The ring alone: within 2x on p4d, the uncalibrated target on H100. The
       // p4d run fixed the ring (NCCL_ALGO=RING: tests/data/env/nccl-p4d.sh);
       // EFA's per-message costs of 2021 are not modelled.
-      {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0},
-      {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 0.30},
-      // NVLS where it wins, its slices one per chunk loop: the uncalibrated target.
+      {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0, 1.0},
+      {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 0.30, 1.0},
+      // NVLS where it wins, its slices one per chunk loop, and the tree under
+      // LL below (16 channels from 64 KiB, LL's 39 GB/s bus ceiling across
+      // two nodes): the uncalibrated target, and within 30 % at every size.
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"},
-       "ring,tree,hierpipe:nvls+ring", 0.30},
+       "ring,tree,hierpipe:nvls+ring", 0.30, 0.30},
   };
   for (const TwoNode& t : twoNode) {
     CAPTURE(t.sweep.log);
@@ -152,5 +155,20 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
       if (p.algorithm.find("nvls") != std::string::npos) CHECK(p.protocol == "Simple");
     if (c.points.front().algorithm.find("nvls") == std::string::npos) CHECK(c.points.front().protocol != "Simple");
     CHECK(c.medianAbsError < t.medianBelow);
+    CHECK(c.maxAbsError < t.maxBelow);
   }
+}
+
+// Release only (scripts/test.sh leaves "node sweeps" out of the sanitizer
+// builds): the search simulates the tree's pipelined pieces, some 20 s.
+TEST_CASE("H100 pair node sweeps with NVLS and the tree: within 10 % (max 30 %) calibrated") {
+  MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/h100-2x8-ib400-nccl2.26.txt"));
+  CalibrateOptions o;
+  o.compare.algorithm = "ring,tree,hierpipe:nvls+ring";
+  CalibrationResult r = calibrate(curve, Collective::AllReduce, source("configs/clusters/h100-2x8-ib400.yaml"), {}, o);
+  MESSAGE("h100 pair: before median " << r.before.medianAbsError << " max " << r.before.maxAbsError << "; after median "
+                                      << r.after.medianAbsError << " max " << r.after.maxAbsError);
+  CHECK(r.after.medianAbsError < 0.10);
+  CHECK(r.after.maxAbsError < 0.30);
+  CHECK(r.after.medianAbsError < r.after.lineMedianAbsError);
 }
