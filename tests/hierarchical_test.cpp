@@ -28,6 +28,21 @@ ClusterParams atlas(int servers, HccsShape shape) {
   return c;
 }
 
+// Bytes over the cluster's RoCE links (both directions) of `algo` on
+// `spec`, and when it ends.
+std::pair<Bytes, Time> roceBytes(const Cluster& c, const std::string& algo, const CollectiveSpec& spec) {
+  AlgorithmEntry entry = *findAlgorithm(spec.op, algo);
+  EventEngine engine;
+  LinkNetwork net(engine, c, 4096, 1_MiB);
+  SchedulePtr s = buildSchedule(entry, spec);
+  ScheduleExecutor ex(engine, net, c, *s);
+  ex.run();
+  Bytes roce = 0;
+  for (std::size_t l = 0; l < c.links.size(); ++l)
+    if (c.links[l].type == "roce") roce += net.channelStats()[2 * l].bytes + net.channelStats()[2 * l + 1].bytes;
+  return {roce, engine.now()};
+}
+
 double seconds(const Cluster& c, const std::string& algo, Bytes n, Bytes segment = 4_KiB) {
   AlgorithmEntry entry = *findAlgorithm(Collective::AllReduce, algo);
   RunRequest req{Collective::AllReduce, &entry, DataType::Int8, n, segment, true};
@@ -55,7 +70,7 @@ TEST_CASE("hierarchical schedules are correct symbolically and on real data") {
   for (auto layout : {std::pair{3, 4}, std::pair{5, 2}, std::pair{2, 8}, std::pair{4, 3}}) {
     const int servers = layout.first, devices = layout.second; // plain names: CAPTURE cannot take bindings (clang 14)
     for (const char* name : {"hier:ring+ring", "hier:ring+rhd", "hier:mesh+nhr", "hier:mesh+nb", "hierpipe:ring+rhd",
-                             "level0:NA;level1:H-D_R"}) {
+                             "level0:NA;level1:H-D_R", "hier:ring+tree", "hierpipe:ring+tree", "hierpipe:mesh+dbtree"}) {
       AlgorithmEntry algo = *findAlgorithm(Collective::AllReduce, name);
       CollectiveSpec spec{Collective::AllReduce, servers * devices, 1001, 4, 0, devices};
       CAPTURE(servers);
@@ -111,6 +126,8 @@ TEST_CASE("every hierarchical schedule is correct symbolically on 1..8 servers x
           for (const auto& inter : op == Collective::Broadcast ? std::vector<std::string>{"ring"} : levels)
             names.push_back("hier:" + intra + "+" + inter);
         if (op == Collective::AllReduce || op == Collective::Broadcast) names.push_back("hierpipe:ring+ring");
+        if (op == Collective::AllReduce)
+          for (const char* name : {"hier:ring+tree", "hierpipe:ring+tree", "hier:mesh+dbtree"}) names.push_back(name);
         for (const auto& name : names) {
           auto algo = findAlgorithm(op, name);
           REQUIRE(algo);
@@ -138,20 +155,31 @@ TEST_CASE("hierarchical ReduceScatter sends only (S-1)/S n/D per device over the
   // chunk (n/D) over S servers: (S-1)/S n/D bytes sent.
   ClusterParams p = atlas(4, HccsShape::Mesh);
   p.server.devices = 4;
-  Cluster c = buildCluster(p);
-  AlgorithmEntry algo = *findAlgorithm(Collective::ReduceScatter, "hier:mesh+ring");
-  EventEngine engine;
-  LinkNetwork net(engine, c, 4096, 1_MiB);
-  CollectiveSpec spec{Collective::ReduceScatter, 16, 16_MiB, 1, 0, 4};
-  SchedulePtr s = buildSchedule(algo, spec);
-  ScheduleExecutor ex(engine, net, c, *s);
-  ex.run();
-  Bytes roce = 0;
-  for (std::size_t l = 0; l < c.links.size(); ++l)
-    if (c.links[l].type == "roce") roce += net.channelStats()[2 * l].bytes + net.channelStats()[2 * l + 1].bytes;
+  Bytes roce = roceBytes(buildCluster(p), "hier:mesh+ring", CollectiveSpec{Collective::ReduceScatter, 16, 16_MiB, 1, 0, 4}).first;
   // Each byte crosses two RoCE links (device -> switch -> device).
   double perDevice = double(roce) / 2 / 16;
   CHECK_WITHIN(perDevice, 3.0 / 4 * double(16_MiB) / 4, 1e-6);
+}
+
+// The tree between servers as a phase: each head sends its half up once and
+// down to each child, so over all servers 2 (S-1) halves a tree, two trees:
+// 2 (S-1) x n/D bytes per server pair of a device's chunk, what the ring
+// between heads moves in all too (S x 2 (S-1)/S x n/D). On two servers the
+// trees are the two-rank ring itself: one half each way, then back.
+TEST_CASE("the tree between servers moves the ring's bytes in all, and is the ring on two servers") {
+  auto run = [](int servers, const char* name) {
+    ClusterParams p = atlas(servers, HccsShape::Mesh);
+    p.server.devices = 4;
+    return roceBytes(buildCluster(p), name, CollectiveSpec{Collective::AllReduce, 4 * servers, 16_MiB, 1, 0, 4});
+  };
+  for (int servers : {3, 5, 8}) {
+    CAPTURE(servers);
+    Bytes tree = run(servers, "hier:mesh+tree").first;
+    CHECK(tree == run(servers, "hier:mesh+ring").first);
+    // Each byte crosses two RoCE links: 2 (S-1) x n/D per device of a server.
+    CHECK_WITHIN(double(tree) / 2, 2.0 * (servers - 1) * double(16_MiB) / 4 * 4, 1e-9);
+  }
+  CHECK(run(2, "hier:mesh+tree") == run(2, "hier:mesh+ring"));
 }
 
 TEST_CASE("hierarchical names and their errors") {
@@ -167,9 +195,10 @@ TEST_CASE("hierarchical names and their errors") {
   CHECK_FALSE(tree.unsupported(CollectiveSpec{Collective::Broadcast, 12, 0, 4, 0, 4}).empty());
   AlgorithmEntry pipe = *findAlgorithm(Collective::ReduceScatter, "hierpipe:ring+ring");
   CHECK_FALSE(pipe.unsupported(CollectiveSpec{Collective::ReduceScatter, 12, 0, 4, 0, 4}).empty());
-  // Every level that pipelines on streams of its own is refused as a phase
-  // (it would not run as one stream), whatever its name.
-  int multiStream = 0;
+  // Every level that pipelines on streams of its own runs as its one-stream
+  // form (the trees), or is refused as a phase (it would not run as one
+  // stream), whatever its name.
+  int multiStream = 0, asPhase = 0;
   for (const auto* registry : {&algorithmRegistry(), &inNetworkRegistry()})
     for (const AlgorithmEntry& level : *registry) {
       if (level.op != Collective::AllReduce || !level.pipelinesChunks) continue;
@@ -177,9 +206,16 @@ TEST_CASE("hierarchical names and their errors") {
       AlgorithmEntry h = *findAlgorithm(Collective::AllReduce, "hier:ring+" + level.name);
       std::string why = h.unsupported(CollectiveSpec{Collective::AllReduce, 12, 0, 4, 0, 4});
       CAPTURE(level.name);
-      CHECK(why.find("runs as several streams") != std::string::npos);
+      if (level.buildAsPhase) {
+        ++asPhase;
+        CHECK(why.empty());
+        CHECK_FALSE(h.pipelinesChunks);
+      } else {
+        CHECK(why.find("runs as several streams") != std::string::npos);
+      }
     }
   CHECK(multiStream == 3); // dbtree, tree, nvls
+  CHECK(asPhase == 2);     // the trees
 }
 
 TEST_CASE("ECMP spreads flows between leaves over all spines") {

@@ -203,3 +203,30 @@ TEST_CASE("one H100 node - the ring up to 1 MiB, NVLS from 2 MiB, as NCCL chose"
   CHECK(sharpUs(pair.library) == sharpUs(pairPlain));
   CHECK_THROWS_WITH_AS(loadClusterFile(file, {"library.nvls_latency=soon"}), doctest::Contains("nvls_latency"), ConfigError);
 }
+
+// NCCL's NVLS tree: NVLS inside each server, the heads' double binary tree
+// between servers, each NVLS chunk whole (hierpipe pipelines the chunks).
+// Past two servers the ring between heads pays 2(S-1) hops of a small piece
+// per chunk under Simple's two slots; the trees pay 2 log2 S hops.
+TEST_CASE("hierpipe:nvls+tree - NCCL's NVLS tree, correct, and past two servers ahead of the ring between heads") {
+  for (auto [servers, devices] : {std::pair{3, 4}, std::pair{4, 2}, std::pair{5, 3}}) {
+    CAPTURE(servers);
+    CollectiveSpec spec{Collective::AllReduce, servers * devices, 1001, 4, 0, devices};
+    SchedulePtr s = buildSchedule(*findAlgorithm(Collective::AllReduce, "hierpipe:nvls+tree"), spec);
+    CheckReport r = checkSchedule(*s, spec);
+    CHECK_MESSAGE(r.ok(), r.summary());
+    RunOptions options{DataType::Float32, ReduceOp::Sum, std::chrono::milliseconds(20'000)};
+    RealRunReport real = runWithThreads(*s, spec, options);
+    CHECK_MESSAGE(real.ok(), real.firstWrong);
+  }
+  ClusterSetup h100 = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"servers=8"});
+  auto run = [&](const char* name) {
+    AlgorithmEntry a = requireAlgorithm(Collective::AllReduce, name, h100.cluster, "--algo");
+    RunRequest req{Collective::AllReduce, &a, DataType::Float32, Bytes(1) << 30, Bytes(1) << 20, false};
+    req.library = h100.library;
+    return simulateCollective(h100.cluster, req);
+  };
+  CollectiveRun tree = run("hierpipe:nvls+tree"), ring = run("hierpipe:nvls+ring");
+  CHECK(tree.execution.finish < ring.execution.finish);
+  CHECK(tree.execution.bytesSent == tree.execution.bytesReceived);
+}

@@ -32,7 +32,9 @@ TEST_CASE("NCCL variables become library overrides and algorithms") {
   CHECK(nccl({{"NCCL_BUFFSIZE", "8388608"}}).overrides == Strings{"library.protocols.Simple.chunk=4194304"});
   CHECK(nccl({{"NCCL_NVLS_CHUNKSIZE", "262144"}}).overrides == Strings{"library.nvls_chunk=262144"});
   CHECK(nccl({{"NCCL_ALGO", "Ring,Tree"}}).algorithms == Strings{"ring", "tree"});
-  CHECK(nccl({{"NCCL_ALGO", "^ring"}}).algorithms == Strings{"tree", "hierpipe:nvls+ring"});
+  CHECK(nccl({{"NCCL_ALGO", "^ring"}}).algorithms == Strings{"tree", "hierpipe:nvls+ring", "hierpipe:nvls+tree"});
+  CHECK(nccl({{"NCCL_ALGO", "Ring,NVLSTree"}}).algorithms == Strings{"ring", "hierpipe:nvls+tree"});
+  CHECK(nccl({{"NCCL_ALGO", "Ring,NVLSTree"}}, 1).algorithms == Strings{"ring"}); // NCCL runs it across servers only
   CHECK(nccl({{"NCCL_ALGO", "NVLS"}}, 1).algorithms == Strings{"nvls"});
   NcclSettings partly = nccl({{"NCCL_ALGO", "Ring,CollNetDirect"}, {"NCCL_DEBUG", "INFO"}, {"HCCL_BUFFSIZE", "200"}});
   CHECK(partly.algorithms == Strings{"ring"});

@@ -45,6 +45,11 @@ struct AlgorithmEntry {
   bool needsReducingSwitch = false;
   bool needsReducingFabric = false;
   bool reducesInNetwork() const { return needsReducingSwitch || needsReducingFabric; }
+  // For an algorithm on several streams, the same collective on one, moving
+  // its ranges whole: what a phase of a hierarchical algorithm runs (phases
+  // are chained as one stream; hierpipe pipelines its slices itself).
+  // Empty: it cannot be a phase.
+  std::function<SchedulePtr(const GroupView& group, const CollectiveSpec& spec)> buildAsPhase = nullptr;
 };
 
 // The schedule of `entry` over every rank of `spec` and its whole buffer.

@@ -9,10 +9,10 @@ RootedTree::RootedTree(std::vector<int> parent) : parent_(std::move(parent)) {
   children_.assign(std::size_t(p), {});
   for (int r = 0; r < p; ++r)
     if (parent_[r] >= 0) children_[parent_[r]].push_back(r);
+  level_.assign(std::size_t(p), 0);
   for (int r = 0; r < p; ++r) {
-    int d = 0;
-    for (int q = r; parent_[q] >= 0; q = parent_[q]) ++d;
-    depth_ = std::max(depth_, d);
+    for (int q = r; parent_[q] >= 0; q = parent_[q]) ++level_[r];
+    depth_ = std::max(depth_, level_[r]);
   }
 }
 

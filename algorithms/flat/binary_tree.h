@@ -19,10 +19,12 @@ public:
   int parent(int rank) const { return parent_[rank]; }
   const std::vector<int>& children(int rank) const { return children_[rank]; }
   int depth() const { return depth_; } // edges from the deepest rank to the root
+  int level(int rank) const { return level_[rank]; } // edges from `rank` to the root
 
 private:
   std::vector<int> parent_;
   std::vector<std::vector<int>> children_;
+  std::vector<int> level_;
   int depth_ = 0;
 };
 

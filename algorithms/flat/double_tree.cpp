@@ -27,6 +27,7 @@
 #include <cmath>
 
 #include "algorithms/core/compose.h"
+#include "algorithms/flat/lockstep_trees.h"
 #include "algorithms/flat/tree_pipeline.h"
 
 namespace collsim {
@@ -97,7 +98,7 @@ SchedulePtr doubleTreeBroadcast(const GroupView& g, const CollectiveSpec& spec) 
 }
 
 AlgorithmEntry doubleTreeAllReduceEntry() {
-  return {Collective::AllReduce,
+  AlgorithmEntry e{Collective::AllReduce,
           "dbtree",
           "NCCL double binary tree: each half reduced up and broadcast down its own tree, pipelined",
           "2 (D + C - 1) (a + n/(2C) b) + about (D + C - 1) (n/C) g, D = tree depth, C = chunks per tree "
@@ -109,6 +110,8 @@ AlgorithmEntry doubleTreeAllReduceEntry() {
             return 2 * steps * (m.alpha + n / (2 * c) * m.beta) + steps * (n / c) * m.gamma;
           },
           anyRankCount, /*pipelinesChunks=*/true};
+  e.buildAsPhase = lockstepDoubleTreeAllReduce;
+  return e;
 }
 
 AlgorithmEntry doubleTreeBroadcastEntry() {

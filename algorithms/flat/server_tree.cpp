@@ -24,6 +24,7 @@
 
 #include "algorithms/core/compose.h"
 #include "algorithms/flat/double_tree.h"
+#include "algorithms/flat/lockstep_trees.h"
 
 namespace collsim {
 namespace {
@@ -52,7 +53,7 @@ SchedulePtr serverTreeAllReduce(const GroupView& g, const CollectiveSpec& spec) 
 } // namespace
 
 AlgorithmEntry serverTreeAllReduceEntry() {
-  return {Collective::AllReduce,
+  AlgorithmEntry e{Collective::AllReduce,
           "tree",
           "NCCL's tree: a chain through each server, double binary tree between servers, halves pipelined",
           "2 (p + C - 2) (a + n/(2C) b) + about (p + C - 2) (n/C) g on one server (a chain); across S servers of D "
@@ -64,6 +65,10 @@ AlgorithmEntry serverTreeAllReduceEntry() {
             return 2 * steps * (m.alpha + n / (2 * c) * m.beta) + steps * (n / c) * m.gamma;
           },
           anyRankCount, /*pipelinesChunks=*/true};
+  // A phase between servers (one member each): the double binary tree, each
+  // half whole (NCCL's NVLS tree under hierpipe:nvls+tree).
+  e.buildAsPhase = lockstepDoubleTreeAllReduce;
+  return e;
 }
 
 } // namespace collsim

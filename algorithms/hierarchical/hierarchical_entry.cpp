@@ -86,16 +86,24 @@ std::vector<std::string> hierarchyNames(Collective op) {
 std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyChoice& c, const std::string& name) {
   auto phases = levelCollectives(op);
   if (!phases) return std::nullopt;
+  // A level on several streams runs as its one-stream form where it has one.
+  auto asPhase = [](AlgorithmEntry e) {
+    if (e.pipelinesChunks && e.buildAsPhase) {
+      e.build = e.buildAsPhase;
+      e.pipelinesChunks = false;
+    }
+    return e;
+  };
   HierarchyLevels lv;
   for (Collective level : phases->intra) {
     auto e = findAlgorithm(level, c.intra);
     if (!e) return std::nullopt;
-    lv.intra.push_back(*e);
+    lv.intra.push_back(asPhase(*e));
   }
   for (Collective level : phases->inter) {
     auto e = findAlgorithm(level, c.inter);
     if (!e) return std::nullopt;
-    lv.inter.push_back(*e);
+    lv.inter.push_back(asPhase(*e));
   }
   const int slices = c.slices;
   // Slicing the buffer keeps AllReduce and Broadcast what they are; it would

@@ -33,11 +33,14 @@ std::string protocolOverride(const EnvSetting& s) {
   return (excluded ? "^" : "") + joinList(listed);
 }
 
-// NCCL_ALGO: Ring, Tree, NVLS (any case), a list, or ^list for all but.
+// NCCL_ALGO: Ring, Tree, NVLS, NVLSTree (any case), a list, or ^list for
+// all but. NCCL runs NVLSTree across servers only.
 std::vector<std::string> algorithms(const EnvSetting& s, int servers, std::vector<std::string>& unmodelled) {
-  const std::string nvls = servers > 1 ? "hierpipe:nvls+ring" : "nvls";
-  const std::vector<std::pair<std::string, std::string>> modelled = {{"ring", "ring"}, {"tree", "tree"}, {"nvls", nvls}};
-  const std::vector<std::string> known = {"collnetdirect", "collnetchain", "nvlstree", "pat"};
+  std::vector<std::pair<std::string, std::string>> modelled = {
+      {"ring", "ring"}, {"tree", "tree"}, {"nvls", servers > 1 ? "hierpipe:nvls+ring" : "nvls"}};
+  std::vector<std::string> known = {"collnetdirect", "collnetchain", "pat"};
+  if (servers > 1) modelled.emplace_back("nvlstree", "hierpipe:nvls+tree");
+  else known.push_back("nvlstree");
   bool excluded = false;
   std::vector<std::string> listed;
   for (const auto& n : splitExcludableList(s.value, excluded)) {
@@ -51,7 +54,7 @@ std::vector<std::string> algorithms(const EnvSetting& s, int servers, std::vecto
   std::vector<std::string> out;
   for (const auto& [key, name] : modelled)
     if ((std::find(listed.begin(), listed.end(), key) != listed.end()) != excluded) out.push_back(name);
-  if (out.empty()) bad(s, "leaves none of the algorithms collsim models (Ring, Tree, NVLS)");
+  if (out.empty()) bad(s, "leaves none of the algorithms collsim models (Ring, Tree, NVLS, NVLSTree across servers)");
   return out;
 }
 

@@ -1,0 +1,42 @@
+#include "algorithms/flat/lockstep_trees.h"
+
+#include <algorithm>
+
+#include "algorithms/flat/double_tree.h"
+
+namespace collsim {
+
+LockstepTrees::LockstepTrees(GroupView g, std::vector<RootedTree> trees, std::vector<Block> ranges)
+    : g_(std::move(g)), trees_(std::move(trees)), ranges_(std::move(ranges)) {
+  for (const RootedTree& t : trees_) depth_ = std::max(depth_, t.depth());
+}
+
+void LockstepTrees::appendOps(int rank, int step, std::vector<Op>& out) const {
+  const int i = g_.local(rank);
+  const bool up = step < depth_;
+  for (std::size_t t = 0; t < trees_.size(); ++t) {
+    const RootedTree& tree = trees_[t];
+    const Block b = ranges_[t];
+    const int d = tree.level(i), parent = tree.parent(i);
+    const auto& children = tree.children(i);
+    if (up) {
+      if (!children.empty() && step == depth_ - d - 1)
+        for (int c : children) g_.emit(out, OpKind::RecvReduce, c, b);
+      if (parent >= 0 && step == depth_ - d) g_.emit(out, OpKind::Send, parent, b);
+    } else {
+      const int k = step - depth_;
+      if (parent >= 0 && k == d - 1) g_.emit(out, OpKind::Recv, parent, b);
+      if (k == d)
+        for (int c : children) g_.emit(out, OpKind::Send, c, b);
+    }
+  }
+}
+
+SchedulePtr lockstepDoubleTreeAllReduce(const GroupView& g, const CollectiveSpec&) {
+  const int p = g.size();
+  std::vector<RootedTree> trees{binaryTree(labelsFromRoot(p, 0)), binaryTree(mirroredLabels(p))};
+  std::vector<Block> halves{blockOf(g.count(), 2, 0), blockOf(g.count(), 2, 1)};
+  return std::make_unique<LockstepTrees>(g, std::move(trees), std::move(halves));
+}
+
+} // namespace collsim
