@@ -209,7 +209,8 @@ TEST_CASE("one H100 node - the ring up to 1 MiB, NVLS from 2 MiB, as NCCL chose"
 // Past two servers the ring between heads pays 2(S-1) hops of a small piece
 // per chunk under Simple's two slots; the trees pay 2 log2 S hops.
 TEST_CASE("hierpipe:nvls+tree - NCCL's NVLS tree, correct, and past two servers ahead of the ring between heads") {
-  for (auto [servers, devices] : {std::pair{3, 4}, std::pair{4, 2}, std::pair{5, 3}}) {
+  for (auto layout : {std::pair{3, 4}, std::pair{4, 2}, std::pair{5, 3}}) {
+    const int servers = layout.first, devices = layout.second; // plain names: CAPTURE cannot take bindings (clang 14)
     CAPTURE(servers);
     CollectiveSpec spec{Collective::AllReduce, servers * devices, 1001, 4, 0, devices};
     SchedulePtr s = buildSchedule(*findAlgorithm(Collective::AllReduce, "hierpipe:nvls+tree"), spec);
