@@ -98,10 +98,10 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
       out.push_back(at + "hop_network=" + number(toMicroseconds(p.hopNetwork) * value) + "us");
       if (p.stepOverhead > 0) out.push_back(at + "step_overhead=" + number(toMicroseconds(p.stepOverhead) * value) + "us");
     } else {
-      // Its own caps, and the part of its share of the links it fills (at most all).
-      auto scaled = [value](Bandwidth b) { return b == 0 ? std::string("0") : number(double(b) * value / 1e9) + "GB/s"; };
-      if (p.channelBandwidth > 0) out.push_back(at + "channel_bandwidth=" + scaled(p.channelBandwidth));
-
+      // Its own cap, and the part of its share of the links it fills (at most
+      // all); not its bus ceiling, which is the device's, not a channel's.
+      if (p.channelBandwidth > 0)
+        out.push_back(at + "channel_bandwidth=" + number(double(p.channelBandwidth) * value / 1e9) + "GB/s");
       if (p.laneEfficiency > 0) out.push_back(at + "lane_efficiency=" + number(std::min(1.0, p.laneEfficiency * value)));
     }
   }
