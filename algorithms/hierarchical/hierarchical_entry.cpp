@@ -126,9 +126,10 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
     return pipeline(std::move(stages));
   };
   e.pipelinesChunks = slices > 1;
-  // A level that pipelines on streams of its own (tree, dbtree, nvls) is not
-  // composed: phases are chained as one stream, and joining its streams
-  // before the next phase would need waits that SequenceSchedule does not insert.
+  // A level that still pipelines on streams of its own (one without a
+  // one-stream form: nvls as AllReduce, dbtree as Broadcast) is not composed:
+  // phases are chained as one stream, and joining its streams before the
+  // next phase would need waits that SequenceSchedule does not insert.
   std::string multiStream;
   for (const auto* level : {&lv.intra, &lv.inter})
     for (const AlgorithmEntry& l : *level) {
