@@ -3,6 +3,7 @@
 #include "algorithms/core/compose.h"
 #include "algorithms/core/group_view.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace collsim {
@@ -29,12 +30,38 @@ private:
   int index_, base_;
 };
 
+// Where channel k enters a server along ring k mod R: at the first position
+// whose device, and whose predecessor (where the channel leaves), have
+// served the fewest channels before it (chosen the same way). Over C
+// channels every device is entered and left by about C/D of them, so with
+// a NIC per device or per pair the traffic between servers spreads over
+// every NIC, as NCCL's search spreads its rings' ends.
+int ringEntry(int k, const ServerRings& rings) {
+  const int r = int(rings.size()), d = int(rings.front().size());
+  std::vector<int> entered(std::size_t(d), 0), left(std::size_t(d), 0);
+  int best = 0;
+  for (int c = 0; c <= k; ++c) {
+    const std::vector<int>& ring = rings[std::size_t(c % r)];
+    best = 0;
+    for (int p = 1; p < d; ++p) {
+      auto load = [&](int q) { return entered[ring[q]] + left[ring[wrap(q - 1, d)]]; };
+      if (load(p) < load(best)) best = p;
+    }
+    ++entered[ring[best]];
+    ++left[ring[wrap(best - 1, d)]];
+  }
+  return best;
+}
+
 } // namespace
 
 int channelMember(int i, int k, int ranks, int devicesPerServer, const ServerRings& rings) {
   int d = devicesPerServer > 0 && ranks % devicesPerServer == 0 ? devicesPerServer : ranks;
   int r = int(rings.size());
-  if (r > 0 && int(rings.front().size()) == d) return i / d * d + rings[std::size_t(k % r)][std::size_t(wrap(i % d + k / r, d))];
+  if (r > 0 && int(rings.front().size()) == d) {
+    const std::vector<int>& ring = rings[std::size_t(k % r)];
+    return i / d * d + ring[std::size_t(wrap(i % d + ringEntry(k, rings), d))];
+  }
   return i / d * d + wrap(i % d + k, d);
 }
 

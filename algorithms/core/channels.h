@@ -5,7 +5,9 @@
 // different device, and with a NIC per device through a different NIC; on
 // one server it starts k ranks further on. Given rings along a server's
 // links (topologies/ring_orders.h), channel k visits each server's devices
-// in ring k mod R's order instead, starting k / R places further on. AllReduce
+// in ring k mod R's order instead, entered where the devices have been
+// entered and left by the fewest channels so far (so that the channels'
+// ends spread over the server's NICs, as NCCL's do). AllReduce
 // only for now: every rank ends with the whole result, whatever order a
 // channel visits them in.
 #pragma once
