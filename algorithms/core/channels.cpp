@@ -3,7 +3,6 @@
 #include "algorithms/core/compose.h"
 #include "algorithms/core/group_view.h"
 
-#include <algorithm>
 #include <memory>
 
 namespace collsim {
