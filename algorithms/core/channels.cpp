@@ -54,14 +54,20 @@ int ringEntry(int k, const ServerRings& rings) {
 
 } // namespace
 
-int channelMember(int i, int k, int ranks, int devicesPerServer, const ServerRings& rings) {
+std::vector<int> channelOrder(int k, int ranks, int devicesPerServer, const ServerRings& rings) {
   int d = devicesPerServer > 0 && ranks % devicesPerServer == 0 ? devicesPerServer : ranks;
   int r = int(rings.size());
-  if (r > 0 && int(rings.front().size()) == d) {
-    const std::vector<int>& ring = rings[std::size_t(k % r)];
-    return i / d * d + ring[std::size_t(wrap(i % d + ringEntry(k, rings), d))];
-  }
-  return i / d * d + wrap(i % d + k, d);
+  bool alongRings = r > 0 && int(rings.front().size()) == d;
+  // Worked out once a channel: it replays the channels before it.
+  int entry = alongRings ? ringEntry(k, rings) : k;
+  std::vector<int> order(static_cast<std::size_t>(ranks));
+  for (int i = 0; i < ranks; ++i)
+    order[i] = i / d * d + (alongRings ? rings[std::size_t(k % r)][std::size_t(wrap(i % d + entry, d))] : wrap(i % d + entry, d));
+  return order;
+}
+
+int channelMember(int i, int k, int ranks, int devicesPerServer, const ServerRings& rings) {
+  return channelOrder(k, ranks, devicesPerServer, rings)[std::size_t(i)];
 }
 
 AlgorithmEntry withChannels(const AlgorithmEntry& entry, int channels, const ServerRings& rings) {
@@ -74,9 +80,8 @@ AlgorithmEntry withChannels(const AlgorithmEntry& entry, int channels, const Ser
   e.build = [entry, channels, rings](const GroupView& g, const CollectiveSpec& spec) -> SchedulePtr {
     std::vector<SchedulePtr> streams;
     for (int k = 0; k < channels; ++k) {
-      std::vector<int> members;
-      for (int i = 0; i < g.size(); ++i)
-        members.push_back(g.global(channelMember(i, k, g.size(), spec.devicesPerServer, rings)));
+      std::vector<int> members = channelOrder(k, g.size(), spec.devicesPerServer, rings);
+      for (int& m : members) m = g.global(m);
       SchedulePtr channel = entry.build(g.sub(members, blockOf(g.count(), channels, k)), spec);
       if (channels == 1) return channel;
       if (channel->streamCount() == 1) {

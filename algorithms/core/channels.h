@@ -25,9 +25,10 @@ using ServerRings = std::vector<std::vector<int>>;
 // there are no rings).
 AlgorithmEntry withChannels(const AlgorithmEntry& entry, int channels, const ServerRings& rings = {});
 
-// The global rank at local index i of channel k (rotated within servers of
+// The ranks of channel k by local index (rotated within servers of
 // `devicesPerServer` devices, or over all ranks when that is 0; along
-// `rings` when there are some).
+// `rings` when there are some), and the one at local index i.
+std::vector<int> channelOrder(int k, int ranks, int devicesPerServer, const ServerRings& rings = {});
 int channelMember(int i, int k, int ranks, int devicesPerServer, const ServerRings& rings = {});
 
 } // namespace collsim

@@ -13,6 +13,12 @@ std::string presetList() {
   return s;
 }
 
+// A bandwidth, or none (0).
+Bandwidth bandwidthOrNone(const ConfigNode& n) {
+  std::string t = n.text();
+  return (t == "0" || t == "none") ? 0 : n.bandwidth();
+}
+
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "bus_bandwidth", "lane_efficiency", "chunk",
                "channel_bytes", "channel_bytes_per_rank", "slots", "in_network", "max_bytes", "wave"});
@@ -24,19 +30,12 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
   if (auto v = n.find("hop_intra")) p.hopIntra = v->time();
   if (auto v = n.find("hop_network")) p.hopNetwork = v->time();
   if (auto v = n.find("step_overhead")) p.stepOverhead = v->time();
-  if (auto v = n.find("channel_bandwidth")) {
-    std::string t = v->text();
-    p.channelBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();
-  }
+  if (auto v = n.find("channel_bandwidth")) p.channelBandwidth = bandwidthOrNone(*v);
   if (auto v = n.find("bus_bandwidth")) {
     // One figure for any number of servers, or [one, two, three or more].
-    auto figure = [](const ConfigNode& f) {
-      std::string t = f.text();
-      return (t == "0" || t == "none") ? Bandwidth(0) : f.bandwidth();
-    };
-    if (!v->isSequence()) p.busBandwidth.fill(figure(*v));
+    if (!v->isSequence()) p.busBandwidth.fill(bandwidthOrNone(*v));
     else if (std::vector<ConfigNode> items = v->items(); items.size() == 3)
-      for (std::size_t i = 0; i < 3; ++i) p.busBandwidth[i] = figure(items[i]);
+      for (std::size_t i = 0; i < 3; ++i) p.busBandwidth[i] = bandwidthOrNone(items[i]);
     else v->fail("bus_bandwidth is one figure, or three: [one server, two, three or more]");
   }
   if (auto v = n.find("lane_efficiency")) {
