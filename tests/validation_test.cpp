@@ -76,7 +76,7 @@ TEST_CASE("calibrate fits only what it is asked to, and refuses what the cluster
 // p4d's small sizes sit far above what 5 us links give (EFA of 2021 took
 // tens of microseconds a message): fitting the links' latency alone brings
 // them closer, within its physical range, and the file says what was fitted.
-TEST_CASE("calibrate fits the network's latency when asked") {
+TEST_CASE("calibrate fits the network latency, asked or by default across servers") {
   MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt"));
   std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes > (Bytes(2) << 20); }); // a quick fit
   CalibrateOptions o;
@@ -89,6 +89,12 @@ TEST_CASE("calibrate fits the network's latency when asked") {
   CHECK(us <= 50.0);
   CHECK(r.after.medianAbsError < r.before.medianAbsError);
   CHECK(contains(r.yaml, "latency: " + fixedText(us).substr(0, 3)));
+  // With several servers the default set has it too; with one it has not.
+  o.fit = {};
+  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes > (Bytes(128) << 10); }); // quicker still
+  r = calibrate(curve, Collective::AllReduce, source("configs/clusters/p4d-2x8-efa.yaml"), {}, o);
+  CHECK(r.fitted.count("network_latency") == 1);
+  CHECK(r.fitted.count("network_efficiency") == 1);
   o.fit = {"network_latency"};
   CHECK_THROWS_WITH_AS(calibrate(readMeasuredCurve(source(kSingleNode[0].log)), Collective::AllReduce,
                                  source(kSingleNode[0].cluster), {}, o),

@@ -22,14 +22,12 @@ constexpr int kMaxEvaluations = 400;
 constexpr double kEventBudget = 2e8;
 constexpr int kMinEvaluations = 40;
 constexpr double kSmallestStep = 1.0 / 64;
+constexpr int kPassesPerStart = 3;
 
 struct Parameter {
   std::string name;
   double lo, hi;
   bool logScale; // searched on a log scale (factors)
-  // network_latency is not: on the shared sweeps the fit's budget buys more
-  // as steps of the others than as a sixth direction.
-  bool inDefaultSet = true;
 };
 
 // switch_points stands for one switch point per protocol but the library's
@@ -41,7 +39,7 @@ constexpr double kSwitchLo = 4096, kSwitchHi = 16.0 * (1ull << 30);
 
 const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> all = {
-      {"efficiency", 0.2, 1, false},      {"network_efficiency", 0.2, 1, false}, {"network_latency", 0.5, 50, true, false},
+      {"efficiency", 0.2, 1, false},      {"network_efficiency", 0.2, 1, false}, {"network_latency", 0.5, 50, true},
       {"launch", 0, 500, false},          {"hop_scale", 0.1, 10, true},          {"channel_scale", 0.25, 4, true},
       {kSwitchPoints, kSwitchLo, kSwitchHi, true},
   };
@@ -168,7 +166,7 @@ std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Clust
   std::vector<std::string> names = asked;
   if (names.empty())
     for (const auto& p : parameters())
-      if (p.inDefaultSet && (!betweenServers(p.name) || cluster.servers > 1) &&
+      if ((!betweenServers(p.name) || cluster.servers > 1) &&
           (p.name != kSwitchPoints || !switchingProtocols(library).empty()))
         names.push_back(p.name);
   std::vector<Parameter> fit;
@@ -297,19 +295,31 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   fit.evaluations = 1;
   fit.spentEvents = double(r.before.events);
   const double budget = std::max(kEventBudget, kMinEvaluations * double(r.before.events));
-  // From the file's values, then from three points across every range
-  // (a quarter, a half, three quarters), a quarter of the budget each; the
-  // best end wins (the error surface has shallow local minima along ridges
-  // of coupled parameters).
-  auto [best, bestScore] = fit.search(fileStart, objective(r.before), budget / 4);
-  for (double u : {0.25, 0.5, 0.75}) {
-    if (fit.spent(budget)) break;
+  // From the file's values, then from up to three points across every
+  // range (a quarter, a half, three quarters); the best end wins (the error
+  // surface has shallow local minima along ridges of coupled parameters).
+  // Each search has an equal share of what is left of the budget, and a
+  // start is made only when that share buys kPassesPerStart passes over the
+  // parameters (a pass: two comparisons a parameter) at the comparisons'
+  // cost so far: on a curve whose simulation costs much, one search from
+  // the file's values gets further than four that stop halfway.
+  const double pass = 2.0 * double(fit.parameters.size());
+  auto affordable = [&](double events) {
+    return std::min(double(kMaxEvaluations - fit.evaluations), events / (fit.spentEvents / fit.evaluations)) / pass;
+  };
+  const double across[] = {0.25, 0.5, 0.75};
+  int starts = std::clamp(int(affordable(budget) / kPassesPerStart), 1, 4);
+  auto [best, bestScore] = fit.search(fileStart, objective(r.before), fit.spentEvents + budget / starts);
+  for (double u : across) {
+    int left = int(std::count_if(std::begin(across), std::end(across), [&](double v) { return v >= u; }));
+    starts = std::min(left, int(affordable(budget - fit.spentEvents) / kPassesPerStart));
+    if (starts < 1 || fit.spent(budget)) break;
     Point from(fit.parameters.size(), u);
     Comparison start = fit.compare(from);
     double fromScore = objective(start);
     ++fit.evaluations;
     fit.spentEvents += double(start.events);
-    auto [end, endScore] = fit.search(from, fromScore, std::min(budget, fit.spentEvents + budget / 4));
+    auto [end, endScore] = fit.search(from, fromScore, fit.spentEvents + (budget - fit.spentEvents) / starts);
     if (endScore < bestScore) best = end, bestScore = endScore;
   }
 

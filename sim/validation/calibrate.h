@@ -15,11 +15,14 @@
 //                       in powers of two, the top meaning never: the sizes
 //                       where NCCL's own choice differs from the fastest
 // (no bandwidth above line rate, no negative latency). The default set is
-// all of them that the cluster has but network_latency (network_efficiency
-// with several servers, switch_points with two protocols or more to run). The fit is a deterministic bounded pattern search on the
+// all of them that the cluster has (network_efficiency and network_latency
+// with several servers: a preset's network is its least known part, EFA's
+// latency ten times InfiniBand's; switch_points with two protocols or more
+// to run). The fit is a deterministic bounded pattern search on the
 // absolute log errors (their median, plus half their mean and a third of
 // the largest: the targets are median and largest error), from the file's own
-// values and from three points across the ranges; it ends when steps
+// values and from up to three points across the ranges (while the budget
+// left buys each search three passes over the parameters); it ends when steps
 // shrink below 1/64 of a range or when its budget of comparisons is spent:
 // 400, or fewer for curves whose simulation costs more (a budget of
 // simulated events, the same on any machine).
