@@ -135,16 +135,16 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
     double medianBelow, maxBelow;
   };
   const TwoNode twoNode[] = {
-      // The ring alone: within 2x on p4d, the uncalibrated target on H100. The
-      // p4d run fixed the ring (NCCL_ALGO=RING: tests/data/env/nccl-p4d.sh);
+      // The ring alone: within 60 % on p4d, the uncalibrated target on H100.
+      // The p4d run fixed the ring (NCCL_ALGO=RING: tests/data/env/nccl-p4d.sh);
       // EFA's per-message costs of 2021 are not modelled.
-      {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 1.0, 1.0},
+      {{"tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt", "configs/clusters/p4d-2x8-efa.yaml"}, "ring", 0.60, 0.80},
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"}, "ring", 0.30, 1.0},
       // NVLS where it wins, its slices one per chunk loop, and the tree under
       // LL below (16 channels from 64 KiB, LL's 39 GB/s bus ceiling across
-      // two nodes): the uncalibrated target, and within 30 % at every size.
+      // two nodes): within 15 % (median) and 30 % at every size.
       {{"tests/data/measured/h100-2x8-ib400-nccl2.26.txt", "configs/clusters/h100-2x8-ib400.yaml"},
-       "ring,tree,hierpipe:nvls+tree", 0.30, 0.30},
+       "ring,tree,hierpipe:nvls+tree", 0.15, 0.30},
   };
   for (const TwoNode& t : twoNode) {
     CAPTURE(t.sweep.log);
@@ -163,6 +163,35 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
     CHECK(c.medianAbsError < t.medianBelow);
     CHECK(c.maxAbsError < t.maxBelow);
   }
+}
+
+// Other runs of p4d than the shared sweep: 1 GiB AllReduce on one to four
+// p4d with NCCL 2.9.9 (NVIDIA/nccl issue #527; -g 1). The preset's EFA
+// efficiency (0.64) is the median of what these three multi-node runs took
+// over what full-rate links give, so they check that one figure explains a
+// tree on two servers and a ring on three and four; the shared sweep's
+// 1 GiB (NCCL 2.8.3, ring, a year earlier) did not set it.
+TEST_CASE("p4d at 1 GiB on one to four servers: within 10 % of NCCL issue 527") {
+  const double measuredUs[] = {8142.6, 35215, 64782, 70253};
+  for (int servers = 1; servers <= 4; ++servers) {
+    CAPTURE(servers);
+    MeasuredCurve run;
+    run.ranks = 8 * servers;
+    run.points = {{Bytes(1) << 30, measuredUs[servers - 1]}};
+    CompareOptions o;
+    o.algorithm = "ring,tree";
+    o.minBytes = 0;
+    Comparison c = compareWithMeasured(run, Collective::AllReduce,
+                                       loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"),
+                                                       {"servers=" + std::to_string(servers)}),
+                                       o);
+    REQUIRE(c.points.size() == 1);
+    MESSAGE(servers << " x p4d: " << c.points[0].algorithm << " " << c.points[0].predictedUs << " us, error " << c.points[0].error());
+    CHECK(std::abs(c.points[0].error()) < 0.10);
+  }
+  Comparison sweep = compareWithMeasured(readMeasuredCurve(source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt")),
+                                         Collective::AllReduce, loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {}), {});
+  CHECK(std::abs(sweep.points.back().error()) < 0.10);
 }
 
 // Release only (scripts/test.sh leaves "node sweeps" out of the sanitizer
