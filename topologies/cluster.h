@@ -46,7 +46,8 @@ struct ClusterNode {
   bool reduces = false; // a switch that adds up and multicasts what devices send (NVLS, SHARP)
   // The share of its ports' rate at which it does so: what goes through its
   // reduction and multicast takes 1/efficiency of the time on each port
-  // (NCCL's nvlsEfficiency: 0.85 on Hopper's NVSwitch).
+  // (the H100 presets: 0.74, at which 8 H100 reach the 480 GB/s of NVLS
+  // bus bandwidth NVIDIA reports).
   double reduceEfficiency = 1;
 };
 

@@ -308,13 +308,13 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
     return std::min(double(kMaxEvaluations - fit.evaluations), events / (fit.spentEvents / fit.evaluations)) / pass;
   };
   const double across[] = {0.25, 0.5, 0.75};
-  int starts = std::clamp(int(affordable(budget) / kPassesPerStart), 1, 4);
+  const int others = int(std::size(across));
+  int starts = std::clamp(int(affordable(budget) / kPassesPerStart), 1, 1 + others);
   auto [best, bestScore] = fit.search(fileStart, objective(r.before), fit.spentEvents + budget / starts);
-  for (double u : across) {
-    int left = int(std::count_if(std::begin(across), std::end(across), [&](double v) { return v >= u; }));
-    starts = std::min(left, int(affordable(budget - fit.spentEvents) / kPassesPerStart));
+  for (int k = 0; k < others; ++k) {
+    starts = std::min(others - k, int(affordable(budget - fit.spentEvents) / kPassesPerStart));
     if (starts < 1 || fit.spent(budget)) break;
-    Point from(fit.parameters.size(), u);
+    Point from(fit.parameters.size(), across[k]);
     Comparison start = fit.compare(from);
     double fromScore = objective(start);
     ++fit.evaluations;
