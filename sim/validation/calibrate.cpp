@@ -97,10 +97,14 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
       if (p.stepOverhead > 0) out.push_back(at + "step_overhead=" + number(toMicroseconds(p.stepOverhead) * value) + "us");
     } else {
       // Its own cap, and the part of its share of the links it fills (at most
-      // all); not its bus ceiling, which is the device's, not a channel's.
+      // all); not its bus ceiling, which is the device's, not a channel's. A
+      // protocol that fills all of its share (Simple) keeps it: the links'
+      // efficiency fits that, and a scale fitted to a two-server curve's
+      // mid sizes would slow one server's rings with it.
       if (p.channelBandwidth > 0)
         out.push_back(at + "channel_bandwidth=" + number(double(p.channelBandwidth) * value / 1e9) + "GB/s");
-      if (p.laneEfficiency > 0) out.push_back(at + "lane_efficiency=" + number(std::min(1.0, p.laneEfficiency * value)));
+      if (p.laneEfficiency > 0 && p.laneEfficiency < 1)
+        out.push_back(at + "lane_efficiency=" + number(std::min(1.0, p.laneEfficiency * value)));
     }
   }
   return out;

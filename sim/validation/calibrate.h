@@ -9,7 +9,8 @@
 //                       device, 0-500 us (compare hides it behind the devices
 //                       unless one thread drives several: measured_curve.h)
 //   hop_scale           every protocol's per-step latencies times this, 0.1-10
-//   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4
+//   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4,
+//                       but Simple's (which fills its share of the links)
 //   switch_points       where the library leaves each protocol but its last
 //                       (PROTOCOL.max_bytes, library_model.h), 4 KiB-16 GiB
 //                       in powers of two, the top meaning never: the sizes
