@@ -10,7 +10,8 @@
 //                       unless one thread drives several: measured_curve.h)
 //   hop_scale           every protocol's per-step latencies times this, 0.1-10
 //   channel_scale       every protocol's per-channel bandwidth times this, 0.25-4,
-//                       but Simple's (which fills its share of the links)
+//                       but one's that fills all of its share of the links
+//                       (lane_efficiency 1: Simple), which efficiency fits
 //   switch_points       where the library leaves each protocol but its last
 //                       (PROTOCOL.max_bytes, library_model.h), 4 KiB-16 GiB
 //                       in powers of two, the top meaning never: the sizes
