@@ -23,9 +23,10 @@ namespace {
 // A small decoder: 8 blocks, hidden 64, sequence 64, one sample a
 // micro-batch, fp32 everywhere (so a gradient and a weight are 4 bytes);
 // vocabulary 1 keeps the head's compute to 0.1 % of a block's.
-ModelSpec smallDecoder(int layers = 8) {
+ModelSpec smallDecoder(int layers = 8, const std::string& recomputation = "full") {
   std::string yaml = "{name: small, transformer: {layers: " + std::to_string(layers) +
-                     ", hidden: 64, heads: 4, ffn: 256, vocabulary: 1, sequence: 64}, "
+                     ", hidden: 64, heads: 4, ffn: 256, vocabulary: 1, sequence: 64, recomputation: " +
+                     recomputation + "}, "
                      "precision: {weights: 4, master_weights: 0, gradients: 4, optimizer_state: 8}, "
                      "micro_batch: 1, compute: {utilization: 0.5, backward_factor: 2}}";
   return loadModel(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("small.yaml")));
@@ -163,18 +164,27 @@ TEST_CASE("the interleaved schedule cuts the bubble to (p-1)/(v m+p-1)") {
   CHECK_THROWS_WITH_AS(step(ringOf(4, true), parallelOf(bad)), doctest::Contains("groups of pp"), InputError);
 }
 
-TEST_CASE("tensor parallelism moves 2 AllReduces of b s h per block forward and 2 backward") {
+TEST_CASE("tensor parallelism moves 2 AllReduces of b s h per block forward and 2 backward, 2 more to recompute") {
   // tp 2 on 2 ranks: a ring AllReduce of n bytes sends n per rank (2 (p-1)/p n),
   // 2n in all. 8 blocks x 4 AllReduces x m micro-batches x 2n. No DP, no PP.
+  // Full recomputation runs each block's forward again before its backward,
+  // with its 2 AllReduces (Megatron-LM: 6 per block and micro-batch);
+  // selective recomputation repeats the attention core alone, on no collective.
   for (bool sequenceParallel : {false, true}) {
-    ParallelLayout l;
-    l.tp = 2, l.microBatches = 3, l.sequenceParallel = sequenceParallel;
-    StepResult r = step(ringOf(2), parallelOf(l));
-    // Sequence parallelism: an AllGather and a ReduceScatter instead of each
-    // AllReduce, (p-1)/p n per rank each: the same bytes.
-    CAPTURE(sequenceParallel);
-    CHECK(r.bytesSent == 8 * 4 * 3 * 2 * kActivations);
-    CHECK(r.breakdown.tensorParallel > 0);
+    for (std::string recomputation : {"none", "selective", "full"}) {
+      ParallelLayout l;
+      l.tp = 2, l.microBatches = 3, l.sequenceParallel = sequenceParallel;
+      TrainingSpec t = parallelOf(l);
+      t.model = smallDecoder(8, recomputation);
+      StepResult r = step(ringOf(2), t);
+      // Sequence parallelism: an AllGather and a ReduceScatter instead of each
+      // AllReduce, (p-1)/p n per rank each: the same bytes.
+      CAPTURE(sequenceParallel);
+      CAPTURE(recomputation);
+      const Bytes perBlock = recomputation == "full" ? 6 : 4;
+      CHECK(r.bytesSent == 8 * perBlock * 3 * 2 * kActivations);
+      CHECK(r.breakdown.tensorParallel > 0);
+    }
   }
 }
 
@@ -231,7 +241,8 @@ TEST_CASE("ZeRO 3 moves 1.5 x the bytes of plain data parallelism and gathers ea
 
 TEST_CASE("expert parallelism moves each token to its top-k experts and back, by AllToAll, in both passes") {
   // ep 4 = dp 4 on a ring of 4: each MoE block's FFN sits between two
-  // AllToAlls forward and two backward, of n = b s h x top_k x 4 bytes per
+  // AllToAlls forward, two more when full recomputation runs the forward
+  // again, and two backward, of n = b s h x top_k x 4 bytes per
   // rank. A ring AllToAll forwards each block the distance to its owner:
   // (1 + 2 + 3) n/4 = 1.5 n per rank, 6 n for the 4 ranks. The experts'
   // gradients stay (each expert lives on one rank: dp / ep = 1); the dense
@@ -245,7 +256,7 @@ TEST_CASE("expert parallelism moves each token to its top-k experts and back, by
   spec.bucket = dense * 4;
   StepResult r = step(ringOf(4), spec);
   const Bytes n = 64 * 64 * 4 * 2;
-  CHECK(r.bytesSent == 8 * 4 * 6 * n + 4 * 2 * 3 * (dense * 4) / 4);
+  CHECK(r.bytesSent == 8 * 6 * 6 * n + 4 * 2 * 3 * (dense * 4) / 4);
   CHECK(r.breakdown.expertParallel > 0);
   CHECK(r.layout->text() == "tp1 pp1 dp4 ep4");
   // Each device holds a quarter of the experts.
@@ -295,9 +306,35 @@ TEST_CASE("a layout that does not match the cluster or the model is refused") {
   CHECK_THROWS_WITH_AS(step(ringOf(3), parallelOf(l)), doctest::Contains("does not divide the model's 4 heads"), InputError);
   l.tp = 2, l.dp = 3;
   CHECK_THROWS_WITH_AS(step(ringOf(4), parallelOf(l)), doctest::Contains("= 6 devices, but"), InputError);
-  l.dp = 1, l.pp = 3;
-  CHECK_THROWS_WITH_AS(step(ringOf(6), parallelOf(l)), doctest::Contains("does not divide the model's 8 layers"),
+  l.tp = 1, l.dp = 1, l.pp = 9;
+  CHECK_THROWS_WITH_AS(step(ringOf(9), parallelOf(l)), doctest::Contains("pp 9 is more stages than the model's 8 layers"),
                        InputError);
+}
+
+TEST_CASE("blocks that do not divide among the stages go to the middle stages first") {
+  // Llama 3 405B's split: 126 blocks on 16 stages, 7 on the two ends (which
+  // also hold the embedding and the head) and 8 on the 14 others.
+  ModelSpec m = smallDecoder(126);
+  std::vector<LayerRange> stages = splitLayers(m, 16);
+  REQUIRE(stages.size() == 16);
+  CHECK(stages.front().first == 0);
+  CHECK(stages.back().end == m.layers.size());
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    if (s > 0) CHECK(stages[s].first == stages[s - 1].end);
+    std::size_t blocks = stages[s].end - stages[s].first - (s == 0) - (s + 1 == stages.size());
+    CAPTURE(s);
+    CHECK(blocks == (s == 0 || s == 15 ? 7u : 8u));
+  }
+  // 8 blocks on 3 stages: 3, 3, 2 (the middle first, then the first stage).
+  std::vector<LayerRange> three = splitLayers(smallDecoder(), 3);
+  CHECK(three[0].end - three[0].first == 1 + 3);
+  CHECK(three[1].end - three[1].first == 3);
+  CHECK(three[2].end - three[2].first == 2 + 1);
+  // Such a pipeline runs; the last stage, with a block fewer, waits for the others.
+  ParallelLayout l;
+  l.pp = 3, l.microBatches = 6;
+  StepResult r = step(ringOf(3, true), parallelOf(l));
+  CHECK(r.breakdown.bubble > 0);
 }
 
 TEST_CASE("a scenario's layout that does not fit its cluster exits 2 at the layout's location") {

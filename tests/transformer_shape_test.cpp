@@ -55,7 +55,8 @@ TEST_CASE("shapes give the parameter counts their papers publish") {
 // from 1.49 GiB). The same shape given as `transformer:` agrees.
 TEST_CASE("the LLaMA-7B shape reproduces the hand-counted 7 B decoder") {
   ModelSpec byShape = fromText("name: shape-7b\n"
-                               "transformer: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocabulary: 32000, sequence: 2048}\n"
+                               "transformer: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocabulary: 32000, sequence: 2048,\n"
+                               "              attention: standard}\n"
                                "compute: {utilization: 0.45, backward_factor: 3}\n");
   ModelSpec byHand = model("decoder-7b.yaml");
   CHECK(byShape.parameters() == 6'738'415'616ULL);
@@ -64,9 +65,19 @@ TEST_CASE("the LLaMA-7B shape reproduces the hand-counted 7 B decoder") {
   // 2 s h x 32 layer inputs + one block's s h (34 + 5 a s / h) = 0.537 + 0.956 GB.
   CHECK(double(byShape.activationsPerSample) == doctest::Approx(1.493e9).epsilon(0.001));
   // Without recomputation every block keeps its whole set: 32 x 0.956 GB.
-  ModelSpec kept = fromText("transformer: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocabulary: 32000, "
-                            "sequence: 2048, recomputation: none}\ncompute: {utilization: 0.45}\n");
-  CHECK(double(kept.activationsPerSample) == doctest::Approx(32 * 0.9563e9).epsilon(0.001));
+  auto shape = [](const std::string& more) {
+    return fromText("transformer: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocabulary: 32000, "
+                    "sequence: 2048, " + more + "}\n");
+  };
+  CHECK(double(shape("recomputation: none, attention: standard").activationsPerSample) ==
+        doctest::Approx(32 * 0.9563e9).epsilon(0.001));
+  // The scores, 5 a s / h of the 34 + 5 a s / h, are what selective
+  // recomputation and flash attention do not keep: 32 x s h 34 = 32 x 0.285 GB.
+  CHECK(double(shape("recomputation: selective, attention: standard").activationsPerSample) ==
+        doctest::Approx(32 * 0.2852e9).epsilon(0.001));
+  CHECK(double(shape("recomputation: none").activationsPerSample) == doctest::Approx(32 * 0.2852e9).epsilon(0.001));
+  // Full recomputation with flash attention: the inputs and one block without scores.
+  CHECK(double(shape("recomputation: full").activationsPerSample) == doctest::Approx(0.537e9 + 0.2852e9).epsilon(0.001));
   // The blocks' compute shares and the head's add up to the whole.
   double shares = 0;
   for (const auto& l : byShape.layers) shares += l.computeShare;

@@ -30,6 +30,17 @@ struct DeviceModel {
   // Device memory: its bandwidth (optimizer step, bucket copies) and size.
   Bandwidth memoryBandwidth = 0;
   Bytes memory = 0;
+  // What its kernels reach (sim/workload/operation_cost.h): the share of
+  // `flops` its best matrix multiplies reach, how many output tiles it
+  // computes at once (SMs, AI cores; 0: no wave quantization) and their
+  // size, the share of `flops` fused attention reaches forward and
+  // backward, and the share of memoryBandwidth elementwise kernels reach.
+  std::string name;
+  double gemmEfficiency = 1;
+  int computeUnits = 0;
+  int tileRows = 256, tileColumns = 128;
+  double attentionForward = 1, attentionBackward = 1;
+  double memoryEfficiency = 1;
 };
 
 // Switch: an Ethernet switch (finite buffers, ECN marking, PFC, drops at

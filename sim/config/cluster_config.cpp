@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/config/device_presets.h"
 #include "sim/config/library_config.h"
 #include "sim/config/roce_config.h"
 #include "sim/network/packet/pfc_budget.h"
@@ -10,18 +11,11 @@
 namespace collsim {
 namespace {
 
-// Defaults for a device (see README, "Model defaults"):
-// - reduce_bandwidth 400 GB/s: a sum of n bytes reads 2n and writes n bytes of
-//   device memory; Ascend 910's HBM moves about 1.2 TB/s, so 1.2 / 3.
-// - step_overhead 0: the per-hop latency is in the links already; HCCL's
-//   13 us / 60 us per-step figures are selector model constants, not a
-//   measured device cost, so they are left to the user to set.
-// - flops 256 TFLOPS, memory 32 GiB at 1.2 TB/s: Ascend 910's published FP16
-//   peak and HBM (the seed article's hardware). Training studies use them.
-constexpr Bandwidth kDefaultReduceBandwidth = 400'000'000'000ULL;
-constexpr double kDefaultFlops = 256e12;
-constexpr Bandwidth kDefaultMemoryBandwidth = 1'200'000'000'000ULL;
-constexpr Bytes kDefaultMemory = Bytes(32) << 30;
+// A device is a preset (device_presets.h: its peak rates, memory and what
+// its kernels reach, each with its source), ascend-910 when the file names
+// none, with any figure set beside the name. step_overhead defaults to 0:
+// the per-hop latency is in the links already; HCCL's 13 us / 60 us
+// per-step figures are selector model constants, not a measured device cost.
 // Bounds on what is built at all (work_estimate.h bounds what is simulated).
 constexpr long long kMaxDevices = 1 << 18;
 constexpr long long kMaxMeshLinks = 1 << 22;
@@ -46,14 +40,27 @@ double reduceEfficiency(const ConfigNode& n, bool reduces) {
   return v;
 }
 
+// A share in (0, 1] of a device's peak.
+double deviceShare(const ConfigNode& n) {
+  double v = n.number();
+  if (!(v > 0 && v <= 1)) n.fail("a share of the device's peak, in (0, 1]");
+  return v;
+}
+
 DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
-  DeviceModel d;
-  d.reduceBandwidth = kDefaultReduceBandwidth;
-  d.flops = kDefaultFlops;
-  d.memoryBandwidth = kDefaultMemoryBandwidth;
-  d.memory = kDefaultMemory;
-  if (!n) return d;
-  n->allowOnly({"step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth", "memory"});
+  if (!n) return defaultDevicePreset().device;
+  n->allowOnly({"name", "step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth", "memory", "gemm_efficiency",
+                "compute_units", "tile", "attention_efficiency", "memory_efficiency"});
+  DeviceModel d = defaultDevicePreset().device;
+  if (auto v = n->find("name")) {
+    const DevicePreset* preset = findDevicePreset(v->text());
+    if (!preset) {
+      std::string known;
+      for (const DevicePreset& p : devicePresets()) known += std::string(known.empty() ? "" : ", ") + p.name;
+      v->fail("unknown device '" + v->text() + "' (known: " + known + ")");
+    }
+    d = preset->device;
+  }
   if (auto v = n->find("step_overhead")) d.stepOverhead = v->time();
   if (auto v = n->find("flops")) d.flops = v->flops();
   if (auto v = n->find("memory_bandwidth")) d.memoryBandwidth = v->bandwidth();
@@ -62,6 +69,19 @@ DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
     // 0 (or "none") turns the reduction cost off.
     std::string t = v->text();
     d.reduceBandwidth = (t == "0" || t == "none") ? 0 : v->bandwidth();
+  }
+  if (auto v = n->find("gemm_efficiency")) d.gemmEfficiency = deviceShare(*v);
+  if (auto v = n->find("memory_efficiency")) d.memoryEfficiency = deviceShare(*v);
+  if (auto v = n->find("compute_units")) d.computeUnits = int(v->integer(0, 1 << 16));
+  if (auto v = n->find("tile")) { // [rows, columns] of a GEMM's output tile
+    auto sides = v->items();
+    if (sides.size() != 2) v->fail("a tile is [rows, columns], e.g. [256, 128]");
+    d.tileRows = int(sides[0].integer(1, 4096)), d.tileColumns = int(sides[1].integer(1, 4096));
+  }
+  if (auto v = n->find("attention_efficiency")) { // [forward, backward]
+    auto shares = v->items();
+    if (shares.size() != 2) v->fail("attention_efficiency is [forward, backward], shares of the peak");
+    d.attentionForward = deviceShare(shares[0]), d.attentionBackward = deviceShare(shares[1]);
   }
   return d;
 }

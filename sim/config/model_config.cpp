@@ -29,7 +29,7 @@ std::uint32_t bytesPerParameter(const ConfigNode& n) { return std::uint32_t(n.in
 
 TransformerShape readShape(const ConfigNode& t) {
   t.allowOnly({"layers", "hidden", "heads", "kv_heads", "ffn", "vocabulary", "sequence", "gated_ffn",
-               "tied_embeddings", "experts", "top_k", "recomputation"});
+               "tied_embeddings", "experts", "top_k", "recomputation", "attention", "dropout"});
   TransformerShape s;
   s.layers = int(t.at("layers").integer(1, 100000));
   s.hidden = std::uint64_t(t.at("hidden").integer(1, 1 << 20));
@@ -47,10 +47,11 @@ TransformerShape readShape(const ConfigNode& t) {
   if (auto v = t.find("experts")) s.experts = int(v->integer(1, 1 << 16));
   if (auto v = t.find("top_k")) s.topK = int(v->integer(1, s.experts));
   if (auto v = t.find("recomputation")) {
-    std::string r = v->text();
-    if (r != "full" && r != "none") v->fail("recomputation is full or none");
-    s.fullRecomputation = r == "full";
+    std::string r = v->choice({"none", "selective", "full"});
+    s.recomputation = r == "none" ? Recomputation::None : r == "selective" ? Recomputation::Selective : Recomputation::Full;
   }
+  if (auto v = t.find("attention")) s.flashAttention = v->choice({"flash", "standard"}) == "flash";
+  if (auto v = t.find("dropout")) s.dropout = v->boolean();
   return s;
 }
 
@@ -106,10 +107,15 @@ ModelSpec loadModel(const ConfigNode& node) {
     for (const char* derived : {"layers", "activations_per_sample"})
       if (auto n = node.find(derived)) n->fail(std::string(derived) + " follows from transformer: give one or the other");
     fromShape(readShape(*t), m);
-    ConfigNode c = node.at("compute");
-    c.allowOnly({"utilization", "backward_factor"});
-    readBackwardFactor(c, m);
-    readUtilization(c.at("utilization"), m);
+    // Timed by its operations on the device (layer_compute.h), unless the
+    // file gives one utilization for all of them.
+    if (auto c = node.find("compute")) {
+      c->allowOnly({"utilization", "backward_factor"});
+      if (c->has("backward_factor") && !c->has("utilization"))
+        c->at("backward_factor").fail("backward_factor goes with utilization; the operation model derives backward");
+      readBackwardFactor(*c, m);
+      readUtilization(c->at("utilization"), m);
+    }
     return m;
   }
 

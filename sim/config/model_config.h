@@ -19,8 +19,13 @@
 //   name: llama3-8b
 //   transformer: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,
 //                 vocabulary: 128256, sequence: 8192}  # gated_ffn, tied_embeddings,
-//                                                      # experts, top_k, recomputation
-//   compute: {utilization: 0.45, backward_factor: 3}
+//                                                      # experts, top_k,
+//                                                      # recomputation: none | selective | full,
+//                                                      # attention: flash | standard
+// Such a model is timed operation by operation on the cluster's device
+// (sim/workload/layer_compute.h); `compute: {utilization: 0.45}` instead
+// times every operation at that share of the peak (backward_factor, 2 by
+// default, is backward over forward, recomputation not included).
 #pragma once
 
 #include "sim/workload/model.h"

@@ -35,7 +35,7 @@ static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, L
   for (std::size_t i = range.first; i < range.end; ++i) blocks += model.layers[i].name.rfind("block.", 0) == 0;
   Bytes whole = t.blockActivations(l.tp, l.sequenceParallel);
   Bytes perPass = blocks / Bytes(chunks); // blocks of one chunk
-  if (!t.fullRecomputation) return Bytes(chunkPasses) * b * perPass * whole;
+  if (t.recomputation != Recomputation::Full) return Bytes(chunkPasses) * b * perPass * whole;
   // Each block's input per micro-batch held, plus one block recomputed at a time.
   return Bytes(chunkPasses) * b * perPass * t.blockInput(l.tp, l.sequenceParallel) + (blocks ? b * whole : 0);
 }

@@ -18,7 +18,7 @@ static std::string shortNumber(double v) {
   return s;
 }
 
-PassTimes passTimes(const ModelSpec& m, double deviceFlops) {
+PassTimes flatPassTimes(const ModelSpec& m, double deviceFlops) {
   if (m.forward) return {*m.forward, m.backward.value_or(0)};
   double seconds = m.flopsPerSample * m.microBatch / (deviceFlops * m.utilization);
   // Checked before it becomes picoseconds: a tiny utilization or rate must not wrap the clock.

@@ -59,12 +59,15 @@ struct ModelSpec {
   Bytes gradientBytes() const { return parameters() * precision.gradients; }
 };
 
-// Forward and backward time of one micro-batch on a device of `flops` peak.
+// Forward and backward time of one micro-batch on one device.
 struct PassTimes {
   Time forward = 0, backward = 0;
 };
+// The model's own times, or its FLOPs at `utilization` of a device of
+// `flops` peak (backward: backwardFactor x forward). layer_compute.h's
+// passTimes also times a transformer by its operations.
 // Throws InputError when a pass would not fit the clock (kMaxComputeSeconds).
-PassTimes passTimes(const ModelSpec& model, double deviceFlops);
+PassTimes flatPassTimes(const ModelSpec& model, double deviceFlops);
 inline constexpr double kMaxComputeSeconds = 1e5;
 
 } // namespace collsim

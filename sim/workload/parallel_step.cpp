@@ -9,6 +9,7 @@
 #include "sim/run/simulate.h"
 #include "sim/trace/trace_recorder.h"
 #include "sim/workload/group_algorithm.h"
+#include "sim/workload/layer_compute.h"
 #include "sim/workload/parallel_step_schedule.h"
 #include "sim/workload/step_breakdown.h"
 #include "sim/workload/pipeline_order.h"
@@ -32,10 +33,7 @@ enum FixedCollective { kTpAllReduce, kTpAllGather, kTpReduceScatter, kEpAllToAll
 // The groups, by letter: TP, EP, DP, expert-DP.
 constexpr char kTp = 't', kEp = 'e', kDp = 'd', kExpertDp = 'x';
 
-struct LayerTimes {
-  Time forward = 0, backward = 0;
-  double attentionShare = 0; // of a block's time; 0 for other layers
-};
+enum class Pass { Forward, Recompute, Backward };
 
 // dp from the device count when the layout leaves it out (0).
 ParallelLayout resolvedLayout(ParallelLayout l, const Cluster& cluster) {
@@ -58,12 +56,12 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Model
     throw InputError("tp and pp need a model given by transformer: {...} (its hidden size and sequence set the "
                      "traffic between devices)");
   if (t && t->heads % l.tp != 0) throw InputError("tp " + n(l.tp) + " does not divide the model's " + n(t->heads) + " heads");
-  if (t && t->layers % l.pp != 0)
-    throw InputError("pp " + n(l.pp) + " does not divide the model's " + n(t->layers) + " layers");
+  if (t && t->layers < l.pp)
+    throw InputError("pp " + n(l.pp) + " is more stages than the model's " + n(t->layers) + " layers");
   if (l.schedule == PipelineKind::Interleaved && l.pp > 1) {
     if (l.virtualStages < 2) throw InputError("the interleaved schedule needs virtual_stages of 2 or more");
-    if (t && t->layers % (l.pp * l.virtualStages) != 0)
-      throw InputError("pp x virtual_stages = " + n(l.pp * l.virtualStages) + " does not divide the model's " +
+    if (t && t->layers < l.pp * l.virtualStages)
+      throw InputError("pp x virtual_stages = " + n(l.pp * l.virtualStages) + " is more model chunks than the model's " +
                        n(t->layers) + " layers");
     if (l.microBatches % l.pp != 0)
       throw InputError("the interleaved schedule runs micro-batches in groups of pp: " + n(l.microBatches) +
@@ -77,8 +75,6 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Model
   }
 }
 
-bool isBlock(const ModelLayer& layer) { return layer.name.rfind("block.", 0) == 0; }
-
 class ParallelStepBuilder {
 public:
   ParallelStepBuilder(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options)
@@ -87,13 +83,7 @@ public:
     validateLayout(layout_, cluster_, model_);
     chunks_ = layout_.schedule == PipelineKind::Interleaved && layout_.pp > 1 ? layout_.virtualStages : 1;
     stages_ = splitLayers(model_, layout_.pp * chunks_); // chunk k of stage s: stages_[k pp + s]
-    PassTimes pass = passTimes(model_, cluster.device.flops);
-    double attention = model_.transformer
-                           ? model_.transformer->attentionFlopsPerSample() / model_.transformer->blockFlopsPerSample()
-                           : 0;
-    for (const ModelLayer& l : model_.layers)
-      layers_.push_back({Time(double(pass.forward) * l.computeShare / layout_.tp),
-                         Time(double(pass.backward) * l.computeShare / layout_.tp), isBlock(l) ? attention : 0});
+    layers_ = layerCompute(model_, cluster.device, {layout_.tp, layout_.ep, layout_.sequenceParallel});
     if (model_.transformer) {
       activationBytes_ = Bytes(model_.microBatch) * model_.transformer->sequence * model_.transformer->hidden *
                          model_.precision.weights;
@@ -132,6 +122,7 @@ public:
 
   const ParallelLayout& layout() const { return layout_; }
   const RankPlacement& placement() const { return placement_; }
+  const std::vector<LayerCompute>& layers() const { return layers_; }
   Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
 
 private:
@@ -231,24 +222,28 @@ private:
     p.items.push_back(ready);
   }
 
-  // A layer's forward or backward on one micro-batch: a block's attention
-  // and FFN, each between its TP collectives; a MoE FFN under expert
-  // parallelism between the AllToAlls that dispatch the tokens to their
-  // experts and combine the results (backward: their gradients, the same way).
-  void layerPass(StageProgram& p, std::size_t layer, bool forward) {
-    gatherWeights(p, layer);
-    const LayerTimes& t = layers_[layer];
-    Time total = forward ? t.forward : t.backward;
+  // A layer's forward, recomputation or backward on one micro-batch: a
+  // block's attention and FFN, each between its TP collectives; a MoE FFN
+  // under expert parallelism between the AllToAlls that dispatch the tokens
+  // to their experts and combine the results (backward: their gradients,
+  // the same way). Selective recomputation repeats the attention core
+  // alone, with no collectives; full recomputation the whole forward.
+  void layerPass(StageProgram& p, std::size_t layer, Pass pass) {
+    const LayerCompute& t = layers_[layer];
+    const PassPieces& time = pass == Pass::Forward ? t.forward : pass == Pass::Backward ? t.backward : t.recompute;
+    if (pass == Pass::Recompute && time.total() == 0) return;
+    // ZeRO 3 gathers the weights before a recomputation, which its backward then uses.
+    if (pass != Pass::Backward || t.recompute.total() == 0) gatherWeights(p, layer);
     const bool tp = layout_.tp > 1, moe = layout_.ep > 1;
-    if ((!tp && !moe) || t.attentionShare == 0) return add(p, Kind::Compute, StepPart::Compute, total);
-    Time attention = Time(double(total) * t.attentionShare), ffn = total - attention;
-    if (moe) ffn = Time(double(ffn) * layout_.expertImbalance); // the busiest device's experts
+    const bool collectives = t.block && (tp || moe) && (pass != Pass::Recompute || t.recomputeCollectives);
+    if (!collectives) return add(p, Kind::Compute, StepPart::Compute, time.total());
+    Time ffn = moe ? Time(double(time.rest) * layout_.expertImbalance) : time.rest; // the busiest device's experts
     struct Piece {
       Time compute;
       bool experts;
     };
-    Piece pieces[2] = {{attention, false}, {ffn, true}};
-    if (!forward) std::swap(pieces[0], pieces[1]);
+    Piece pieces[2] = {{time.attention, false}, {ffn, true}};
+    if (pass == Pass::Backward) std::swap(pieces[0], pieces[1]);
     for (const Piece& piece : pieces) {
       if (tp && layout_.sequenceParallel) add(p, Kind::Collective, StepPart::TensorParallel, 0, kTpAllGather);
       if (moe && piece.experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
@@ -272,12 +267,13 @@ private:
       const bool first = stage == 0 && task.chunk == 0, last = stage == layout_.pp - 1 && task.chunk == chunks_ - 1;
       if (task.forward) {
         if (!first) add(p, Kind::ReceivePrevious, StepPart::Pipeline, 0, -1, p2p);
-        for (std::size_t i = range.first; i < range.end; ++i) layerPass(p, i, true);
+        for (std::size_t i = range.first; i < range.end; ++i) layerPass(p, i, Pass::Forward);
         if (!last) add(p, Kind::SendNext, StepPart::Pipeline, 0, -1, p2p);
       } else {
         if (!last) add(p, Kind::ReceiveNext, StepPart::Pipeline, 0, -1, p2p);
         for (std::size_t i = range.end; i-- > range.first;) {
-          layerPass(p, i, false);
+          layerPass(p, i, Pass::Recompute);
+          layerPass(p, i, Pass::Backward);
           if (task.microBatch == layout_.microBatches - 1) backwardDone[i] = int(p.items.size()) - 1;
         }
         if (!first) add(p, Kind::SendPrevious, StepPart::Pipeline, 0, -1, p2p);
@@ -341,7 +337,7 @@ private:
   const StepOptions& options_;
   int chunks_ = 1;                 // model chunks per device (interleaved)
   std::vector<LayerRange> stages_; // per chunk of a stage
-  std::vector<LayerTimes> layers_;
+  std::vector<LayerCompute> layers_;
   Bytes activationBytes_ = 0;
   std::vector<Time> optimizer_;
   int previousPassStart_ = 0; // ZeRO 3: the main program's item where the last layer pass began
@@ -397,9 +393,9 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   result.microBatch = model.microBatch;
   result.accumulation = l.microBatches;
   result.iteration = run.finish;
-  PassTimes pass = passTimes(model, cluster.device.flops);
-  result.forward = pass.forward / Time(l.tp * l.pp);
-  result.backward = pass.backward / Time(l.tp * l.pp);
+  for (const LayerCompute& c : builder.layers()) // per device: its share of the layers
+    result.forward += c.forward.total(), result.backward += c.backward.total() + c.recompute.total();
+  result.forward /= Time(l.pp), result.backward /= Time(l.pp);
   int slowest = sink.slowestRank();
   result.breakdown = sink.of(slowest);
   result.optimizer = builder.optimizer(schedule.stageOf(slowest));

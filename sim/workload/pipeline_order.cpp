@@ -43,9 +43,17 @@ std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages) {
   std::vector<LayerRange> out;
   std::size_t n = model.layers.size();
   if (model.transformer) { // embeddings, blocks, head
-    std::size_t blocks = std::size_t(model.transformer->layers), per = blocks / std::size_t(stages);
-    for (int s = 0; s < stages; ++s)
-      out.push_back({s == 0 ? 0 : 1 + std::size_t(s) * per, s == stages - 1 ? n : 1 + std::size_t(s + 1) * per});
+    const std::size_t blocks = std::size_t(model.transformer->layers), k = std::size_t(stages);
+    std::vector<std::size_t> count(k, blocks / k);
+    std::size_t extra = blocks % k;
+    for (std::size_t s = 1; s + 1 < k && extra > 0; ++s, --extra) ++count[s]; // the middle first
+    for (std::size_t s : {std::size_t(0), k - 1})
+      if (extra > 0) ++count[s], --extra;
+    std::size_t first = 1; // after the embedding
+    for (std::size_t s = 0; s < k; ++s) {
+      out.push_back({s == 0 ? 0 : first, s + 1 == k ? n : first + count[s]});
+      first += count[s];
+    }
     return out;
   }
   for (int s = 0; s < stages; ++s) out.push_back({n * std::size_t(s) / std::size_t(stages), n * std::size_t(s + 1) / std::size_t(stages)});

@@ -9,6 +9,8 @@ const std::vector<ReferenceFigure>& referenceFigures() {
       {"samples_per_s", "throughput (samples/s, all devices)", [](const StepResult& r) { return r.samplesPerSecond(); }},
       {"memory_gib", "peak memory per device (GiB)", [](const StepResult& r) { return double(r.memory.total()) / double(1ULL << 30); }},
       {"step_ms", "step time (ms)", [](const StepResult& r) { return toMicroseconds(r.iteration) / 1e3; }},
+      {"mfu", "model FLOPs utilization", [](const StepResult& r) { return r.mfu(); }},
+      {"tokens_per_s", "throughput (tokens/s, all devices)", [](const StepResult& r) { return r.tokensPerSecond(); }},
   };
   return figures;
 }

@@ -13,6 +13,7 @@
 #include "sim/run/simulate.h"
 #include "sim/trace/trace_recorder.h"
 #include "sim/workload/group_algorithm.h"
+#include "sim/workload/layer_compute.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/workload/step_schedule.h"
 #include "sim/network/network_models.h"
@@ -186,7 +187,7 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
   if (usesParallelModel(training)) return estimateParallelStep(cluster, training, given);
   checkParallelLayout(cluster, training);
   const StepOptions options = withGroupRule(cluster, training, given);
-  PassTimes pass = passTimes(model, cluster.device.flops);
+  PassTimes pass = passTimes(model, cluster.device);
   BackwardPlan backward = planBackward(model, pass.backward, training.bucket);
   WorkEstimate step;
   step.simulatedSeconds = toSeconds(pass.forward + pass.backward) * training.accumulation;
@@ -220,7 +221,7 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   checkParallelLayout(cluster, training);
   const StepOptions options = withGroupRule(cluster, training, given);
   const DeviceModel& device = cluster.device;
-  PassTimes pass = passTimes(model, device.flops);
+  PassTimes pass = passTimes(model, device);
 
   StepPlan plan;
   plan.ranks = cluster.ranks();

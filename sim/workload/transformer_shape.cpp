@@ -35,17 +35,23 @@ double TransformerShape::headFlopsPerSample() const {
 
 double TransformerShape::flopsPerSample() const { return double(layers) * blockFlopsPerSample() + headFlopsPerSample(); }
 
+const char* recomputationName(Recomputation r) {
+  return r == Recomputation::None ? "none" : r == Recomputation::Selective ? "selective" : "full";
+}
+
 Bytes TransformerShape::activationsPerSample() const {
   double s = double(sequence), h = double(hidden);
-  double block = s * h * (34.0 + 5.0 * double(heads) * s / h);
-  double kept = fullRecomputation ? double(layers) * 2.0 * s * h + block : double(layers) * block;
+  double block = double(blockActivations(1, false));
+  double kept = recomputation == Recomputation::Full ? double(layers) * 2.0 * s * h + block : double(layers) * block;
   return Bytes(kept);
 }
 
 Bytes TransformerShape::blockActivations(int tp, bool sequenceParallel) const {
   double s = double(sequence), h = double(hidden), t = double(tp);
-  double scores = 5.0 * double(heads) * s / (h * t);
-  return Bytes(s * h * (sequenceParallel ? 34.0 / t + scores : 10.0 + 24.0 / t + scores));
+  // Under full recomputation the block being recomputed holds its whole set, scores included.
+  bool scores = !flashAttention && recomputation != Recomputation::Selective;
+  double scoreTerm = scores ? 5.0 * double(heads) * s / (h * t) : 0;
+  return Bytes(s * h * (sequenceParallel ? 34.0 / t + scoreTerm : 10.0 + 24.0 / t + scoreTerm));
 }
 
 Bytes TransformerShape::blockInput(int tp, bool sequenceParallel) const {

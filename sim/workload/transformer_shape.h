@@ -16,10 +16,13 @@
 // and mix 2 x 2 x s^2 x h per block, and the head 2 x vocabulary x h x s.
 // Activations per sample (Korthikanti et al., 2022, "Reducing Activation
 // Recomputation in Large Transformer Models", bytes per layer without
-// parallelism: s h (34 + 5 a s / h)): every block's, or with full
-// recomputation each block's input (2 s h, 16-bit) plus one block's whole
-// set while it is recomputed. The formula is a dense block's: with experts,
-// the larger FFN activations of top_k experts are not counted.
+// parallelism: s h (34 + 5 a s / h), the second term the attention scores
+// and their softmax and dropout): every block's; without the scores under
+// selective recomputation (recomputed in backward) or flash attention
+// (never stored); with full recomputation each block's input (2 s h,
+// 16-bit) plus one block's whole set while it is recomputed. The formula
+// is a dense block's: with experts, the larger FFN activations of top_k
+// experts are not counted.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,13 @@
 #include "sim/core/units.h"
 
 namespace collsim {
+
+// What backward finds stored, and what it computes again first: nothing
+// again (none); the attention core, QK^T, softmax and the product with V,
+// whose activations grow with s^2 (selective, Korthikanti et al.); or
+// each block whole from its input (full).
+enum class Recomputation { None, Selective, Full };
+const char* recomputationName(Recomputation r); // "none", "selective", "full"
 
 struct TransformerShape {
   int layers = 0;
@@ -40,7 +50,14 @@ struct TransformerShape {
   bool tiedEmbeddings = false;
   int experts = 1;
   int topK = 1;
-  bool fullRecomputation = true;
+  Recomputation recomputation = Recomputation::Full;
+  // Fused attention (FlashAttention): scores never reach memory, backward
+  // recomputes them in the kernel. Standard: QK^T and the product with V as
+  // batched GEMMs around a softmax that goes through memory.
+  bool flashAttention = true;
+  // Dropout after the attention's softmax and on both residual branches
+  // (GPT-2/3 and Megatron-LM's GPT: 0.1); each writes a 1-byte mask.
+  bool dropout = false;
 
   std::uint64_t kvDim() const { return std::uint64_t(kvHeads > 0 ? kvHeads : heads) * (hidden / std::uint64_t(heads)); }
   std::uint64_t attentionParameters() const;
@@ -58,7 +75,8 @@ struct TransformerShape {
   Bytes activationsPerSample() const;
   // One block's activations per sample under tensor parallelism of `tp`
   // (Korthikanti et al.: s h (10 + 24/t + 5 a s / (h t)); with sequence
-  // parallelism s h (34/t + 5 a s / (h t))), and what full recomputation
+  // parallelism s h (34/t + 5 a s / (h t)); the scores' term only when they
+  // are stored, see above), and what full recomputation
   // keeps of it: the block's 16-bit input, 2 s h (/ t with sequence
   // parallelism).
   Bytes blockActivations(int tp, bool sequenceParallel) const;

@@ -1,0 +1,80 @@
+#include "sim/config/device_presets.h"
+
+namespace collsim {
+namespace {
+
+constexpr double kTera = 1e12;
+constexpr Bandwidth kGBps = 1'000'000'000ULL;
+
+struct Figures {
+  double tflops;             // dense 16-bit tensor peak
+  double memoryTBps;         // HBM peak
+  double memoryGiB;          // capacity (GB on the datasheet, taken as GiB, as the tools report it)
+  int units;                 // tiles computed at once: SMs (NVIDIA), AI cores (Ascend)
+  double gemm;               // best large GEMM / peak
+  double attentionForward;   // fused attention, causal, head size 128 / peak
+  double attentionBackward;
+  double memoryEfficiency;   // elementwise kernels / HBM peak
+  double reduceGBps;         // the collectives' reduction rate (0: free, as NCCL's kernels hide it)
+};
+
+DeviceModel make(const char* name, const Figures& f) {
+  DeviceModel d;
+  d.name = name;
+  d.flops = f.tflops * kTera;
+  d.memoryBandwidth = Bandwidth(f.memoryTBps * 1000 * double(kGBps));
+  d.memory = Bytes(f.memoryGiB * double(1ULL << 30));
+  d.computeUnits = f.units;
+  d.gemmEfficiency = f.gemm;
+  d.attentionForward = f.attentionForward;
+  d.attentionBackward = f.attentionBackward;
+  d.memoryEfficiency = f.memoryEfficiency;
+  d.reduceBandwidth = Bandwidth(f.reduceGBps * double(kGBps));
+  return d;
+}
+
+// Sources, by figure:
+// - Peaks, memory and SM counts: NVIDIA's V100, A100 and H100 datasheets and
+//   architecture whitepapers (dense, without sparsity: 125, 312, 989 TFLOPS;
+//   80, 108, 132 SMs); Ascend 910: Huawei at Hot Chips 31 (2019): 32 Da
+//   Vinci cores, 256 TFLOPS fp16, HBM2 at 1.2 TB/s; Ascend 910B: the Atlas
+//   800T A2's figures as commonly cited (64 GB HBM2e at 1.6 TB/s, 24 AI
+//   cores); its fp16 peak differs by bin (910B1-B4, about 280-400 TFLOPS):
+//   320 here, set `flops` to your part's.
+// - gemm: the "maximum achievable matmul FLOPS" measured with bf16 inputs
+//   (stas00/ml-engineering, compute/accelerator): A100 SXM 267.9 of 312
+//   (0.859), H100 SXM 792.1 of 989 (0.801). V100 and Ascend have no such
+//   measurement there: 0.8, an assumption in the range of the others.
+// - attention: FlashAttention-2 (Dao, 2023) reaches 50-73 % of the A100's
+//   peak forward and less backward: 0.65 / 0.55. On H100, FlashAttention-3
+//   (Shah et al., 2024) reaches 540-740 TFLOPS forward in bf16 and about
+//   1.5-1.75 x FlashAttention-2 backward: 0.6 / 0.5. V100 and Ascend 910 run
+//   no FlashAttention-2 (V100 lacks the instructions): 0.5 / 0.4, an
+//   assumption; their models should use attention: standard.
+// - memory efficiency: a copy reaches about 90 % of HBM's peak on these
+//   parts (the same repository's and vendors' STREAM-like figures): 0.9.
+// - reduce: NCCL's reductions run in the copy kernels (none); HCCL's on
+//   Ascend 910 cost about a third of HBM's rate (a sum reads 2n bytes and
+//   writes n): 400 GB/s, collsim's long-standing default.
+const std::vector<DevicePreset> kPresets = {
+    {"ascend-910", "Huawei Ascend 910 (32 GB HBM2)", make("ascend-910", {256, 1.2, 32, 32, 0.8, 0.5, 0.4, 0.9, 400})},
+    {"ascend-910b", "Huawei Ascend 910B (64 GB HBM2e)", make("ascend-910b", {320, 1.6, 64, 24, 0.8, 0.5, 0.4, 0.9, 0})},
+    {"v100-sxm2-32gb", "NVIDIA V100 SXM2 32 GB", make("v100-sxm2-32gb", {125, 0.9, 32, 80, 0.8, 0.5, 0.4, 0.9, 0})},
+    {"a100-sxm4-40gb", "NVIDIA A100 SXM4 40 GB", make("a100-sxm4-40gb", {312, 1.555, 40, 108, 0.859, 0.65, 0.55, 0.9, 0})},
+    {"a100-sxm4-80gb", "NVIDIA A100 SXM4 80 GB", make("a100-sxm4-80gb", {312, 2.039, 80, 108, 0.859, 0.65, 0.55, 0.9, 0})},
+    {"h100-sxm5-80gb", "NVIDIA H100 SXM5 80 GB", make("h100-sxm5-80gb", {989, 3.35, 80, 132, 0.801, 0.6, 0.5, 0.9, 0})},
+};
+
+} // namespace
+
+const std::vector<DevicePreset>& devicePresets() { return kPresets; }
+
+const DevicePreset* findDevicePreset(const std::string& name) {
+  for (const DevicePreset& p : kPresets)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+const DevicePreset& defaultDevicePreset() { return kPresets.front(); }
+
+} // namespace collsim

@@ -1,0 +1,200 @@
+#include "sim/workload/layer_compute.h"
+
+#include <cmath>
+#include <string>
+
+#include "sim/workload/operation_cost.h"
+
+namespace collsim {
+namespace {
+
+// Seconds of one pass's pieces, before they become picoseconds.
+struct Seconds {
+  double attention = 0, rest = 0;
+};
+
+// A block, the head or the embedding of a transformer, one operation at a
+// time; forward and backward in step, so that each operation is written once.
+class OperationTimer {
+public:
+  OperationTimer(const TransformerShape& shape, const DeviceModel& device, int microBatch, int elementBytes,
+                 const ComputeSplit& split)
+      : t_(shape), d_(device), e_(elementBytes), split_(split), b_(microBatch),
+        tokens_(double(microBatch) * double(shape.sequence)) {}
+
+  // Forward, backward and recomputation of one block.
+  void block(Seconds& forward, Seconds& backward, Seconds& recompute) const {
+    const double h = double(t_.hidden), tp = double(split_.tp), kv = double(t_.kvDim());
+    const double T = tokens_, normTokens = split_.sequenceParallel ? T / tp : T;
+    Seconds core; // forward of the attention core, for selective recomputation
+    using Pass = std::pair<double, double>; // forward, backward
+    auto attention = [&](Pass p) { forward.attention += p.first, backward.attention += p.second; };
+    auto rest = [&](Pass p) { forward.rest += p.first, backward.rest += p.second; };
+    // Attention: norm, QKV, core, output projection, residual add.
+    attention(elementwise(normTokens * h * 2));
+    attention(gemm({T, (h + 2 * kv) / tp, h}));
+    double coreForward = 0, coreBackward = 0;
+    attentionCore(coreForward, coreBackward);
+    attention({coreForward, coreBackward});
+    core.attention = coreForward;
+    attention(gemm({T, h, h / tp}));
+    attention(residual(normTokens * h));
+    // FFN: norm, up (and gate), activation, down, residual add.
+    const double f = double(t_.ffn), up = t_.gatedFfn ? 2 : 1, activation = t_.gatedFfn ? 3 : 2;
+    rest(elementwise(normTokens * h * 2));
+    if (t_.experts > 1) {
+      const double experts = double(t_.experts), mine = experts / double(split_.ep);
+      const double perExpert = T * double(t_.topK) * double(split_.ep) / experts;
+      rest(gemm({T, experts, h}));
+      rest(gemm({perExpert, up * f / tp, h, mine}));
+      rest(elementwise(T * double(t_.topK) * f / tp * activation));
+      rest(gemm({perExpert, h, f / tp, mine}));
+    } else {
+      rest(gemm({T, up * f / tp, h}));
+      rest(elementwise(T * f / tp * activation));
+      rest(gemm({T, h, f / tp}));
+    }
+    rest(residual(normTokens * h));
+    if (t_.recomputation == Recomputation::Full) recompute = forward;
+    else if (t_.recomputation == Recomputation::Selective && !t_.flashAttention) recompute = core;
+  }
+
+  // The final norm, the logits and the softmax cross-entropy (fp32 logits
+  // read and written), vocabulary-parallel over tp.
+  void head(Seconds& forward, Seconds& backward) const {
+    const double h = double(t_.hidden), tp = double(split_.tp), T = tokens_;
+    const double normTokens = split_.sequenceParallel ? T / tp : T;
+    auto add = [&](std::pair<double, double> fb) { forward.rest += fb.first, backward.rest += fb.second; };
+    add(elementwise(normTokens * h * 2));
+    add(gemm({T, double(t_.vocabulary) / tp, h}));
+    double logits = T * double(t_.vocabulary) / tp * 4 * 2;
+    forward.rest += memorySeconds(d_, logits), backward.rest += memorySeconds(d_, logits);
+  }
+
+  // The embedding: a gather of T rows forward, their gradients added back.
+  void embedding(Seconds& forward, Seconds& backward) const {
+    auto [f, b] = elementwise(tokens_ * double(t_.hidden) / (split_.sequenceParallel ? double(split_.tp) : 1));
+    forward.rest += f, backward.rest += b;
+  }
+
+private:
+  // Forward and backward of a GEMM: backward computes the input's gradient
+  // (m x k x n) and the weights' (k x n x m).
+  std::pair<double, double> gemm(GemmShape g) const {
+    double forward = gemmSeconds(d_, g, e_);
+    double backward = gemmSeconds(d_, {g.m, g.k, g.n, g.batch}, e_) + gemmSeconds(d_, {g.k, g.n, g.m, g.batch}, e_);
+    return {forward, backward};
+  }
+  // A kernel moving `elements` 16-bit values forward; backward moves twice as many.
+  std::pair<double, double> elementwise(double elements) const {
+    double forward = memorySeconds(d_, elements * double(e_));
+    return {forward, 2 * forward};
+  }
+  // A residual add of a branch's `elements` outputs: reads two, writes one
+  // (with dropout, fused in, also writes the 1-byte mask backward reads).
+  std::pair<double, double> residual(double elements) const {
+    auto [forward, backward] = elementwise(3 * elements);
+    double mask = t_.dropout ? memorySeconds(d_, elements) : 0;
+    return {forward + mask, backward + mask};
+  }
+
+  void attentionCore(double& forward, double& backward) const {
+    const double s = double(t_.sequence), heads = double(t_.heads) / double(split_.tp);
+    const double headSize = double(t_.hidden) / double(t_.heads), pairs = double(b_) * heads;
+    if (t_.flashAttention) {
+      double flops = 4 * s * s * headSize * pairs / 2; // causal: the kernel skips the masked half
+      forward = attentionSeconds(d_, flops, false), backward = attentionSeconds(d_, 2.5 * flops, true);
+      return;
+    }
+    auto [scoresF, scoresB] = gemm({s, s, headSize, pairs}); // Q K^T
+    auto [mixF, mixB] = gemm({s, headSize, s, pairs});       // softmax(.) V
+    double probabilities = pairs * s * s * double(e_);
+    forward = scoresF + mixF + memorySeconds(d_, 2 * probabilities);  // softmax reads and writes
+    backward = scoresB + mixB + memorySeconds(d_, 3 * probabilities); // reads two, writes one
+    if (t_.dropout) { // reads the probabilities, writes them and a 1-byte mask; backward the same
+      double dropout = memorySeconds(d_, (2 + 1.0 / double(e_)) * probabilities);
+      forward += dropout, backward += dropout;
+    }
+  }
+
+  const TransformerShape& t_;
+  const DeviceModel& d_;
+  int e_;
+  ComputeSplit split_;
+  int b_;
+  double tokens_;
+};
+
+Time picoseconds(double seconds, const std::string& model) {
+  if (!(seconds <= kMaxComputeSeconds))
+    throw InputError(model + ": one layer's pass would take more than collsim's clock holds in a step (" +
+                     std::to_string(seconds) + " s)");
+  return Time(std::llround(seconds * double(kPsPerSec)));
+}
+
+PassPieces pieces(const Seconds& s, const std::string& model) {
+  return {picoseconds(s.attention, model), picoseconds(s.rest, model)};
+}
+
+std::vector<LayerCompute> byOperations(const ModelSpec& m, const DeviceModel& d, const ComputeSplit& split) {
+  if (!(d.flops > 0 && d.memoryBandwidth > 0))
+    throw InputError("timing " + m.name + " by its operations needs the device's flops and memory_bandwidth");
+  OperationTimer timer(*m.transformer, d, m.microBatch, int(m.precision.weights), split);
+  std::vector<LayerCompute> out(m.layers.size());
+  Seconds forward, backward, recompute;
+  timer.embedding(forward, backward);
+  out.front() = {false, pieces(forward, m.name), pieces(backward, m.name), {}};
+  forward = backward = {};
+  timer.block(forward, backward, recompute);
+  LayerCompute block{true, pieces(forward, m.name), pieces(backward, m.name), pieces(recompute, m.name),
+                     m.transformer->recomputation == Recomputation::Full};
+  for (std::size_t i = 1; i + 1 < out.size(); ++i) out[i] = block;
+  forward = backward = {};
+  timer.head(forward, backward);
+  out.back() = {false, pieces(forward, m.name), pieces(backward, m.name), {}};
+  return out;
+}
+
+// The model's flat forward and backward times shared by compute share.
+std::vector<LayerCompute> byShares(const ModelSpec& m, const DeviceModel& d, const ComputeSplit& split) {
+  PassTimes pass = flatPassTimes(m, d.flops);
+  const TransformerShape* t = m.transformer ? &*m.transformer : nullptr;
+  double attention = t ? t->attentionFlopsPerSample() / t->blockFlopsPerSample() : 0;
+  double s = t ? double(t->sequence) : 0;
+  double core = t ? 4 * s * s * double(t->hidden) / t->blockFlopsPerSample() : 0; // of a block's forward
+  std::vector<LayerCompute> out;
+  for (const ModelLayer& l : m.layers) {
+    bool block = t && l.name.rfind("block.", 0) == 0;
+    auto split2 = [&](Time whole) {
+      Time total = Time(double(whole) * l.computeShare / split.tp);
+      Time a = block ? Time(double(total) * attention) : 0;
+      return PassPieces{a, total - a};
+    };
+    LayerCompute c{block, split2(pass.forward), split2(pass.backward), {}};
+    if (block && t->recomputation == Recomputation::Full) c.recompute = c.forward, c.recomputeCollectives = true;
+    if (block && t->recomputation == Recomputation::Selective && !t->flashAttention)
+      c.recompute.attention = Time(double(c.forward.total()) * core);
+    out.push_back(c);
+  }
+  return out;
+}
+
+} // namespace
+
+static bool byOperation(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
+
+std::vector<LayerCompute> layerCompute(const ModelSpec& model, const DeviceModel& device, const ComputeSplit& split) {
+  return byOperation(model) ? byOperations(model, device, split) : byShares(model, device, split);
+}
+
+PassTimes passTimes(const ModelSpec& model, const DeviceModel& device) {
+  PassTimes p;
+  if (!byOperation(model)) p = flatPassTimes(model, device.flops); // whole, not rounded layer by layer
+  for (const LayerCompute& l : layerCompute(model, device, {})) {
+    if (byOperation(model)) p.forward += l.forward.total(), p.backward += l.backward.total();
+    p.backward += l.recompute.total();
+  }
+  return p;
+}
+
+} // namespace collsim

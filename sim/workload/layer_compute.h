@@ -1,0 +1,62 @@
+// The compute of one micro-batch, layer by layer, on one device of a
+// layout: forward, backward, and what recomputation repeats before backward.
+//
+// A transformer (model.transformer) without a `utilization` is timed
+// operation by operation on the device (operation_cost.h), its GEMMs at the
+// shapes a tensor-parallel rank runs (Megatron-LM's column- and
+// row-parallel splits; T = micro-batch x sequence tokens, t = tp):
+//   attention  norm; QKV GEMM T x (h + 2 kv) / t x h; the core; output
+//              GEMM T x h x h / t; residual add
+//   FFN        norm; up (and gate) T x f / t x h; activation; down
+//              T x h x f / t; residual add. With experts, a router and
+//              each of the device's experts / ep experts on its share of
+//              the tokens, T x top_k x ep / experts
+//   head       final norm; logits T x V / t x h; softmax cross-entropy
+// The core is fused attention (flash: causal, so half of the 4 s^2 h / t
+// FLOPs per sample, at the device's attention efficiency; backward 2.5 x
+// forward, FlashAttention-2's count) or standard (QK^T and the product with
+// V as batched GEMMs around a softmax through memory). Norms, adds and
+// activations move their bytes at memory speed (on T / t tokens under
+// sequence parallelism). Backward runs each GEMM twice (gradients of the
+// input and of the weights) and moves twice the bytes of each other kernel.
+// Recomputation repeats, before a block's backward, its attention core
+// (selective; nothing under flash attention, whose backward recomputes the
+// scores anyway) or its whole forward with its TP collectives (full).
+//
+// Other models, and a transformer with `compute: {utilization: u}`, share
+// the model's forward and backward time (model.h's flat passTimes) among
+// their layers by their compute share, / tp.
+#pragma once
+
+#include <vector>
+
+#include "sim/workload/model.h"
+#include "topologies/cluster.h"
+
+namespace collsim {
+
+// A pass over a layer in two pieces: a block's attention and the rest (its
+// FFN); other layers have only the rest.
+struct PassPieces {
+  Time attention = 0, rest = 0;
+  Time total() const { return attention + rest; }
+};
+
+struct LayerCompute {
+  bool block = false; // a transformer block: its TP collectives go around each piece
+  PassPieces forward, backward, recompute;
+  bool recomputeCollectives = false; // full recomputation: the block's collectives run again
+};
+
+struct ComputeSplit {
+  int tp = 1, ep = 1;
+  bool sequenceParallel = false;
+};
+
+// Throws InputError when a pass would not fit the clock (kMaxComputeSeconds).
+std::vector<LayerCompute> layerCompute(const ModelSpec& model, const DeviceModel& device, const ComputeSplit& split);
+
+// One device running the whole model: forward, and backward with its recomputation.
+PassTimes passTimes(const ModelSpec& model, const DeviceModel& device);
+
+} // namespace collsim

@@ -1,0 +1,141 @@
+// The compute model: kernels on a device (operation_cost.h), a
+// transformer's layers timed by their operations (layer_compute.h), and
+// the device presets. Expectations are worked out by hand in the comments
+// from the roofline and the FLOP counts, not read back from the code.
+#include <doctest/doctest.h>
+
+#include "test_support.h"
+
+#include "sim/config/config_node.h"
+#include "sim/config/device_presets.h"
+#include "sim/config/model_config.h"
+#include "sim/workload/layer_compute.h"
+#include "sim/workload/operation_cost.h"
+
+using namespace collsim;
+using collsim::testing::source;
+
+namespace {
+
+// A round device: 100 TFLOPS reached in full, 1 TB/s, 100 units of 128 x 128 tiles.
+DeviceModel roundDevice() {
+  DeviceModel d;
+  d.flops = 100e12;
+  d.memoryBandwidth = 1'000'000'000'000ULL;
+  d.computeUnits = 100;
+  d.tileRows = d.tileColumns = 128;
+  return d;
+}
+
+ModelSpec shape(const std::string& transformer) {
+  std::string yaml = "{name: t, transformer: {" + transformer + "}, precision: {weights: 2}, micro_batch: 1}";
+  return loadModel(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("t.yaml")));
+}
+
+} // namespace
+
+TEST_CASE("a GEMM takes whole waves of whole tiles, or its bytes at memory speed") {
+  DeviceModel d = roundDevice();
+  // 1280 x 1280 x 1000: 10 x 10 = 100 tiles, one wave: 2 x 1280^2 x 1000 FLOPs
+  // = 3.2768 GFLOP at 100 TFLOPS = 32.768 us.
+  CHECK(gemmSeconds(d, {1280, 1280, 1000}, 2) == doctest::Approx(32.768e-6));
+  // One row more: 11 x 10 = 110 tiles, two waves, twice the time for 0.08 % more work.
+  CHECK(gemmSeconds(d, {1281, 1280, 1000}, 2) == doctest::Approx(2 * 32.768e-6));
+  // The efficiency scales the rate: at 0.8, 32.768 / 0.8 = 40.96 us.
+  d.gemmEfficiency = 0.8;
+  CHECK(gemmSeconds(d, {1280, 1280, 1000}, 2) == doctest::Approx(40.96e-6));
+  // A thin product is bound by memory: 1280 x 1280 x 8 reads 2 x (1280 x 8 x 2)
+  // and writes 1280^2 x 2 bytes = 3,317,760 B = 3.318 us at 1 TB/s, where its
+  // one wave computes in 0.328 us (at 0.8: 0.262 / 0.8).
+  CHECK(gemmSeconds(d, {1280, 1280, 8}, 2) == doctest::Approx(3.31776e-6));
+  // Without units, no quantization: FLOPs / rate.
+  d.computeUnits = 0;
+  CHECK(gemmSeconds(d, {1281, 1280, 1000}, 2) == doctest::Approx(2.0 * 1281 * 1280 * 1000 / 80e12));
+  // Elementwise kernels move their bytes at memory x its efficiency.
+  d.memoryEfficiency = 0.5;
+  CHECK(memorySeconds(d, 1e6) == doctest::Approx(2e-6));
+}
+
+TEST_CASE("a block's time is its GEMMs' FLOPs and flash attention's half of 4 s^2 h at their rates") {
+  // Memory so fast that only FLOPs count, no quantization: a block of hidden
+  // h = 1024, 8 heads, FFN 4096 (not gated), sequence s = 2048, one sample.
+  // GEMMs forward: 2 s x (QKV 3 h^2 + output h^2 + FFN 2 h f) = 2 x 2048 x
+  // 12,582,912 = 51.54 GFLOP at 100 TFLOPS x 0.5 = 1030.8 us; backward twice.
+  // Flash attention, causal: 4 s^2 h / 2 = 8.59 GFLOP at 100 x 0.25 = 343.6 us
+  // forward, 2.5 x as many FLOPs at 100 x 0.2 backward = 1073.7 us.
+  DeviceModel d = roundDevice();
+  d.computeUnits = 0;
+  d.memoryBandwidth = 1ULL << 62;
+  d.gemmEfficiency = 0.5, d.attentionForward = 0.25, d.attentionBackward = 0.2;
+  ModelSpec m = shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, sequence: 2048, gated_ffn: false, "
+                      "recomputation: none");
+  const double s = 2048, h = 1024, f = 4096;
+  const double gemm = 2 * s * (4 * h * h + 2 * h * f) / 50e12, flash = 4 * s * s * h / 2;
+  std::vector<LayerCompute> layers = layerCompute(m, d, {});
+  REQUIRE(layers.size() == 4); // embedding, 2 blocks, head
+  const LayerCompute& block = layers[1];
+  CHECK(block.block);
+  CHECK(toSeconds(block.forward.total()) == doctest::Approx(gemm + flash / 25e12).epsilon(1e-6));
+  CHECK(toSeconds(block.backward.total()) == doctest::Approx(2 * gemm + 2.5 * flash / 20e12).epsilon(1e-6));
+  CHECK(block.recompute.total() == 0);
+  // Tensor parallelism of 4 divides every GEMM and the heads: a quarter of each.
+  LayerCompute split = layerCompute(m, d, {4, 1, false})[1];
+  CHECK(double(split.forward.total()) == doctest::Approx(double(block.forward.total()) / 4).epsilon(1e-6));
+  // Full recomputation repeats the forward with its collectives; selective
+  // repeats the attention core, which flash attention recomputes anyway.
+  LayerCompute full = layerCompute(shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, "
+                                         "sequence: 2048, gated_ffn: false, recomputation: full"), d, {})[1];
+  CHECK(full.recompute.total() == full.forward.total());
+  CHECK(full.recomputeCollectives);
+  LayerCompute selective = layerCompute(shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, "
+                                              "sequence: 2048, gated_ffn: false, recomputation: selective"), d, {})[1];
+  CHECK(selective.recompute.total() == 0);
+  // Standard attention: QK^T and the product with V, 2 s^2 h each, as GEMMs at 0.5.
+  LayerCompute standard = layerCompute(shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, "
+                                             "sequence: 2048, gated_ffn: false, recomputation: selective, "
+                                             "attention: standard"), d, {})[1];
+  CHECK(toSeconds(standard.recompute.attention) == doctest::Approx(4 * s * s * h / 50e12).epsilon(1e-6));
+  CHECK(standard.recompute.rest == 0);
+  CHECK(!standard.recomputeCollectives);
+}
+
+TEST_CASE("a micro-batch of one sequence leaves the GEMMs of a wide TP split in part-empty waves") {
+  // On an A100 (108 SMs, 256 x 128 tiles), Llama 3 70B's QKV GEMM under tp 8
+  // on one 8192-token sequence is 8192 x 1280 x 8192: 32 x 10 = 320 tiles in
+  // 3 waves of 108 (324 slots, 98.8 % used); on 2,048 tokens, 8 x 10 = 80
+  // tiles in one wave (74 % used), so a shorter sequence runs slower per FLOP.
+  DeviceModel a100 = findDevicePreset("a100-sxm4-80gb")->device;
+  auto rate = [&](double tokens) {
+    GemmShape g{tokens, 1280, 8192};
+    return gemmFlops(g) / gemmSeconds(a100, g, 2);
+  };
+  const double best = a100.flops * a100.gemmEfficiency;
+  CHECK(rate(8192) == doctest::Approx(best * 320 / 324));
+  CHECK(rate(2048) == doctest::Approx(best * 80 / 108));
+}
+
+TEST_CASE("every GPU preset names its own device, with its datasheet's peak and memory") {
+  struct Expect {
+    const char* file;
+    const char* device;
+    double tflops;
+    double memoryGiB;
+  };
+  for (Expect e : {Expect{"dgx-a100-8", "a100-sxm4-80gb", 312, 80}, Expect{"p4d-2x8-efa", "a100-sxm4-40gb", 312, 40},
+                   Expect{"dgx-h100-8", "h100-sxm5-80gb", 989, 80}, Expect{"h100-2x8-ib400", "h100-sxm5-80gb", 989, 80},
+                   Expect{"v100-cubemesh-8", "v100-sxm2-32gb", 125, 16}, Expect{"atlas-800t-a2-8", "ascend-910b", 320, 64}}) {
+    CAPTURE(e.file);
+    Cluster c = loadClusterFile(source(std::string("configs/clusters/") + e.file + ".yaml"), {}).cluster;
+    CHECK(c.device.name == e.device);
+    CHECK(c.device.flops == doctest::Approx(e.tflops * 1e12));
+    CHECK(double(c.device.memory) == doctest::Approx(e.memoryGiB * double(1ULL << 30)));
+    CHECK(c.device.gemmEfficiency < 1);
+  }
+  // A cluster that names none is the seed article's Ascend 910.
+  Cluster seed = loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {}).cluster;
+  CHECK(seed.device.name == "ascend-910");
+  CHECK(seed.device.flops == doctest::Approx(256e12));
+  // An unknown name is refused with the known ones.
+  CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"device.name=a200"}),
+                       doctest::Contains("unknown device 'a200' (known: ascend-910, "), ConfigError);
+}
