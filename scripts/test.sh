@@ -22,9 +22,11 @@ phase "ASan+UBSan build and tests"
 scripts/build.sh asan
 # The interrupted-study test runs a whole capacity plan twice, and the sweep
 # validations calibrate against whole measured curves: Release covers them
-# (calibrate's code runs here in "calibrate fits only what it is asked to").
+# (calibrate's code runs here in "calibrate fits only what it is asked to");
+# the published runs simulate up to 512 devices' steps (the compute model's
+# code runs here in its own tests).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_ctest --test-dir build-asan -E "continues an interrupted study|node sweeps"
+  run_ctest --test-dir build-asan -E "continues an interrupted study|node sweeps|published runs"
 
 phase "ThreadSanitizer build: the threads transport, parallel studies and comparisons, selector check -j 2"
 scripts/build.sh tsan

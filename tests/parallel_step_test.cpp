@@ -209,6 +209,24 @@ TEST_CASE("ZeRO 1 moves what plain data parallelism moves: a ReduceScatter and a
   CHECK(rb.memory.gradients == ra.memory.gradients);
 }
 
+TEST_CASE("ZeRO 2 reduce-scatters every micro-batch's gradients, ZeRO 1 the accumulated ones once") {
+  // 4 DP ranks, 3 micro-batches, one bucket of n gradient bytes: ZeRO 1
+  // reduce-scatters n once and gathers the n weight bytes, 2 x 3/4 n per
+  // rank; ZeRO 2 keeps only its shard of the gradients, so it reduce-
+  // scatters each micro-batch's: 3 + 1 = 4 x 3/4 n, twice ZeRO 1's bytes.
+  ModelSpec m = smallDecoder();
+  StepResult r[2];
+  for (int stage : {1, 2}) {
+    ParallelLayout l;
+    l.dp = 4, l.zero = stage, l.microBatches = 3;
+    TrainingSpec t = parallelOf(l, m);
+    t.bucket = Bytes(m.gradientBytes());
+    r[stage - 1] = step(ringOf(4), t);
+  }
+  CHECK(r[0].bytesSent == 4 * 2 * 3 * Bytes(m.gradientBytes()) / 4);
+  CHECK(r[1].bytesSent == 2 * r[0].bytesSent);
+}
+
 TEST_CASE("ZeRO 3 moves 1.5 x the bytes of plain data parallelism and gathers each layer ahead of its pass") {
   // One micro-batch: plain DP all-reduces the gradients, 2 (p-1)/p n; ZeRO 3
   // gathers every layer's weights before its forward and again before its

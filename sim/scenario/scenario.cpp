@@ -267,8 +267,18 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
   for (const StudyPoint& point : points) {
     auto origins = std::make_shared<ConfigOrigins>(label);
     YAML::Node root = readStudyRoot(yaml, label, baseDir, overrides, origins);
+    const std::string where = point.variant.empty() ? "sweep " : "variant " + point.variant + ": ";
+    // A point that names another file (variant set: {cluster: other.yaml})
+    // has it inlined first, relative to the study, so that its other keys
+    // (cluster.servers) reach into that file.
     for (const auto& [key, value] : point.assignments) {
-      std::string where = point.variant.empty() ? "sweep " : "variant " + point.variant + ": ";
+      if ((key != "cluster" && key != "training.model") || !value.IsScalar()) continue;
+      setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
+      YAML::Node parent = key == "cluster" ? root : root["training"];
+      inlineFile(parent, key == "cluster" ? "cluster" : "model", key, baseDir, *origins, origins);
+    }
+    for (const auto& [key, value] : point.assignments) {
+      if ((key == "cluster" || key == "training.model") && value.IsScalar()) continue;
       setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
     }
     for (const auto& o : overrides)

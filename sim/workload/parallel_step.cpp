@@ -257,7 +257,8 @@ private:
     StageProgram p;
     previousPassStart_ = 0;
     const Bytes p2p = activationBytes_ / Bytes(layout_.sequenceParallel ? layout_.tp : 1);
-    std::vector<int> backwardDone(model_.layers.size(), -1); // last micro-batch: item after which layer i's gradients exist
+    // Per micro-batch: the item after which layer i's gradients of it exist.
+    std::vector<std::vector<int>> backwardDone(std::size_t(layout_.microBatches), std::vector<int>(model_.layers.size(), -1));
     std::vector<std::size_t> layers; // the stage's, in forward order
     for (int k = 0; k < chunks_; ++k)
       for (std::size_t i = stages_[std::size_t(k * layout_.pp + stage)].first; i < stages_[std::size_t(k * layout_.pp + stage)].end; ++i)
@@ -274,13 +275,17 @@ private:
         for (std::size_t i = range.end; i-- > range.first;) {
           layerPass(p, i, Pass::Recompute);
           layerPass(p, i, Pass::Backward);
-          if (task.microBatch == layout_.microBatches - 1) backwardDone[i] = int(p.items.size()) - 1;
+          backwardDone[std::size_t(task.microBatch)][i] = int(p.items.size()) - 1;
         }
         if (!first) add(p, Kind::SendPrevious, StepPart::Pipeline, 0, -1, p2p);
       }
     }
     // Gradient buckets in the order backward fills them: the dense
-    // gradients on the DP group, the experts' on the expert-DP group.
+    // gradients on the DP group, the experts' on the expert-DP group. They
+    // accumulate over the micro-batches and go once, after the last; under
+    // ZeRO 2 and 3 a device keeps only its shard of the gradients, so every
+    // micro-batch's are reduce-scattered as its backward makes them
+    // (DeepSpeed's ZeRO-2, FSDP's FULL_SHARD).
     const Precision& x = model_.precision;
     const Collective reduce = layout_.zero > 0 ? Collective::ReduceScatter : Collective::AllReduce;
     const Bytes bucket = std::max<Bytes>(training_.bucket / elemSize(), 1) * elemSize();
@@ -297,17 +302,22 @@ private:
       if (lastLayer && filled[which] > 0) p.buckets.push_back({sizedCollective(reduce, filled[which], group), ready});
     };
     DeviceParameters stageParameters;
-    // Backward finishes the layers in reverse order (chunk by chunk); without
-    // overlap every bucket waits for the last of them.
-    std::vector<std::size_t> done = layers;
-    std::sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) { return backwardDone[a] < backwardDone[b]; });
-    for (std::size_t j = 0; j < done.size(); ++j) {
-      std::size_t i = done[j];
+    for (std::size_t i : layers) {
       DeviceParameters d = deviceParameters(model_, layout_, i);
       stageParameters.dense += d.dense, stageParameters.experts += d.experts;
-      int ready = training_.overlap ? backwardDone[i] : backwardDone[done.back()];
-      fill(0, d.dense * x.gradients, ready, j + 1 == done.size());
-      fill(1, d.experts * x.gradients, ready, j + 1 == done.size());
+    }
+    // Backward finishes the layers in reverse order (chunk by chunk); without
+    // overlap every bucket waits for the last of them.
+    for (int mb = layout_.zero >= 2 ? 0 : layout_.microBatches - 1; mb < layout_.microBatches; ++mb) {
+      const std::vector<int>& ready = backwardDone[std::size_t(mb)];
+      std::vector<std::size_t> done = layers;
+      std::sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) { return ready[a] < ready[b]; });
+      for (std::size_t j = 0; j < done.size(); ++j) {
+        DeviceParameters d = deviceParameters(model_, layout_, done[j]);
+        int after = training_.overlap ? ready[done[j]] : ready[done.back()];
+        fill(0, d.dense * x.gradients, after, j + 1 == done.size());
+        fill(1, d.experts * x.gradients, after, j + 1 == done.size());
+      }
     }
     if (!p.buckets.empty()) add(p, Kind::WaitBuckets, StepPart::DataParallel);
     // The optimizer at memory speed, on 1/dp of the state under ZeRO (the
