@@ -14,6 +14,7 @@
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
 #include "sim/run/work_estimate.h"
+#include "sim/selector/rules.h"
 
 namespace CLI {
 class App;
@@ -112,5 +113,7 @@ void writeOutputFile(const std::string& option, const std::string& path, const s
 // Writes `text` to --out or standard output.
 void emit(const std::string& text, const std::string& outPath, CliStreams io);
 Bytes optionBytes(const std::string& option, const std::string& value);
+// The built-in configs/selector/hccl-910b.yaml (command_select.cpp).
+SelectorRules defaultSelectorRules();
 
 } // namespace collsim

@@ -3,6 +3,8 @@
 // (sim/validation/calibrate.h).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include "sim/cli/provenance.h"
 #include "sim/cli/command.h"
 #include "sim/cli/comparison_report.h"
@@ -15,7 +17,7 @@ namespace collsim {
 namespace {
 
 struct CalibrateCliOptions {
-  std::string measured, cluster, out, algo = "ring", op, minBytes = "64KiB", format = "table";
+  std::string measured, cluster, out, algo = "library", op, minBytes = "64KiB", format = "table";
   std::vector<std::string> sets, fit;
   EnvOptions env;
   int channels = 1;
@@ -47,6 +49,8 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   CalibrateOptions options;
   options.fit = o.fit;
   options.compare.algorithm = joinList(algorithms);
+  SelectorRules rules = defaultSelectorRules();
+  options.compare.rules = &rules;
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.compare.channels = o.channels;
   io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
@@ -58,14 +62,19 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
     nlohmann::ordered_json fitted = nlohmann::ordered_json::object();
     for (const auto& [k, v] : r.fitted) fitted[k] = v;
     j["fitted"] = fitted;
+    j["poorly_determined"] = r.poorlyDetermined;
     j["before"] = {{"median_abs_error", r.before.medianAbsError}, {"max_abs_error", r.before.maxAbsError}};
     j["evaluations"] = r.evaluations;
     if (out) j["out"] = o.out;
     io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
     return 0;
   }
-  TextTable fitted({"parameter", "value"});
-  for (const auto& [k, v] : r.fitted) fitted.add({k, fittedValueText(k, v)});
+  TextTable fitted({"parameter", "value", "determined"});
+  for (const auto& [k, v] : r.fitted) {
+    bool poorly = std::find(r.poorlyDetermined.begin(), r.poorlyDetermined.end(), k) != r.poorlyDetermined.end();
+    bool priored = !k.ends_with(".max_bytes");
+    fitted.add({k, fittedValueText(k, v), !priored ? "-" : poorly ? "poorly: the prior holds it" : "by the curve"});
+  }
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
          << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);
   return 0;
@@ -84,7 +93,7 @@ Command addCalibrateCommand(CLI::App& app) {
     return s;
   }())->delimiter(',');
   cmd->add_option("--out", o->out, "write the calibrated cluster file here");
-  cmd->add_option("--algo", o->algo, "the algorithm to predict with")->capture_default_str();
+  cmd->add_option("--algo", o->algo, "the algorithm to predict with: library (what the cluster's library picks per size), one, or several (the fastest per size)")->capture_default_str();
   cmd->add_option("--op", o->op, "the collective, when the log does not name it");
   cmd->add_option("--channels", o->channels, "a fixed channel count (default: the library's choice per size)")
       ->check(CLI::Range(1, 64));

@@ -12,7 +12,7 @@ namespace collsim {
 namespace {
 
 struct CompareCliOptions {
-  std::string measured, cluster, algo = "ring", op, minBytes = "64KiB", format = "table";
+  std::string measured, cluster, algo = "library", op, minBytes = "64KiB", format = "table";
   std::vector<std::string> sets;
   EnvOptions env;
   int channels = 1;
@@ -31,6 +31,8 @@ int run(const CompareCliOptions& o, CliStreams io) {
   ClusterSetup setup = loadClusterFile(o.cluster, sets);
   CompareOptions options;
   options.algorithm = joinList(algorithms);
+  SelectorRules rules = defaultSelectorRules();
+  options.rules = &rules;
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
   Comparison c = compareWithMeasured(curve, op, setup, options);
@@ -50,7 +52,7 @@ Command addCompareCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "a measured nccl-tests or hccl_test log against collsim's prediction");
   cmd->add_option("measured", o->measured, "the benchmark's output, as printed")->required();
   cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware")->required();
-  cmd->add_option("--algo", o->algo, "the algorithm to predict with")->capture_default_str();
+  cmd->add_option("--algo", o->algo, "the algorithm to predict with: library (what the cluster's library picks per size), one, or several (the fastest per size)")->capture_default_str();
   cmd->add_option("--op", o->op, "the collective, when the log does not name it");
   cmd->add_option("--channels", o->channels, "predict with the algorithm as this many channels")
       ->check(CLI::Range(1, 64))

@@ -12,6 +12,9 @@
 #include "sim/selector/selector.h"
 
 namespace collsim {
+
+SelectorRules defaultSelectorRules() { return loadSelectorRulesText(kDefaultRulesYaml, kDefaultRulesLabel); }
+
 namespace {
 
 struct SelectOptions {
@@ -27,8 +30,7 @@ int select(const SelectOptions& o, CliStreams io) {
   Collective op;
   if (!parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   Bytes bytes = optionBytes("--bytes", o.bytes);
-  SelectorRules rules = o.rules.empty() ? loadSelectorRulesText(kDefaultRulesYaml, kDefaultRulesLabel)
-                                        : loadSelectorRulesFile(o.rules);
+  SelectorRules rules = o.rules.empty() ? defaultSelectorRules() : loadSelectorRulesFile(o.rules);
   Choice choice = choose(rules, op, bytes, cluster);
   HcclSettings hccl = interpretHcclSettings(gatherHcclSettings(o.env.file, o.env.process, cluster.ranks()), cluster);
   applyHcclSettings(hccl, cluster, setup.roce);

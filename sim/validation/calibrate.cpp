@@ -28,7 +28,16 @@ struct Parameter {
   std::string name;
   double lo, hi;
   bool logScale; // searched on a log scale (factors)
+  // The prior's width about the file's value: a fitted value one width
+  // away costs kPriorWeight in the objective (on a log scale, a factor of
+  // exp(width)); 0: none (the switch points are the library's choices).
+  double width;
 };
+
+// What one prior width costs: as much as 1 % more median error. The data
+// must buy every move away from the file's (sourced) figures, so that a
+// figure the curve hardly sees stays where its source put it.
+constexpr double kPriorWeight = 0.01;
 
 // switch_points stands for one switch point per protocol but the library's
 // last (which runs the largest sizes), named PROTOCOL.max_bytes: from 4 KiB
@@ -39,9 +48,18 @@ constexpr double kSwitchLo = 4096, kSwitchHi = 16.0 * (1ull << 30);
 
 const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> all = {
-      {"efficiency", 0.2, 1, false},      {"network_efficiency", 0.2, 1, false}, {"network_latency", 0.5, 50, true},
-      {"launch", 0, 500, false},          {"hop_scale", 0.1, 10, true},          {"channel_scale", 0.25, 4, true},
-      {kSwitchPoints, kSwitchLo, kSwitchHi, true},
+      // Widths: a link's share of its line rate is known to a tenth (NCCL's
+      // own figures, measured bus bandwidths), the network's to 0.15; its
+      // latency to a factor of 3 (EFA's is ten times InfiniBand's); a
+      // launch to 5 us (4.2 us measured on a DGX A100, nccl-tests #123);
+      // the library's per-hop latencies and channel rates to a factor of 2.
+      {"efficiency", 0.2, 1, false, 0.1},
+      {"network_efficiency", 0.2, 1, false, 0.15},
+      {"network_latency", 0.5, 50, true, std::log(3.0)},
+      {"launch", 0, 500, false, 5},
+      {"hop_scale", 0.1, 10, true, std::log(2.0)},
+      {"channel_scale", 0.25, 4, true, std::log(2.0)},
+      {kSwitchPoints, kSwitchLo, kSwitchHi, true, 0},
   };
   return all;
 }
@@ -180,7 +198,7 @@ std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Clust
       if (protocols.empty())
         throw InputError("--fit " + n + ": library " + library.name + " has one protocol to run (" +
                          library.protocol + "), no switch between protocols");
-      for (const auto& protocol : protocols) fit.push_back({protocol + kMaxBytesSuffix, kSwitchLo, kSwitchHi, true});
+      for (const auto& protocol : protocols) fit.push_back({protocol + kMaxBytesSuffix, kSwitchLo, kSwitchHi, true, 0});
       continue;
     }
     auto it = std::find_if(parameters().begin(), parameters().end(), [&](const Parameter& p) { return p.name == n; });
@@ -206,8 +224,32 @@ struct Fit {
   const ClusterTree& tree;
   std::vector<Parameter> parameters;
   const CompareOptions& options;
+  Point center; // the file's values: the priors' centres
   int evaluations = 0;
   double spentEvents = 0;
+
+  // The priors' cost of `at`: kPriorWeight per squared width from the centre.
+  double prior(const Point& at) const {
+    double sum = 0;
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const Parameter& p = parameters[i];
+      if (p.width <= 0) continue;
+      double x = fromUnit(p, at[i]), x0 = fromUnit(p, center[i]);
+      double z = p.logScale ? std::log(x / x0) / p.width : (x - x0) / p.width;
+      sum += z * z;
+    }
+    return kPriorWeight * sum;
+  }
+  double score(const Comparison& c, const Point& at) const { return objective(c) + prior(at); }
+  // `at` with parameter i moved by `widths` of its prior (clamped to its range).
+  Point moved(const Point& at, std::size_t i, double widths) const {
+    const Parameter& p = parameters[i];
+    double x = fromUnit(p, at[i]);
+    x = p.logScale ? x * std::exp(widths * p.width) : x + widths * p.width;
+    Point out = at;
+    out[i] = toUnit(p, x);
+    return out;
+  }
 
   bool spent(double untilEvents) const { return spentEvents >= untilEvents || evaluations >= kMaxEvaluations; }
   std::vector<std::string> assignments(const Point& at) const {
@@ -239,11 +281,11 @@ struct Fit {
         std::thread other([&] {
           if (up[i] == best[i]) return;
           Comparison c = compare(up);
-          upScore = objective(c), upEvents = c.events;
+          upScore = score(c, up), upEvents = c.events;
         });
         if (down[i] != best[i]) {
           Comparison c = compare(down);
-          downScore = objective(c), downEvents = c.events;
+          downScore = score(c, down), downEvents = c.events;
         }
         other.join();
         evaluations += 2;
@@ -254,6 +296,27 @@ struct Fit {
       if (!moved) step /= 2;
     }
     return {best, bestScore};
+  }
+
+  // The parameters the curve hardly sees: moving one a prior width either
+  // way from `best` changes the fit's error by less than that width costs,
+  // so the prior, not the measurement, holds it (two comparisons each, on
+  // two threads).
+  std::vector<std::string> poorlyDetermined(const Point& best, double bestError) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      if (parameters[i].width <= 0) continue;
+      Point up = moved(best, i, 1), down = moved(best, i, -1);
+      double upError = bestError + 1, downError = bestError + 1;
+      std::thread other([&] {
+        if (up[i] != best[i]) upError = objective(compare(up));
+      });
+      if (down[i] != best[i]) downError = objective(compare(down));
+      other.join();
+      evaluations += 2;
+      if (std::min(upError, downError) - bestError < kPriorWeight) out.push_back(parameters[i].name);
+    }
+    return out;
   }
 };
 
@@ -291,10 +354,11 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   tree.library = start.library;
   libraryAsMapping(tree.root);
 
-  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare};
+  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare, {}};
   CalibrationResult r;
   Point fileStart;
   for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
+  fit.center = fileStart;
   r.before = fit.compare(fileStart);
   fit.evaluations = 1;
   fit.spentEvents = double(r.before.events);
@@ -314,19 +378,20 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   const double across[] = {0.25, 0.5, 0.75};
   const int others = int(std::size(across));
   int starts = std::clamp(int(affordable(budget) / kPassesPerStart), 1, 1 + others);
-  auto [best, bestScore] = fit.search(fileStart, objective(r.before), fit.spentEvents + budget / starts);
+  auto [best, bestScore] = fit.search(fileStart, fit.score(r.before, fileStart), fit.spentEvents + budget / starts);
   for (int k = 0; k < others; ++k) {
     starts = std::min(others - k, int(affordable(budget - fit.spentEvents) / kPassesPerStart));
     if (starts < 1 || fit.spent(budget)) break;
     Point from(fit.parameters.size(), across[k]);
     Comparison start = fit.compare(from);
-    double fromScore = objective(start);
+    double fromScore = fit.score(start, from);
     ++fit.evaluations;
     fit.spentEvents += double(start.events);
     auto [end, endScore] = fit.search(from, fromScore, fit.spentEvents + (budget - fit.spentEvents) / starts);
     if (endScore < bestScore) best = end, bestScore = endScore;
   }
 
+  r.poorlyDetermined = fit.poorlyDetermined(best, bestScore - fit.prior(best));
   r.evaluations = fit.evaluations;
   r.assignments = fit.assignments(best);
   for (std::size_t i = 0; i < best.size(); ++i) {

@@ -16,13 +16,23 @@
 //                       (PROTOCOL.max_bytes, library_model.h), 4 KiB-16 GiB
 //                       in powers of two, the top meaning never: the sizes
 //                       where NCCL's own choice differs from the fastest
-// (no bandwidth above line rate, no negative latency). The default set is
+// (no bandwidth above line rate, no negative latency), and a prior: the
+// file's own (sourced) value, with a stated width (calibrate.cpp: a
+// link's efficiency 0.1, the network's 0.15, its latency a factor of 3, a
+// launch 5 us, per-hop latencies and channel rates a factor of 2; none for
+// the switch points). The search pays kPriorWeight (as much as 1 % more
+// median error) for each squared width a figure moves, so a figure stays
+// physical and near its source unless the curve buys the move: a fit that
+// extrapolates to other node counts instead of bending one curve's figures.
+// After the fit, a parameter is reported poorly determined when moving it
+// a width either way changes the error by less than that width costs. The
+// default set is
 // all of them that the cluster has (network_efficiency and network_latency
 // with several servers: a preset's network is its least known part, EFA's
 // latency ten times InfiniBand's; switch_points with two protocols or more
 // to run). The fit is a deterministic bounded pattern search on the
 // absolute log errors (their median, plus half their mean and a third of
-// the largest: the targets are median and largest error), from the file's own
+// the largest: the targets are median and largest error) plus the priors' cost, from the file's own
 // values and from up to three points across the ranges (while the budget
 // left buys each search three passes over the parameters); it ends when steps
 // shrink below 1/64 of a range or when its budget of comparisons is spent:
@@ -44,6 +54,9 @@ struct CalibrationResult {
   std::string yaml;                      // the calibrated cluster file
   Comparison before, after;
   int evaluations = 0;
+  // Fitted parameters the curve hardly constrains: their priors hold them
+  // near the file's values (see above).
+  std::vector<std::string> poorlyDetermined;
 };
 
 struct CalibrateOptions {

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include "sim/core/parallel.h"
 #include "sim/core/text_list.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
+#include "sim/validation/library_algorithms.h"
 
 namespace collsim {
 namespace {
@@ -29,23 +32,42 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
     throw InputError(curve.source + ": measured on " + std::to_string(ranks) + " ranks; the cluster " + cluster.name +
                      " has " + std::to_string(cluster.ranks()) + " (--set servers=N or devices=N)");
   // "ring,hier:nvls+ring": per size the fastest, as a library picks its
-  // algorithm by size.
-  std::vector<AlgorithmEntry> algos;
-  for (const auto& name : splitList(o.algorithm)) algos.push_back(requireAlgorithm(op, name, cluster, "--algo"));
+  // algorithm by size; "library": the cluster's library's own candidates.
+  const bool byLibrary = o.algorithm == kLibraryAlgorithm;
+  std::function<std::vector<std::string>(Bytes)> namesFor =
+      byLibrary ? libraryAlgorithms(op, setup, o.rules)
+                : [listed = splitList(o.algorithm)](Bytes) { return listed; };
+  std::map<std::string, AlgorithmEntry> entries;
   // Of several, those that reduce in the network are left out when the
   // protocols allowed cannot run them (NCCL_PROTO=LL128 leaves NVLS out), as
   // the library leaves them out; alone, one says why it cannot run.
-  auto inNetwork = [](const AlgorithmEntry& a) { return a.reducesInNetwork(); };
-  if (!setup.library.allowsInNetwork() && !std::all_of(algos.begin(), algos.end(), inNetwork))
-    std::erase_if(algos, inNetwork);
+  auto algorithmsFor = [&](Bytes bytes) {
+    std::vector<const AlgorithmEntry*> algos;
+    for (const auto& name : namesFor(bytes)) {
+      auto it = entries.find(name);
+      if (it == entries.end()) it = entries.emplace(name, requireAlgorithm(op, name, cluster, "--algo")).first;
+      algos.push_back(&it->second);
+    }
+    auto inNetwork = [](const AlgorithmEntry* a) { return a->reducesInNetwork(); };
+    if (!setup.library.allowsInNetwork() && !std::all_of(algos.begin(), algos.end(), inNetwork))
+      std::erase_if(algos, inNetwork);
+    return algos;
+  };
   std::vector<MeasuredPoint> used;
   for (const auto& p : curve.points)
     if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);
   if (used.empty()) throw InputError(curve.source + ": no measured size at or above " + formatBytes(o.minBytes));
 
-  std::string names;
-  for (const AlgorithmEntry& a : algos) names += (names.empty() ? "" : ",") + a.name;
-  Comparison c{o.channels > 1 ? names + " x" + std::to_string(o.channels) : names, setup.library.name, op,
+  // Every size's candidates, found before the sizes run on several threads.
+  std::vector<std::vector<const AlgorithmEntry*>> algos;
+  std::vector<std::string> names; // those that run, in their first size's order
+  for (const auto& p : used) {
+    algos.push_back(algorithmsFor(p.bytes));
+    for (const AlgorithmEntry* a : algos.back())
+      if (std::find(names.begin(), names.end(), a->name) == names.end()) names.push_back(a->name);
+  }
+  std::string label = byLibrary ? "the library's choice (" + joinList(names) + ")" : joinList(names);
+  Comparison c{o.channels > 1 ? label + " x" + std::to_string(o.channels) : label, setup.library.name, op,
                cluster.ranks(), {}, 0, 0, 0, 0};
   // The two-point line t = a + b n through the ends.
   const MeasuredPoint &lo = used.front(), &hi = used.back();
@@ -63,8 +85,8 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   int threads = o.threads > 0 ? o.threads : hardwareThreads();
   runParallel(used.size(), std::min(threads, int(used.size())), [&](std::size_t job) {
     std::size_t i = used.size() - 1 - job;
-    for (const AlgorithmEntry& algo : algos) {
-      RunRequest req{op, &algo, curve.dtype, used[i].bytes, o.segment, false};
+    for (const AlgorithmEntry* algo : algos[i]) {
+      RunRequest req{op, algo, curve.dtype, used[i].bytes, o.segment, false};
       req.roce = setup.roce;
       req.library = deviceSide;
       req.channels = o.channels;
@@ -80,7 +102,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
     const CollectiveRun& run = *best[i];
     c.events += events[i];
     ComparedPoint cp{p.bytes, p.timeUs, std::max(run.timeUs(), hostUs), lo.timeUs + slope * double(p.bytes - lo.bytes),
-                     run.protocol, run.channels, algos.size() > 1 ? run.algorithm : "", hostUs > run.timeUs()};
+                     run.protocol, run.channels, names.size() > 1 ? run.algorithm : "", hostUs > run.timeUs()};
     errors.push_back(std::abs(cp.error()));
     lineErrors.push_back(std::abs(cp.lineError()));
     c.points.push_back(cp);

@@ -40,8 +40,13 @@ struct Comparison {
   double hostUs = 0;
 };
 
+struct SelectorRules;
+
 struct CompareOptions {
-  std::string algorithm = "ring"; // or several, comma-separated: the fastest per size
+  // "library" (library_algorithms.h): per size what the cluster's library
+  // would pick; or one algorithm, or several, comma-separated: the fastest per size.
+  std::string algorithm = "library";
+  const SelectorRules* rules = nullptr; // an HCCL library's picks under "library"
   Bytes minBytes = Bytes(64) << 10; // smaller sizes are launch-bound noise in most logs
   Bytes segment = Bytes(1) << 20;
   int channels = 1;
