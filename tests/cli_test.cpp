@@ -281,3 +281,18 @@ TEST_CASE("results say when a setting does nothing: jitter at fast fidelity, siz
   CliResult plain = cli({"perf", "--cluster", source("configs/clusters/hccs-ring-8.yaml"), "-b", "4", "-e", "4"});
   CHECK(!contains(plain.out, "# note:"));
 }
+
+TEST_CASE("provenance stays one line whatever a value holds, and --out and --trace need two files") {
+  CliResult r = cli({"run", "--set", "sizes=[1MiB,\n2MiB]"});
+  REQUIRE(r.status == 0);
+  std::string first = r.out.substr(0, r.out.find('\n'));
+  CHECK(first == "# collsim " COLLSIM_VERSION_STRING ": collsim run --set $'sizes=[1MiB,\\n2MiB]'");
+  CHECK(contains(r.out.substr(r.out.find('\n') + 1, 30), "# collsim run:"));
+  CliResult md = cli({"run", "--format", "md", "--set", "name=a-->b"});
+  CHECK(contains(md.out.substr(0, md.out.find('\n')), "'name=a-- >b' -->"));
+  TempDir dir;
+  CliResult same = cli({"run", "--out", dir / "x.json", "--trace", dir / "./x.json"});
+  CHECK(same.status == 2);
+  CHECK(contains(same.err, "the same file as --out"));
+  CHECK(!std::filesystem::exists(dir / "x.json"));
+}

@@ -6,6 +6,7 @@
 
 #include "test_support.h"
 
+#include "sim/config/config_node.h"
 #include "sim/run/simulate.h"
 #include "sim/validation/compare.h"
 
@@ -67,6 +68,44 @@ TEST_CASE("a log that is not a benchmark's is refused with its line") {
                     doctest::Contains("x.txt:2: expected a nccl-tests row"));
   CHECK_THROWS_WITH(parseMeasuredCurve("1024 256 quad sum -1 1 1 1 0 1 1 1 0\n", "x.txt"),
                     doctest::Contains("x.txt:1: unknown data type 'quad'"));
+}
+
+TEST_CASE("a log's sizes are bounded, its empty times left out and its repeated sizes merged") {
+  auto row = [](const std::string& size, const std::string& time) {
+    return " " + size + " 1 float sum -1 " + time + " 1 1 0 1 1 1 0\n";
+  };
+  // A size past 16 TiB, or with more digits than 64 bits hold, is refused
+  // with its line (it overflowed the clock, or stoull, before).
+  CHECK_THROWS_WITH_AS(parseMeasuredCurve(row("1024", "5") + row("123456789012345678901", "5"), "x.txt"),
+                       doctest::Contains("x.txt:2: size 123456789012345678901 is more than collsim simulates"), ConfigError);
+  CHECK_THROWS_WITH_AS(parseMeasuredCurve(row(std::to_string(Bytes(1) << 61), "5"), "x.txt"),
+                       doctest::Contains("x.txt:1: size"), ConfigError);
+  CHECK(parseMeasuredCurve(row("000017592186044416", "5"), "x.txt").points.at(0).bytes == kMaxMeasuredBytes);
+  // Times of 0 or less are counted and left out; a size read again keeps the mean.
+  MeasuredCurve c = parseMeasuredCurve(row("1024", "0") + row("2048", "-3") + row("4096", "10") + row("4096", "20"), "x.txt");
+  CHECK(c.nonPositiveTimes == 2);
+  CHECK(c.repeatedSizes == 1);
+  REQUIRE(c.points.size() == 1);
+  CHECK(c.points[0].timeUs == 15);
+  CHECK_THROWS_WITH_AS(parseMeasuredCurve(row("1024", "0"), "x.txt"), doctest::Contains("with a time above 0"), ConfigError);
+  // More sizes than a comparison simulates.
+  std::string many;
+  for (int i = 1; i <= int(kMaxMeasuredSizes) + 1; ++i) many += row(std::to_string(i), "5");
+  CHECK_THROWS_WITH_AS(parseMeasuredCurve(many, "x.txt"), doctest::Contains("1025 sizes; collsim compares at most 1024"),
+                       ConfigError);
+}
+
+TEST_CASE("compare refuses a log whose simulations would pass the work limit, before any runs") {
+  MeasuredCurve c;
+  c.source = "big.txt";
+  c.ranks = 8;
+  c.points = {{Bytes(1) << 40, 1e6}};
+  CompareOptions o;
+  o.algorithm = "ring";
+  o.minBytes = 0;
+  o.limits.maxEvents = 1e3;
+  CHECK_THROWS_WITH_AS(compareWithMeasured(c, Collective::AllReduce, loadClusterFile(source("configs/clusters/hccs-ring-8.yaml"), {}), o),
+                       doctest::Contains("big.txt: about"), InputError);
 }
 
 TEST_CASE("compare: collsim's own prediction as the measurement has no error - another rank count is refused") {

@@ -15,6 +15,8 @@
 #include "test_support.h"
 
 #include "sim/cli/flat_csv.h"
+#include "sim/cli/command.h"
+#include "sim/cli/study_journal.h"
 
 using namespace collsim::testing;
 namespace fs = std::filesystem;
@@ -226,6 +228,59 @@ TEST_CASE("--resume refuses partial results of another study, and needs --out") 
   CHECK(contains(r.err, "holds partial results of another study"));
   CHECK(contains(cli({"run", study, "--resume"}).err, "--resume needs --out FILE"));
   CHECK(contains(cli({"run", study, "--out", dir / "x.json", "--resume"}).err, "--resume: no partial results at"));
+}
+
+TEST_CASE("a study journal reads back only sound records, and is written like --out") {
+  using collsim::StudyJournal, collsim::TrainingPoint, collsim::UsageError;
+  TempDir dir;
+  const std::string path = dir / "r.json.partial";
+  TrainingPoint good;
+  good.algorithm = "ring", good.status = "ok";
+  good.step.ranks = 8, good.step.iteration = 5'000'000;
+  {
+    StudyJournal journal(path, "fp", false);
+    journal.append("good", good);
+  }
+  // Damaged records: no times at all (it crashed the reader), negative
+  // times, a wrong type, a torn line; each point runs again.
+  std::string record = trainingPointRecord(good);
+  auto damaged = [&](const std::string& from, const std::string& to) {
+    std::string r = record;
+    r.replace(r.find(from), from.size(), to);
+    return "{\"key\":\"bad\",\"point\":" + r + "}\n";
+  };
+  std::string times = record.substr(record.find("\"times\":"));
+  times = times.substr(0, times.find(']') + 1);
+  {
+    std::ofstream out(path, std::ios::app);
+    out << damaged(times, "\"times\":[]") << damaged(times, "\"times\":[8,1,1,-5,0,0,0,0,0,0]")
+        << damaged(times, "\"times\":\"x\"") << "{\"key\":\"torn\",\"po";
+  }
+  {
+    StudyJournal resumed(path, "fp", true);
+    CHECK(resumed.recovered().size() == 1);
+    CHECK(resumed.recovered().count("good") == 1);
+    CHECK(resumed.recovered().at("good").step.iteration == 5'000'000);
+    CHECK(resumed.skipped() == 4);
+  }
+  // Written anew: only the sound record is left.
+  const std::string rewritten = slurp(path);
+  CHECK(std::count(rewritten.begin(), rewritten.end(), '\n') == 2);
+  // A hard link at the journal's name keeps its content.
+  const std::string kept = dir.write("kept.txt", "keep me\n");
+  fs::remove(path);
+  REQUIRE(::link(kept.c_str(), path.c_str()) == 0);
+  { StudyJournal fresh(path, "fp", false); }
+  CHECK(slurp(kept) == "keep me\n");
+  // A FIFO or a symlink there is refused at once, neither waited on nor followed.
+  fs::remove(path);
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", false), doctest::Contains("not a regular file"), UsageError);
+  CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", true), doctest::Contains("not a regular file"), UsageError);
+  fs::remove(path);
+  fs::create_symlink(kept, path);
+  CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", false), doctest::Contains("not a regular file"), UsageError);
+  CHECK(slurp(kept) == "keep me\n");
 }
 
 namespace {

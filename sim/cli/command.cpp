@@ -85,6 +85,8 @@ struct PlannedOutputs {
   explicit PlannedOutputs(const OutputOptions& o) : format(outputFormatOf(o)), resolvedInput(o.resolvedInput) {
     if (!o.out.empty()) out = OutputFile::check("--out", o.out);
     if (!o.trace.empty()) trace = OutputFile::check("--trace", o.trace);
+    if (out && trace && out->sameFileAs(*trace))
+      throw UsageError("--trace " + o.trace + ": the same file as --out; the trace needs a file of its own");
   }
   void write(const std::string& report, const TraceRecorder& recorder, CliStreams io) const {
     std::string text = withProvenance(report, format, io.commandLine, resolvedInput);
@@ -208,7 +210,9 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
       }
     if (o.resume)
       io.err << "collsim: resuming: " << hooks.done.size() << " of " << jobs.size() << " points read from "
-             << journal->path() << "\n";
+             << journal->path()
+             << (journal->skipped() ? " (" + std::to_string(journal->skipped()) + " damaged record(s) dropped: they run again)" : "")
+             << "\n";
     hooks.completed = [&](std::size_t i, const TrainingPoint& p) {
       if (!p.failed()) journal->append(trainingPointKey(jobs[i]), p);
     };

@@ -41,6 +41,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   std::optional<OutputFile> out;
   if (!o.out.empty()) out = OutputFile::check("--out", o.out);
   MeasuredCurve curve = readMeasuredCurve(o.measured);
+  io.err << measuredCurveNotes(curve);
   Collective op = curve.op;
   if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   // NCCL settings are part of what is fitted: the calibrated file keeps them.

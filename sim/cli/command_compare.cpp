@@ -22,6 +22,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError("--format: '" + o.format + "' is not table, json or csv");
   MeasuredCurve curve = readMeasuredCurve(o.measured);
+  io.err << measuredCurveNotes(curve);
   Collective op = curve.op;
   if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   if (o.op.empty() && !curve.opKnown)

@@ -63,4 +63,15 @@ std::string comparisonCsv(const Comparison& c) {
   return s;
 }
 
+std::string measuredCurveNotes(const MeasuredCurve& curve) {
+  std::string notes;
+  if (curve.nonPositiveTimes > 0)
+    notes += "collsim: note: " + curve.source + ": " + std::to_string(curve.nonPositiveTimes) +
+             " row(s) with a time of 0 or less left out\n";
+  if (curve.repeatedSizes > 0)
+    notes += "collsim: note: " + curve.source + ": " + std::to_string(curve.repeatedSizes) +
+             " row(s) repeat a size already read: each size compared once, at the mean of its times\n";
+  return notes;
+}
+
 } // namespace collsim

@@ -102,6 +102,16 @@ OutputFile OutputFile::check(const std::string& option, const std::string& path)
   return f;
 }
 
+bool OutputFile::sameFileAs(const OutputFile& other) const {
+  if (stream_ || other.stream_) return false;
+  auto folder = [](const std::string& target) {
+    char resolved[PATH_MAX];
+    std::string f = folderOf(target);
+    return ::realpath(f.c_str(), resolved) ? std::string(resolved) : f;
+  };
+  return nameOf(target_) == nameOf(other.target_) && folder(target_) == folder(other.target_);
+}
+
 void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& files) {
   std::vector<Staged> staged;
   auto fail = [&](const OutputFile& f, const std::string& why) {

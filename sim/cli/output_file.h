@@ -24,6 +24,9 @@ public:
   const std::string& path() const { return path_; }
   // Where a study keeps its partial results beside this file ("" for a stream).
   std::string journalPath() const { return stream_ ? "" : target_ + ".partial"; }
+  // Both name one file (its folder and name after symlinks; streams never
+  // count: /dev/stdout twice is fine).
+  bool sameFileAs(const OutputFile& other) const;
 
 private:
   friend void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& files);

@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -33,26 +35,26 @@ NetworkMetrics metricsFrom(const json& j) {
   NetworkMetrics m;
   m.fidelity = j.at("fidelity").get<std::string>();
   for (const auto& l : j.at("links"))
-    m.links.push_back({l[0].get<std::string>(), l[1].get<int>(), l[2].get<double>(), l[3].get<double>(),
-                       l[4].get<double>(), l[5].get<Bytes>(), l[6].get<Bytes>()});
-  for (const auto& b : j.at("busiest")) m.busiest.push_back({b[0].get<std::string>(), b[1].get<double>(), b[2].get<Bytes>()});
+    m.links.push_back({l.at(0).get<std::string>(), l.at(1).get<int>(), l.at(2).get<double>(), l.at(3).get<double>(),
+                       l.at(4).get<double>(), l.at(5).get<Bytes>(), l.at(6).get<Bytes>()});
+  for (const auto& b : j.at("busiest")) m.busiest.push_back({b.at(0).get<std::string>(), b.at(1).get<double>(), b.at(2).get<Bytes>()});
   const json& c = j.at("counts");
-  m.packets = c[0];
-  m.packetHops = c[1];
-  m.queueP50 = c[2];
-  m.queueP99 = c[3];
-  m.queueMax = c[4];
-  m.ecnMarks = c[5];
-  m.cnps = c[6];
-  m.drops = c[7];
-  m.retransmittedPackets = c[8];
-  m.timeouts = c[9];
-  m.pauseFrames = c[10];
-  m.pauseTime = c[11];
-  m.latencyP50 = c[12];
-  m.latencyP99 = c[13];
-  m.latencyP999 = c[14];
-  m.messages = c[15];
+  m.packets = c.at(0);
+  m.packetHops = c.at(1);
+  m.queueP50 = c.at(2);
+  m.queueP99 = c.at(3);
+  m.queueMax = c.at(4);
+  m.ecnMarks = c.at(5);
+  m.cnps = c.at(6);
+  m.drops = c.at(7);
+  m.retransmittedPackets = c.at(8);
+  m.timeouts = c.at(9);
+  m.pauseFrames = c.at(10);
+  m.pauseTime = c.at(11);
+  m.latencyP50 = c.at(12);
+  m.latencyP99 = c.at(13);
+  m.latencyP999 = c.at(14);
+  m.messages = c.at(15);
   return m;
 }
 
@@ -69,19 +71,19 @@ json layoutJson(const StepResult& s) {
 
 void layoutFrom(const json& j, StepResult& s) {
   if (j.is_null()) return;
-  const json& l = j[0];
+  const json& l = j.at(0);
   ParallelLayout layout;
-  layout.tp = l[0], layout.pp = l[1], layout.dp = l[2], layout.zero = l[3], layout.microBatches = l[4];
-  layout.schedule = PipelineKind(l[5].get<int>());
-  layout.sequenceParallel = l[6];
-  std::string order = l[7];
-  if (order.size() == 3) layout.order = {order[0], order[1], order[2]};
-  if (l.size() > 9) layout.ep = l[8], layout.expertImbalance = l[9];
-  if (l.size() > 10) layout.virtualStages = l[10];
+  layout.tp = l.at(0), layout.pp = l.at(1), layout.dp = l.at(2), layout.zero = l.at(3), layout.microBatches = l.at(4);
+  layout.schedule = PipelineKind(l.at(5).get<int>());
+  layout.sequenceParallel = l.at(6);
+  std::string order = l.at(7);
+  if (order.size() == 3) layout.order = {order.at(0), order.at(1), order.at(2)};
+  if (l.size() > 9) layout.ep = l.at(8), layout.expertImbalance = l.at(9);
+  if (l.size() > 10) layout.virtualStages = l.at(10);
   s.layout = layout;
-  s.replicas = j[1];
-  const json& b = j[2];
-  s.breakdown = {b[0], b[1], b.size() > 6 ? b[6].get<Time>() : 0, b[2], b[3], b[4], b[5]};
+  s.replicas = j.at(1);
+  const json& b = j.at(2);
+  s.breakdown = {b.at(0), b.at(1), b.size() > 6 ? b.at(6).get<Time>() : 0, b.at(2), b.at(3), b.at(4), b.at(5)};
 }
 
 json stepJson(const StepResult& s) {
@@ -102,28 +104,28 @@ json stepJson(const StepResult& s) {
 StepResult stepFrom(const json& j) {
   StepResult s;
   const json& t = j.at("times");
-  s.ranks = t[0];
-  s.microBatch = t[1];
-  s.accumulation = t[2];
-  s.iteration = t[3];
-  s.forward = t[4];
-  s.backward = t[5];
-  s.optimizer = t[6];
-  s.compute = t[7];
-  s.communication = t[8];
-  s.exposed = t[9];
+  s.ranks = t.at(0);
+  s.microBatch = t.at(1);
+  s.accumulation = t.at(2);
+  s.iteration = t.at(3);
+  s.forward = t.at(4);
+  s.backward = t.at(5);
+  s.optimizer = t.at(6);
+  s.compute = t.at(7);
+  s.communication = t.at(8);
+  s.exposed = t.at(9);
   for (const auto& b : j.at("buckets"))
-    s.buckets.push_back({b[0].get<Bytes>(), b[1].get<std::string>(), b[2].get<Time>(), b[3].get<Time>(), b[4].get<Time>()});
+    s.buckets.push_back({b.at(0).get<Bytes>(), b.at(1).get<std::string>(), b.at(2).get<Time>(), b.at(3).get<Time>(), b.at(4).get<Time>()});
   const json& m = j.at("memory");
-  s.memory = {m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]};
+  s.memory = {m.at(0), m.at(1), m.at(2), m.at(3), m.at(4), m.at(5), m.at(6), m.at(7)};
   s.deviceMemory = j.at("device_memory");
   s.events = j.at("events");
   s.bytesSent = j.at("bytes_sent");
   if (j.contains("work")) { // journals before MFU had none
     const json& w = j.at("work");
-    s.flopsPerSample = w[0];
-    s.devicePeakFlops = w[1];
-    s.tokensPerSample = w[2];
+    s.flopsPerSample = w.at(0);
+    s.devicePeakFlops = w.at(1);
+    s.tokensPerSample = w.at(2);
   }
   s.network = metricsFrom(j.at("network"));
   if (j.contains("layout")) layoutFrom(j.at("layout"), s); // journals before layouts had none
@@ -148,37 +150,87 @@ TrainingPoint trainingPointFromRecord(const std::string& text) {
   return p;
 }
 
-StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume) : path_(path) {
-  if (resume) {
-    std::ifstream in(path);
-    if (!in) throw UsageError("--resume: no partial results at " + path + " (" + std::strerror(errno) + ")");
-    std::string line;
-    std::getline(in, line);
-    json header = json::parse(line, nullptr, false);
-    if (header.is_discarded() || !header.contains("study") || header["study"] != fingerprint)
-      throw UsageError("--resume: " + path + " holds partial results of another study (the scenario, --set, HCCL "
-                       "settings, seed or collsim changed); remove it or run without --resume");
-    while (std::getline(in, line)) {
-      json rec = json::parse(line, nullptr, false);
-      if (rec.is_discarded() || !rec.contains("key") || !rec.contains("point")) continue; // a torn last line
-      try {
-        recovered_[rec["key"].get<std::string>()] = trainingPointFromRecord(rec["point"].dump());
-      } catch (const json::exception&) {
-      }
+namespace {
+
+// The journal's text, read without following a symlink or waiting on a
+// FIFO planted at its name: only a regular file is read.
+std::string readJournal(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw UsageError("--resume: no partial results at " + path + " (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw UsageError("--resume: " + path + ": the partial results file is not a regular file");
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      throw UsageError("--resume: cannot read " + path + ": " + std::strerror(errno));
+    }
+    text.append(buffer, std::size_t(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+// A record's figures must be ones a run can have.
+bool plausible(const TrainingPoint& p) {
+  const StepResult& s = p.step;
+  return s.ranks >= 1 && s.microBatch >= 1 && s.accumulation >= 1 && s.iteration >= 0 && s.forward >= 0 &&
+         s.backward >= 0 && s.optimizer >= 0 && s.compute >= 0 && s.communication >= 0 && !p.algorithm.empty();
+}
+
+} // namespace
+
+JournalContents parseJournal(const std::string& text, const std::string& fingerprint, const std::string& path) {
+  JournalContents out;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  json header = json::parse(line, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || !header.contains("study") || header["study"] != fingerprint)
+    throw UsageError("--resume: " + path + " holds partial results of another study (the scenario, --set, HCCL "
+                     "settings, seed or collsim changed); remove it or run without --resume");
+  while (std::getline(in, line)) {
+    json rec = json::parse(line, nullptr, false);
+    try {
+      if (rec.is_discarded() || !rec.is_object()) throw std::invalid_argument("not a record");
+      TrainingPoint p = trainingPointFromRecord(rec.at("point").dump());
+      if (!plausible(p)) throw std::invalid_argument("implausible");
+      out.recovered[rec.at("key").get<std::string>()] = p;
+      out.records.push_back(line);
+    } catch (const std::exception&) {
+      ++out.skipped; // a torn last line, or a damaged record: its point runs again
     }
   }
-  // O_NOFOLLOW: a symlink planted at the journal's name is not followed.
-  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (resume ? O_APPEND : O_TRUNC);
-  fd_ = ::open(path.c_str(), flags, 0666);
-  if (fd_ < 0) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd_);
-    fd_ = -1;
-    throw UsageError(path + ": the partial results file is not a regular file");
+  return out;
+}
+
+StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume) : path_(path) {
+  JournalContents read;
+  if (resume) {
+    read = parseJournal(readJournal(path), fingerprint, path);
+    recovered_ = read.recovered;
+    skipped_ = read.skipped;
   }
-  if (!resume && !writeLine(fd_, json{{"collsim_journal", 1}, {"study", fingerprint}}.dump()))
-    throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
+  // Written anew, like --out: whatever regular file holds the name is
+  // unlinked first (another hard link to it keeps its content), anything
+  // else there is refused, and the new file is created exclusively (a
+  // symlink or FIFO planted meanwhile makes the creation fail, not hang).
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) throw UsageError(path + ": the partial results file is not a regular file");
+    if (::unlink(path.c_str()) != 0)
+      throw UsageError("cannot replace partial results at " + path + ": " + std::strerror(errno));
+  }
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
+  bool written = writeLine(fd_, json{{"collsim_journal", 1}, {"study", fingerprint}}.dump());
+  for (const std::string& record : read.records) written = written && writeLine(fd_, record);
+  if (!written) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
 }
 
 StudyJournal::~StudyJournal() {

@@ -7,11 +7,16 @@
 // seed, collsim version). When the study completes, FILE is written and the
 // journal removed; when it is interrupted, the journal stays. --resume reads
 // it back, refuses it if the fingerprint differs, and runs only the points
-// it lacks. A torn last line (the process died mid-write) is ignored.
+// it lacks. A record that does not read back as a result (a torn last line
+// where the process died mid-write, or one damaged since) is dropped and its
+// point runs again. The journal is read and written like --out: only a
+// regular file, never through a symlink, never waiting on a FIFO, and
+// written anew so that another hard link to the old file keeps its content.
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/cli/training_report.h"
 
@@ -31,15 +36,29 @@ public:
   // The study completed: the journal is no longer needed.
   void finish();
   const std::string& path() const { return path_; }
+  // Records --resume could not use (damaged, or torn by an interruption):
+  // their points run again.
+  int skipped() const { return skipped_; }
 
 private:
   std::string path_;
   int fd_ = -1;
+  int skipped_ = 0;
   std::map<std::string, TrainingPoint> recovered_;
 };
 
 // A point's result as JSON and back, exactly (times in picoseconds).
 std::string trainingPointRecord(const TrainingPoint& p);
 TrainingPoint trainingPointFromRecord(const std::string& json);
+
+// A journal's text as --resume reads it: the sound records by key (and
+// their lines, to write again), and how many it dropped. Throws UsageError
+// when its first line is not `fingerprint`'s (`path` names it).
+struct JournalContents {
+  std::map<std::string, TrainingPoint> recovered;
+  std::vector<std::string> records;
+  int skipped = 0;
+};
+JournalContents parseJournal(const std::string& text, const std::string& fingerprint, const std::string& path);
 
 } // namespace collsim

@@ -66,6 +66,14 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
     for (const AlgorithmEntry* a : algos.back())
       if (std::find(names.begin(), names.end(), a->name) == names.end()) names.push_back(a->name);
   }
+  // Every simulation estimated first: a log's sizes cannot ask for more
+  // work than a run may do (a few hundred rows of 16 TiB would take years).
+  WorkEstimate work;
+  for (std::size_t i = 0; i < used.size(); ++i)
+    for (const AlgorithmEntry* a : algos[i])
+      work.addSequential(estimateCollective(cluster, {op, a, used[i].bytes, dataTypeInfo(curve.dtype).bytes, 0,
+                                                      o.segment, Fidelity::Fast, 0, setup.roce.mtu}));
+  enforceLimits(work, o.limits, curve.source);
   std::string label = byLibrary ? "the library's choice (" + joinList(names) + ")" : joinList(names);
   Comparison c{o.channels > 1 ? label + " x" + std::to_string(o.channels) : label, setup.library.name, op,
                cluster.ranks(), {}, 0, 0, 0, 0};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/config/cluster_config.h"
+#include "sim/run/work_estimate.h"
 #include "sim/validation/measured_curve.h"
 
 namespace collsim {
@@ -51,6 +52,9 @@ struct CompareOptions {
   Bytes segment = Bytes(1) << 20;
   int channels = 1;
   int threads = 0; // sizes simulated at once (0: one per core)
+  // Refused above this (sim/run/work_estimate.h: every size and algorithm
+  // estimated before any runs); calibrate runs a comparison hundreds of times.
+  WorkLimits limits;
 };
 
 // Throws InputError when the cluster's rank count is not the log's, or the

@@ -29,6 +29,17 @@ bool isCount(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
+// A row's size: digits (isCount), at most kMaxMeasuredBytes; "" when it is,
+// else why not.
+std::string sizeOf(const std::string& digits, Bytes& out) {
+  std::size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return (out = 0), "";
+  if (digits.size() - first > 15) return "size " + digits + " is more than collsim simulates (16 TiB)";
+  out = Bytes(std::stoull(digits.substr(first)));
+  if (out > kMaxMeasuredBytes) return "size " + digits + " is more than collsim simulates (16 TiB)";
+  return "";
+}
+
 // nccl-tests' type names -> collsim's.
 bool ncclType(const std::string& name, DataType& out) {
   static const std::map<std::string, std::string> names = {
@@ -94,11 +105,17 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     if (w[0][0] == '#') devicesPerThreadIn(w, c.devicesPerThread);
     if (line.find("data_size") != std::string::npos) c.tool = "hccl_test";
     if (w[0][0] == '#' || !isCount(w[0])) continue;
+    Bytes bytes = 0;
+    if (std::string why = sizeOf(w[0], bytes); !why.empty()) fail(why);
+    auto add = [&](double time) {
+      if (time > 0) c.points.push_back({bytes, time});
+      else ++c.nonPositiveTimes;
+    };
     // hccl_test: size time algbw check.
     if (w.size() == 4 && c.tool == "hccl_test") {
       double time = 0;
       if (!isNumber(w[1], time)) fail("aveg_time '" + w[1] + "' is not a number");
-      c.points.push_back({Bytes(std::stoull(w[0])), time});
+      add(time);
       continue;
     }
     // nccl-tests: 13 fields with the root column, 12 without.
@@ -109,12 +126,27 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     if (!isNumber(w[t], time) || !isNumber(w[t + 1], algbw) || !isNumber(w[t + 2], busbw))
       fail("time, algbw and busbw must be numbers");
     if (!ncclType(w[2], c.dtype)) fail("unknown data type '" + w[2] + "'");
-    c.points.push_back({Bytes(std::stoull(w[0])), time});
+    add(time);
     if (algbw > 0 && busbw > bestBusbw) bestBusbw = busbw, bestRatio = busbw / algbw;
   }
-  if (c.points.empty()) throw ConfigError(label + ": no measurements (nccl-tests or hccl_test rows) found");
+  if (c.points.empty())
+    throw ConfigError(label + ": no measurements (nccl-tests or hccl_test rows with a time above 0) found");
   if (c.tool.empty()) c.tool = "nccl-tests";
-  std::sort(c.points.begin(), c.points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  std::stable_sort(c.points.begin(), c.points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  // A size read more than once keeps the mean of its times.
+  std::vector<MeasuredPoint> merged;
+  for (std::size_t i = 0; i < c.points.size();) {
+    std::size_t j = i;
+    double sum = 0;
+    for (; j < c.points.size() && c.points[j].bytes == c.points[i].bytes; ++j) sum += c.points[j].timeUs;
+    merged.push_back({c.points[i].bytes, sum / double(j - i)});
+    c.repeatedSizes += int(j - i - 1);
+    i = j;
+  }
+  c.points = std::move(merged);
+  if (c.points.size() > kMaxMeasuredSizes)
+    throw ConfigError(label + ": " + std::to_string(c.points.size()) + " sizes; collsim compares at most " +
+                      std::to_string(kMaxMeasuredSizes) + " (each is a simulation)");
   c.ranks = rankLines;
   c.busFactor = bestRatio;
   return c;

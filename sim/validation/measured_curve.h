@@ -11,7 +11,11 @@
 // "-g N" on its command line (1 when neither says): that thread launches
 // each collective on each of them in turn.
 //
-// Only the out-of-place time is kept (nccl-tests' first figure).
+// Only the out-of-place time is kept (nccl-tests' first figure). A size
+// measured more than once (logs of several runs put together) keeps the
+// mean of its times; a row whose time is zero or negative is left out and
+// counted. A size past kMaxMeasuredBytes, or more than kMaxMeasuredSizes
+// sizes, is refused: each is a simulation, and its time must fit the clock.
 #pragma once
 
 #include <string>
@@ -37,8 +41,13 @@ struct MeasuredCurve {
   int ranks = 0;         // from "# Rank" lines; 0: the log does not list them
   double busFactor = 0;  // busbw / algbw as printed (nccl-tests), 0 if absent
   int devicesPerThread = 1;
-  std::vector<MeasuredPoint> points; // by size, ascending
+  std::vector<MeasuredPoint> points; // by size, ascending, each size once
+  int nonPositiveTimes = 0;          // rows left out: their time was 0 or less
+  int repeatedSizes = 0;             // rows of a size already read: averaged in
 };
+
+inline constexpr Bytes kMaxMeasuredBytes = Bytes(1) << 44; // 16 TiB
+inline constexpr std::size_t kMaxMeasuredSizes = 1024;
 
 // Throws ConfigError ("file:line: ...") on a log it cannot read.
 MeasuredCurve readMeasuredCurve(const std::string& file);

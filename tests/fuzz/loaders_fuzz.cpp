@@ -1,7 +1,8 @@
 // libFuzzer target: every input loader of collsim on arbitrary bytes.
 //
-// The scenario/study, cluster, model, selector rules, selector grid and
-// HCCL env-file readers each get the input. Bad input must end as an
+// The scenario/study, cluster, model, selector rules, selector grid,
+// HCCL env-file, measured-log (nccl-tests, hccl_test) and study-journal
+// readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
 // yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
 // finding. Small scenarios are also estimated (sim/run/work_estimate.h),
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "sim/cli/execute.h"
+#include "sim/cli/study_journal.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"
@@ -20,6 +22,7 @@
 #include "sim/selector/grid.h"
 #include "sim/hccl/hccl_env.h"
 #include "sim/selector/rules.h"
+#include "sim/validation/measured_curve.h"
 #include "sim/workload/model.h"
 
 using namespace collsim;
@@ -62,5 +65,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cluster.devicesPerServer = 8;
     interpretHcclSettings(readEnvText(text, "env.sh", 16), cluster);
   });
+  expectOnlyInputErrors([&] { parseMeasuredCurve(text, "log.txt"); });
+  // A journal's records after its header; the header itself fuzzed too.
+  expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":1,\"study\":\"fp\"}\n" + text, "fp", "j.partial"); });
+  expectOnlyInputErrors([&] { parseJournal(text, "fp", "j.partial"); });
   return 0;
 }
