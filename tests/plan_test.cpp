@@ -14,6 +14,8 @@ using namespace collsim;
 using namespace collsim::literals;
 using collsim::testing::cli;
 using collsim::testing::source;
+using collsim::testing::CliResult;
+using collsim::testing::contains;
 
 namespace {
 
@@ -105,4 +107,23 @@ TEST_CASE("plan ranks only layouts that fit, fastest first, and lists the pruned
   r = cli({"plan", source("tests/data/training/llama3-8b-tp8-pp2.yaml"), "--set", "cluster.servers=2"});
   CHECK(r.status == 2);
   CHECK(r.err.find("has no plan: block") != std::string::npos);
+}
+
+// A bucket of one byte, or a global batch of 10^12, asked the estimate to
+// build billions of program items (12-16 GiB, then exit 1): such layouts
+// are now pruned, with the reason, before anything is built.
+TEST_CASE("plan prunes layouts whose step would hold too many buckets or micro-batches to build") {
+  const std::string plan = source("tests/data/training/plan-llama3-8b-2x8.yaml");
+  CliResult tiny = cli({"plan", plan, "--set", "training.bucket=1", "--format", "json"});
+  REQUIRE(tiny.status == 0);
+  nlohmann::json doc = nlohmann::json::parse(tiny.out);
+  int buckets = 0;
+  for (const auto& p : doc["pruned"]) buckets += contains(p["reason"].get<std::string>(), "choose a larger training.bucket");
+  CHECK(buckets > 0);
+  CliResult huge = cli({"plan", plan, "--set", "plan.global_batch=1000000000000", "--format", "json"});
+  doc = nlohmann::json::parse(huge.out);
+  CHECK(doc["plans"].empty());
+  int batches = 0;
+  for (const auto& p : doc["pruned"]) batches += contains(p["reason"].get<std::string>(), "more than collsim simulates");
+  CHECK(batches > 0);
 }

@@ -33,6 +33,9 @@ std::string whyNot(const Cluster& cluster, const TrainingSpec& training, const P
   if (space.globalBatch % perStep != 0)
     return "the global batch " + n(space.globalBatch) + " is not a multiple of micro-batch x dp = " + n(c.microBatch) +
            " x " + n(l.dp);
+  if (space.globalBatch / perStep > std::uint64_t(1) << 30)
+    return "the global batch " + n(space.globalBatch) + " makes " + n(space.globalBatch / perStep) +
+           " micro-batches a step, more than collsim simulates";
   l.microBatches = int(space.globalBatch / perStep);
   try {
     checkParallelLayout(cluster, trainingFor(training, c));

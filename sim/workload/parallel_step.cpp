@@ -46,7 +46,15 @@ ParallelLayout resolvedLayout(ParallelLayout l, const Cluster& cluster) {
   return l;
 }
 
-void validateLayout(const ParallelLayout& l, const Cluster& cluster, const ModelSpec& model) {
+// What one step's programs may hold, so that building them (to simulate or
+// only to estimate) stays within memory by construction: the passes over
+// layers of all micro-batches (a few program items each), and the gradient
+// buckets (every micro-batch's under ZeRO 2 and 3).
+constexpr double kMaxLayerPasses = 4e6;
+constexpr double kMaxBuckets = 1e6;
+
+void validateLayout(const ParallelLayout& l, const Cluster& cluster, const TrainingSpec& training) {
+  const ModelSpec& model = training.model;
   auto n = [](auto v) { return std::to_string(v); };
   if (l.devices() != cluster.ranks())
     throw InputError("tp x pp x dp = " + n(l.tp) + " x " + n(l.pp) + " x " + n(l.dp) + " = " + n(l.devices()) +
@@ -73,6 +81,18 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Model
     if (l.dp % l.ep != 0) throw InputError("ep " + n(l.ep) + " does not divide dp " + n(l.dp));
     if (l.zero == 3) throw InputError("zero 3 with expert parallelism is not modelled yet");
   }
+  // Forward, recomputation and backward of every layer, for every micro-batch.
+  const double passes = 3.0 * double(l.microBatches) * double(model.layers.size());
+  if (passes > kMaxLayerPasses)
+    throw InputError(n(l.microBatches) + " micro-batches of " + n(model.layers.size()) +
+                     " layers are more layer passes than collsim simulates in a step (" + n(std::int64_t(kMaxLayerPasses)) +
+                     "); take fewer micro-batches (a larger micro-batch, or more data parallelism)");
+  const Bytes bucket = std::max<Bytes>(training.bucket, 1);
+  const double buckets = double(model.gradientBytes()) / double(l.tp) / double(bucket) *
+                         (l.zero >= 2 ? double(l.microBatches) : 1.0);
+  if (l.dp > 1 && buckets > kMaxBuckets)
+    throw InputError("a bucket of " + formatBytes(training.bucket) + " cuts a step's gradients into more than " +
+                     n(std::int64_t(kMaxBuckets)) + " buckets; choose a larger training.bucket");
 }
 
 class ParallelStepBuilder {
@@ -80,7 +100,7 @@ public:
   ParallelStepBuilder(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options)
       : cluster_(cluster), training_(training), model_(training.model), layout_(resolvedLayout(*training.parallel, cluster)),
         placement_(layout_), options_(options) {
-    validateLayout(layout_, cluster_, model_);
+    validateLayout(layout_, cluster_, training_);
     chunks_ = layout_.schedule == PipelineKind::Interleaved && layout_.pp > 1 ? layout_.virtualStages : 1;
     stages_ = splitLayers(model_, layout_.pp * chunks_); // chunk k of stage s: stages_[k pp + s]
     layers_ = layerCompute(model_, cluster.device, {layout_.tp, layout_.ep, layout_.sequenceParallel});
@@ -374,7 +394,7 @@ void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training) {
                        std::to_string(cluster.ranks()) + " devices");
     return;
   }
-  validateLayout(resolvedLayout(l, cluster), cluster, training.model);
+  validateLayout(resolvedLayout(l, cluster), cluster, training);
 }
 
 StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
