@@ -33,10 +33,9 @@ public:
     // Attention: norm, QKV, core, output projection, residual add.
     attention(elementwise(normTokens * h * 2));
     attention(gemm({T, (h + 2 * kv) / tp, h}));
-    double coreForward = 0, coreBackward = 0;
-    attentionCore(coreForward, coreBackward);
-    attention({coreForward, coreBackward});
-    core.attention = coreForward;
+    const Pass coreTimes = attentionCore();
+    attention(coreTimes);
+    core.attention = coreTimes.first;
     attention(gemm({T, h, h / tp}));
     attention(residual(normTokens * h));
     // FFN: norm, up (and gate), activation, down, residual add.
@@ -98,23 +97,24 @@ private:
     return {forward + mask, backward + mask};
   }
 
-  void attentionCore(double& forward, double& backward) const {
+  // The attention core's forward and backward.
+  std::pair<double, double> attentionCore() const {
     const double s = double(t_.sequence), heads = double(t_.heads) / double(split_.tp);
     const double headSize = double(t_.hidden) / double(t_.heads), pairs = double(b_) * heads;
     if (t_.flashAttention) {
       double flops = 4 * s * s * headSize * pairs / 2; // causal: the kernel skips the masked half
-      forward = attentionSeconds(d_, flops, false), backward = attentionSeconds(d_, 2.5 * flops, true);
-      return;
+      return {attentionSeconds(d_, flops, false), attentionSeconds(d_, 2.5 * flops, true)};
     }
     auto [scoresF, scoresB] = gemm({s, s, headSize, pairs}); // Q K^T
     auto [mixF, mixB] = gemm({s, headSize, s, pairs});       // softmax(.) V
     double probabilities = pairs * s * s * double(e_);
-    forward = scoresF + mixF + memorySeconds(d_, 2 * probabilities);  // softmax reads and writes
-    backward = scoresB + mixB + memorySeconds(d_, 3 * probabilities); // reads two, writes one
+    double forward = scoresF + mixF + memorySeconds(d_, 2 * probabilities);  // softmax reads and writes
+    double backward = scoresB + mixB + memorySeconds(d_, 3 * probabilities); // reads two, writes one
     if (t_.dropout) { // reads the probabilities, writes them and a 1-byte mask; backward the same
       double dropout = memorySeconds(d_, (2 + 1.0 / double(e_)) * probabilities);
       forward += dropout, backward += dropout;
     }
+    return {forward, backward};
   }
 
   const TransformerShape& t_;

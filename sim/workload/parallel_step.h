@@ -4,9 +4,11 @@
 // network, and the step's figures with where the time went.
 //
 // What each piece costs (Megatron-LM; Korthikanti et al. 2022):
-// - compute: each layer's share of the model's forward and backward time,
-//   divided by tp; a transformer block runs its attention, then its FFN,
-//   each split by its share of the block's FLOPs.
+// - compute: each layer's forward, backward and recomputation on a TP rank
+//   (layer_compute.h: a transformer's operations on the device); a block
+//   runs its attention, then its FFN. Recomputation runs before a layer's
+//   backward: full recomputation repeats its forward with its TP (and EP)
+//   collectives, selective only the attention core.
 // - TP (transformer blocks): forward, an AllReduce of the micro-batch's
 //   activations (b x s x h elements of the weights' size) after the
 //   attention and one after the FFN; backward, one after each again. With
@@ -18,12 +20,14 @@
 //   with sequence parallelism, where each TP rank holds its share).
 // - DP: the stage's gradients (its layers' parameters / tp) in buckets,
 //   reduced on the DP group as the last micro-batch's backward produces
-//   them: AllReduce, or ReduceScatter under ZeRO, whose optimizer then
+//   them (under ZeRO 2-3, each micro-batch's, as its backward produces
+//   them): AllReduce, or ReduceScatter under ZeRO, whose optimizer then
 //   updates 1/dp of the state; ZeRO 1-2 then AllGather the weights, ZeRO 3
 //   gathers each layer's weights before each of its passes instead (on a
 //   stream of its own, one layer ahead: DeepSpeed's and FSDP's prefetch).
-// Not modelled yet: expert parallelism, interleaved stages, the embedding's
-// and loss's TP collectives, uneven micro-batch costs.
+// Not modelled yet: the embedding's and loss's TP collectives, uneven
+// micro-batch costs, the SMs a library's kernels take from compute that
+// runs beside them.
 #pragma once
 
 #include "sim/workload/step_simulation.h"
