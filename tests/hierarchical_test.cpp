@@ -324,3 +324,35 @@ TEST_CASE("traffic between devices of one server stays on HCCS unless intra-serv
   // Between servers the fabric is used either way.
   CHECK(Routing(kept).route(kept.rankNode[0], kept.rankNode[8]).hops == 2);
 }
+
+// A group that covers less than an eighth of its world keeps its members as
+// sorted pairs instead of a table the size of the world (a hierarchy's S
+// groups of D would hold S x S D entries: 34 GB on 32,768 servers): its
+// lookups agree with the members, and the hierarchies that build such
+// groups (16 servers x 2 devices: server groups; 2 x 16: peer groups) check
+// out symbolically.
+TEST_CASE("small groups of a large world: lookups, and hierarchies built of them") {
+  GroupView sparse({900, 3, 517}, 1 << 12, 0, 30, 4);
+  CHECK(sparse.world() == 1 << 12);
+  CHECK(sparse.local(900) == 0);
+  CHECK(sparse.local(3) == 1);
+  CHECK(sparse.local(517) == 2);
+  CHECK(sparse.local(4) == -1);
+  CHECK(sparse.local(0) == -1);
+  CHECK(sparse.local((1 << 12) - 1) == -1);
+  CHECK_THROWS_AS(GroupView({5, 9, 5}, 1 << 12, 0, 30, 4), std::invalid_argument);
+  CHECK_THROWS_AS(GroupView({5, 1 << 12}, 1 << 12, 0, 30, 4), std::invalid_argument);
+  for (auto [servers, devices] : {std::pair{16, 2}, std::pair{2, 16}, std::pair{32, 1}}) {
+    int p = servers * devices;
+    for (const char* name : {"hier:ring+ring", "hier:mesh+rhd", "hierpipe:ring+ring", "hier:ring+tree"}) {
+      auto algo = findAlgorithm(Collective::AllReduce, name);
+      REQUIRE(algo);
+      CollectiveSpec spec{Collective::AllReduce, p, std::uint64_t(2 * p + 3), 4, 0, devices};
+      if (!algo->unsupported(spec).empty()) continue;
+      CAPTURE(name);
+      CAPTURE(servers);
+      CheckReport check = checkSchedule(*buildSchedule(*algo, spec), spec);
+      CHECK_MESSAGE(check.ok(), check.summary());
+    }
+  }
+}

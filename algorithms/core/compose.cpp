@@ -88,4 +88,19 @@ DisjointSchedule::DisjointSchedule(std::vector<SchedulePtr> parts)
   }
 }
 
+DisjointSchedule::DisjointSchedule(std::vector<SchedulePtr> parts, const std::vector<std::vector<int>>& members)
+    : parts_(std::move(parts)), ranks_(parts_.empty() ? 0 : parts_.front()->ranks()) {
+  if (parts_.empty()) throw std::invalid_argument("a disjoint union needs at least one part");
+  if (members.size() != parts_.size()) throw std::invalid_argument("a disjoint union needs each part's members");
+  partOf_.assign(std::size_t(ranks_), -1);
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    if (parts_[i]->ranks() != ranks_ || parts_[i]->streamCount() != 1)
+      throw std::invalid_argument("disjoint parts must be single-stream schedules of the same rank count");
+    for (int r : members[i]) {
+      if (partOf_[std::size_t(r)] >= 0) throw std::invalid_argument("rank " + std::to_string(r) + " is in two disjoint parts");
+      partOf_[std::size_t(r)] = int(i);
+    }
+  }
+}
+
 } // namespace collsim

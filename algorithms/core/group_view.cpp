@@ -9,16 +9,25 @@ namespace collsim {
 
 GroupView::GroupView(std::vector<int> members, int worldSize, std::uint64_t byteOffset,
                      std::uint64_t count, std::uint32_t elemSize)
-    : members_(std::move(members)), localOf_(std::size_t(worldSize), -1), byteOffset_(byteOffset),
-      count_(count), elemSize_(elemSize) {
+    : members_(std::move(members)), world_(worldSize), byteOffset_(byteOffset), count_(count), elemSize_(elemSize) {
   if (members_.empty()) throw std::invalid_argument("a group needs at least one rank");
-  for (std::size_t i = 0; i < members_.size(); ++i) {
-    int g = members_[i];
-    if (g < 0 || g >= worldSize || localOf_[g] != -1)
-      throw std::invalid_argument("group member " + std::to_string(g) +
-                                  " is out of range or repeated");
-    localOf_[g] = int(i);
+  auto refuse = [](int g) {
+    throw std::invalid_argument("group member " + std::to_string(g) + " is out of range or repeated");
+  };
+  for (int g : members_)
+    if (g < 0 || g >= worldSize) refuse(g);
+  if (members_.size() * 8 >= std::size_t(worldSize)) {
+    localOf_.assign(std::size_t(worldSize), -1);
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      if (localOf_[std::size_t(members_[i])] != -1) refuse(members_[i]);
+      localOf_[std::size_t(members_[i])] = int(i);
+    }
+    return;
   }
+  for (std::size_t i = 0; i < members_.size(); ++i) byGlobal_.emplace_back(members_[i], int(i));
+  std::sort(byGlobal_.begin(), byGlobal_.end());
+  for (std::size_t i = 1; i < byGlobal_.size(); ++i)
+    if (byGlobal_[i].first == byGlobal_[i - 1].first) refuse(byGlobal_[i].first);
 }
 
 GroupView::GroupView(std::vector<int> members, int worldSize, ViewLayout layout, std::uint32_t elemSize)

@@ -15,6 +15,8 @@
 // still match).
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -42,9 +44,13 @@ public:
   static GroupView whole(const CollectiveSpec& spec);
 
   int size() const { return int(members_.size()); }
-  int world() const { return int(localOf_.size()); }
+  int world() const { return world_; }
   int global(int local) const { return members_[local]; }
-  int local(int global) const { return localOf_[global]; } // -1 if not a member
+  int local(int global) const { // -1 if not a member
+    if (!localOf_.empty()) return localOf_[std::size_t(global)];
+    auto it = std::lower_bound(byGlobal_.begin(), byGlobal_.end(), std::pair<int, int>{global, -1});
+    return it != byGlobal_.end() && it->first == global ? it->second : -1;
+  }
   std::uint64_t count() const { return count_; }
   std::uint32_t elemSize() const { return elemSize_; }
   std::uint64_t byteOffset() const { return byteOffset_; }
@@ -71,7 +77,12 @@ public:
 
 private:
   std::vector<int> members_;
+  int world_ = 0;
+  // Each member's local rank: by global rank when the group covers at
+  // least 1/8 of the world, else as (global, local) pairs by global rank,
+  // so that a hierarchy's S groups over N ranks hold O(N), not O(S N).
   std::vector<int> localOf_;
+  std::vector<std::pair<int, int>> byGlobal_;
   std::uint64_t byteOffset_;
   std::uint64_t count_;
   std::uint32_t elemSize_;

@@ -53,14 +53,17 @@ GroupView ServerGroups::peersOnChunk(int j) const {
 SchedulePtr ServerGroups::overViews(const AlgorithmEntry& level, const std::vector<GroupView>& views,
                                     const CollectiveSpec& spec, int root) {
   std::vector<SchedulePtr> parts;
+  std::vector<std::vector<int>> members;
   for (const GroupView& view : views) {
     CollectiveSpec sub = spec;
     sub.ranks = view.size();
     sub.devicesPerServer = 0;
     sub.root = root;
     parts.push_back(level.build(view, sub));
+    members.emplace_back();
+    for (int i = 0; i < view.size(); ++i) members.back().push_back(view.global(i));
   }
-  return std::make_unique<DisjointSchedule>(std::move(parts));
+  return std::make_unique<DisjointSchedule>(std::move(parts), members);
 }
 
 } // namespace collsim
