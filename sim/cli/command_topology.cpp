@@ -94,7 +94,10 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     os << "# bisection: " << servers(0, c.servers / 2 - 1) << " to " << servers(c.servers / 2, c.servers - 1) << " at most "
        << gigabytesPerSecond(f.bisectionBandwidth) << " (max flow over the links)\n";
   }
-  os << "\n# devices and where they leave their server\n";
+  os << "\n# devices and where they leave their server";
+  if (f.listedServers < c.servers)
+    os << " (servers 0-" << f.listedServers - 1 << " of " << c.servers << "; the others are built alike)";
+  os << "\n";
   // How many devices leave through each exit (they share it), and the way
   // there inside the server (PCIe: its narrowest link, its switches).
   std::map<int, int> sharing;
@@ -153,6 +156,7 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
                                 {"devices_per_server", c.devicesPerServer},         {"nodes", nodes},
                                 {"links", links},      {"devices", devices},         {"tiers", tiers},
                                 {"bisection_Bps", f.bisectionBandwidth}};
+  if (f.listedServers < c.servers) doc["devices_of_servers"] = f.listedServers; // the first ones, listed
   if (routed) {
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
     for (const auto& h : route)

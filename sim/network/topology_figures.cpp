@@ -110,7 +110,9 @@ TopologyFigures topologyFigures(const Cluster& c) {
   // place on the next server leaves its server (on a rail fabric, each
   // device's own rail).
   Routing routing(c);
+  f.listedServers = std::min(std::max(1, c.servers), kListedServers);
   for (int r = 0; r < c.ranks(); ++r) {
+    if (c.nodes[std::size_t(c.rankNode[std::size_t(r)])].server >= f.listedServers) continue;
     DeviceExit d;
     d.rank = r;
     d.node = c.rankNode[std::size_t(r)];

@@ -40,8 +40,14 @@ struct RouteHop {
   LinkParams params;
 };
 
+// The device table lists the devices of the first kListedServers servers:
+// each exit costs a route search over the whole cluster, and every server
+// of a cluster file is built alike.
+inline constexpr int kListedServers = 16;
+
 struct TopologyFigures {
-  std::vector<DeviceExit> devices;
+  std::vector<DeviceExit> devices; // of the first kListedServers servers
+  int listedServers = 0;
   std::vector<FabricTier> tiers;
   // Most bytes per second the first half of the servers can send to the
   // second half at once (a max flow over the links, each direction its
