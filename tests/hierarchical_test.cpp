@@ -342,7 +342,8 @@ TEST_CASE("small groups of a large world: lookups, and hierarchies built of them
   CHECK(sparse.local((1 << 12) - 1) == -1);
   CHECK_THROWS_AS(GroupView({5, 9, 5}, 1 << 12, 0, 30, 4), std::invalid_argument);
   CHECK_THROWS_AS(GroupView({5, 1 << 12}, 1 << 12, 0, 30, 4), std::invalid_argument);
-  for (auto [servers, devices] : {std::pair{16, 2}, std::pair{2, 16}, std::pair{32, 1}}) {
+  for (std::pair<int, int> shape : {std::pair{16, 2}, std::pair{2, 16}, std::pair{32, 1}}) {
+    const int servers = shape.first, devices = shape.second; // not a structured binding: clang 14's CAPTURE
     int p = servers * devices;
     for (const char* name : {"hier:ring+ring", "hier:mesh+rhd", "hierpipe:ring+ring", "hier:ring+tree"}) {
       auto algo = findAlgorithm(Collective::AllReduce, name);
