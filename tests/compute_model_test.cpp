@@ -104,7 +104,7 @@ TEST_CASE("a micro-batch of one sequence leaves the GEMMs of a wide TP split in 
   // on one 8192-token sequence is 8192 x 1280 x 8192: 32 x 10 = 320 tiles in
   // 3 waves of 108 (324 slots, 98.8 % used); on 2,048 tokens, 8 x 10 = 80
   // tiles in one wave (74 % used), so a shorter sequence runs slower per FLOP.
-  DeviceModel a100 = findDevicePreset("a100-sxm4-80gb")->device;
+  DeviceModel a100 = *findDevicePreset("a100-sxm4-80gb");
   auto rate = [&](double tokens) {
     GemmShape g{tokens, 1280, 8192};
     return gemmFlops(g) / gemmSeconds(a100, g, 2);

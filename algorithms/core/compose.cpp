@@ -73,21 +73,6 @@ StreamsSchedule::StreamsSchedule(std::vector<SchedulePtr> parts) : parts_(std::m
       throw std::invalid_argument("streams must be single-stream schedules of the same rank count");
 }
 
-DisjointSchedule::DisjointSchedule(std::vector<SchedulePtr> parts)
-    : parts_(std::move(parts)), ranks_(parts_.empty() ? 0 : parts_.front()->ranks()) {
-  if (parts_.empty()) throw std::invalid_argument("a disjoint union needs at least one part");
-  partOf_.assign(std::size_t(ranks_), -1);
-  for (std::size_t i = 0; i < parts_.size(); ++i) {
-    if (parts_[i]->ranks() != ranks_ || parts_[i]->streamCount() != 1)
-      throw std::invalid_argument("disjoint parts must be single-stream schedules of the same rank count");
-    for (int r = 0; r < ranks_; ++r) {
-      if (parts_[i]->stepCount(r) == 0) continue;
-      if (partOf_[r] >= 0) throw std::invalid_argument("rank " + std::to_string(r) + " has steps in two disjoint parts");
-      partOf_[r] = int(i);
-    }
-  }
-}
-
 DisjointSchedule::DisjointSchedule(std::vector<SchedulePtr> parts, const std::vector<std::vector<int>>& members)
     : parts_(std::move(parts)), ranks_(parts_.empty() ? 0 : parts_.front()->ranks()) {
   if (parts_.empty()) throw std::invalid_argument("a disjoint union needs at least one part");

@@ -40,12 +40,12 @@ private:
 SchedulePtr sequence(SchedulePtr first, SchedulePtr second);
 
 // Parts over disjoint sets of ranks, run at the same time: each rank takes
-// its steps from the one part it belongs to (by having steps in it; or, given
-// each part's members, by being one, which costs O(ranks) in all rather than
-// O(parts x ranks): a hierarchy on 32,768 servers has as many parts).
+// its steps from the one part whose `members` (global ranks) it is among.
+// Given by the caller, who built the parts from them: finding them by
+// asking every part about every rank costs O(parts x ranks), and a
+// hierarchy on 32,768 servers has as many parts.
 class DisjointSchedule final : public Schedule {
 public:
-  explicit DisjointSchedule(std::vector<SchedulePtr> parts);
   DisjointSchedule(std::vector<SchedulePtr> parts, const std::vector<std::vector<int>>& members);
   int ranks() const override { return ranks_; }
   int stepCount(int rank) const override { return partOf_[rank] < 0 ? 0 : parts_[partOf_[rank]]->stepCount(rank); }

@@ -210,12 +210,7 @@ JournalContents parseJournal(const std::string& text, const std::string& fingerp
 }
 
 StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume) : path_(path) {
-  JournalContents read;
-  if (resume) {
-    read = parseJournal(readJournal(path), fingerprint, path);
-    recovered_ = read.recovered;
-    skipped_ = read.skipped;
-  }
+  if (resume) read_ = parseJournal(readJournal(path), fingerprint, path);
   // Written anew, like --out: whatever regular file holds the name is
   // unlinked first (another hard link to it keeps its content), anything
   // else there is refused, and the new file is created exclusively (a
@@ -229,7 +224,7 @@ StudyJournal::StudyJournal(const std::string& path, const std::string& fingerpri
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd_ < 0) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
   bool written = writeLine(fd_, json{{"collsim_journal", 1}, {"study", fingerprint}}.dump());
-  for (const std::string& record : read.records) written = written && writeLine(fd_, record);
+  for (const std::string& record : read_.records) written = written && writeLine(fd_, record);
   if (!written) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
 }
 

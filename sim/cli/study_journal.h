@@ -22,35 +22,6 @@
 
 namespace collsim {
 
-class StudyJournal {
-public:
-  // Starts FILE.partial afresh, or (`resume`) continues it. Throws UsageError.
-  StudyJournal(const std::string& path, const std::string& fingerprint, bool resume);
-  ~StudyJournal();
-  StudyJournal(const StudyJournal&) = delete;
-  StudyJournal& operator=(const StudyJournal&) = delete;
-
-  // The points read back by --resume, by key.
-  const std::map<std::string, TrainingPoint>& recovered() const { return recovered_; }
-  void append(const std::string& key, const TrainingPoint& point);
-  // The study completed: the journal is no longer needed.
-  void finish();
-  const std::string& path() const { return path_; }
-  // Records --resume could not use (damaged, or torn by an interruption):
-  // their points run again.
-  int skipped() const { return skipped_; }
-
-private:
-  std::string path_;
-  int fd_ = -1;
-  int skipped_ = 0;
-  std::map<std::string, TrainingPoint> recovered_;
-};
-
-// A point's result as JSON and back, exactly (times in picoseconds).
-std::string trainingPointRecord(const TrainingPoint& p);
-TrainingPoint trainingPointFromRecord(const std::string& json);
-
 // A journal's text as --resume reads it: the sound records by key (and
 // their lines, to write again), and how many it dropped. Throws UsageError
 // when its first line is not `fingerprint`'s (`path` names it).
@@ -60,5 +31,33 @@ struct JournalContents {
   int skipped = 0;
 };
 JournalContents parseJournal(const std::string& text, const std::string& fingerprint, const std::string& path);
+
+class StudyJournal {
+public:
+  // Starts FILE.partial afresh, or (`resume`) continues it. Throws UsageError.
+  StudyJournal(const std::string& path, const std::string& fingerprint, bool resume);
+  ~StudyJournal();
+  StudyJournal(const StudyJournal&) = delete;
+  StudyJournal& operator=(const StudyJournal&) = delete;
+
+  // The points read back by --resume, by key.
+  const std::map<std::string, TrainingPoint>& recovered() const { return read_.recovered; }
+  void append(const std::string& key, const TrainingPoint& point);
+  // The study completed: the journal is no longer needed.
+  void finish();
+  const std::string& path() const { return path_; }
+  // Records --resume could not use (damaged, or torn by an interruption):
+  // their points run again.
+  int skipped() const { return read_.skipped; }
+
+private:
+  std::string path_;
+  int fd_ = -1;
+  JournalContents read_; // by --resume
+};
+
+// A point's result as JSON and back, exactly (times in picoseconds).
+std::string trainingPointRecord(const TrainingPoint& p);
+TrainingPoint trainingPointFromRecord(const std::string& json);
 
 } // namespace collsim

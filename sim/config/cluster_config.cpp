@@ -48,18 +48,18 @@ double deviceShare(const ConfigNode& n) {
 }
 
 DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
-  if (!n) return defaultDevicePreset().device;
+  if (!n) return defaultDevice();
   n->allowOnly({"name", "step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth", "memory", "gemm_efficiency",
                 "compute_units", "tile", "attention_efficiency", "memory_efficiency"});
-  DeviceModel d = defaultDevicePreset().device;
+  DeviceModel d = defaultDevice();
   if (auto v = n->find("name")) {
-    const DevicePreset* preset = findDevicePreset(v->text());
+    const DeviceModel* preset = findDevicePreset(v->text());
     if (!preset) {
       std::string known;
-      for (const DevicePreset& p : devicePresets()) known += std::string(known.empty() ? "" : ", ") + p.name;
+      for (const DeviceModel& p : devicePresets()) known += (known.empty() ? "" : ", ") + p.name;
       v->fail("unknown device '" + v->text() + "' (known: " + known + ")");
     }
-    d = preset->device;
+    d = *preset;
   }
   if (auto v = n->find("step_overhead")) d.stepOverhead = v->time();
   if (auto v = n->find("flops")) d.flops = v->flops();

@@ -56,25 +56,25 @@ DeviceModel make(const char* name, const Figures& f) {
 // - reduce: NCCL's reductions run in the copy kernels (none); HCCL's on
 //   Ascend 910 cost about a third of HBM's rate (a sum reads 2n bytes and
 //   writes n): 400 GB/s, collsim's long-standing default.
-const std::vector<DevicePreset> kPresets = {
-    {"ascend-910", "Huawei Ascend 910 (32 GB HBM2)", make("ascend-910", {256, 1.2, 32, 32, 0.8, 0.5, 0.4, 0.9, 400})},
-    {"ascend-910b", "Huawei Ascend 910B (64 GB HBM2e)", make("ascend-910b", {320, 1.6, 64, 24, 0.8, 0.5, 0.4, 0.9, 0})},
-    {"v100-sxm2-32gb", "NVIDIA V100 SXM2 32 GB", make("v100-sxm2-32gb", {125, 0.9, 32, 80, 0.8, 0.5, 0.4, 0.9, 0})},
-    {"a100-sxm4-40gb", "NVIDIA A100 SXM4 40 GB", make("a100-sxm4-40gb", {312, 1.555, 40, 108, 0.859, 0.65, 0.55, 0.9, 0})},
-    {"a100-sxm4-80gb", "NVIDIA A100 SXM4 80 GB", make("a100-sxm4-80gb", {312, 2.039, 80, 108, 0.859, 0.65, 0.55, 0.9, 0})},
-    {"h100-sxm5-80gb", "NVIDIA H100 SXM5 80 GB", make("h100-sxm5-80gb", {989, 3.35, 80, 132, 0.801, 0.6, 0.5, 0.9, 0})},
+const std::vector<DeviceModel> kPresets = {
+    make("ascend-910", {256, 1.2, 32, 32, 0.8, 0.5, 0.4, 0.9, 400}),
+    make("ascend-910b", {320, 1.6, 64, 24, 0.8, 0.5, 0.4, 0.9, 0}),
+    make("v100-sxm2-32gb", {125, 0.9, 32, 80, 0.8, 0.5, 0.4, 0.9, 0}),
+    make("a100-sxm4-40gb", {312, 1.555, 40, 108, 0.859, 0.65, 0.55, 0.9, 0}),
+    make("a100-sxm4-80gb", {312, 2.039, 80, 108, 0.859, 0.65, 0.55, 0.9, 0}),
+    make("h100-sxm5-80gb", {989, 3.35, 80, 132, 0.801, 0.6, 0.5, 0.9, 0}),
 };
 
 } // namespace
 
-const std::vector<DevicePreset>& devicePresets() { return kPresets; }
+const std::vector<DeviceModel>& devicePresets() { return kPresets; }
 
-const DevicePreset* findDevicePreset(const std::string& name) {
-  for (const DevicePreset& p : kPresets)
-    if (name == p.name) return &p;
+const DeviceModel* findDevicePreset(const std::string& name) {
+  for (const DeviceModel& d : kPresets)
+    if (name == d.name) return &d;
   return nullptr;
 }
 
-const DevicePreset& defaultDevicePreset() { return kPresets.front(); }
+const DeviceModel& defaultDevice() { return kPresets.front(); }
 
 } // namespace collsim

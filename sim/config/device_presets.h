@@ -12,14 +12,8 @@
 
 namespace collsim {
 
-struct DevicePreset {
-  const char* name;
-  const char* description;
-  DeviceModel device;
-};
-
-const std::vector<DevicePreset>& devicePresets();
-const DevicePreset* findDevicePreset(const std::string& name);
-const DevicePreset& defaultDevicePreset(); // ascend-910
+const std::vector<DeviceModel>& devicePresets();
+const DeviceModel* findDevicePreset(const std::string& name); // by DeviceModel::name
+const DeviceModel& defaultDevice();                           // ascend-910
 
 } // namespace collsim

@@ -271,14 +271,17 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     // A point that names another file (variant set: {cluster: other.yaml})
     // has it inlined first, relative to the study, so that its other keys
     // (cluster.servers) reach into that file.
+    auto namesFile = [](const std::string& key, const YAML::Node& value) {
+      return (key == "cluster" || key == "training.model") && value.IsScalar();
+    };
     for (const auto& [key, value] : point.assignments) {
-      if ((key != "cluster" && key != "training.model") || !value.IsScalar()) continue;
+      if (!namesFile(key, value)) continue;
       setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
       YAML::Node parent = key == "cluster" ? root : root["training"];
       inlineFile(parent, key == "cluster" ? "cluster" : "model", key, baseDir, *origins, origins);
     }
     for (const auto& [key, value] : point.assignments) {
-      if ((key == "cluster" || key == "training.model") && value.IsScalar()) continue;
+      if (namesFile(key, value)) continue;
       setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
     }
     for (const auto& o : overrides)

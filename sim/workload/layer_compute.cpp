@@ -181,19 +181,21 @@ std::vector<LayerCompute> byShares(const ModelSpec& m, const DeviceModel& d, con
 
 } // namespace
 
-static bool byOperation(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
+static bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
 
 std::vector<LayerCompute> layerCompute(const ModelSpec& model, const DeviceModel& device, const ComputeSplit& split) {
-  return byOperation(model) ? byOperations(model, device, split) : byShares(model, device, split);
+  return timedByOperations(model) ? byOperations(model, device, split) : byShares(model, device, split);
 }
 
 PassTimes passTimes(const ModelSpec& model, const DeviceModel& device) {
+  std::vector<LayerCompute> layers = layerCompute(model, device, {});
   PassTimes p;
-  if (!byOperation(model)) p = flatPassTimes(model, device.flops); // whole, not rounded layer by layer
-  for (const LayerCompute& l : layerCompute(model, device, {})) {
-    if (byOperation(model)) p.forward += l.forward.total(), p.backward += l.backward.total();
-    p.backward += l.recompute.total();
+  if (timedByOperations(model)) {
+    for (const LayerCompute& l : layers) p.forward += l.forward.total(), p.backward += l.backward.total();
+  } else {
+    p = flatPassTimes(model, device.flops); // whole, not rounded layer by layer
   }
+  for (const LayerCompute& l : layers) p.backward += l.recompute.total();
   return p;
 }
 

@@ -35,10 +35,6 @@ double TransformerShape::headFlopsPerSample() const {
 
 double TransformerShape::flopsPerSample() const { return double(layers) * blockFlopsPerSample() + headFlopsPerSample(); }
 
-const char* recomputationName(Recomputation r) {
-  return r == Recomputation::None ? "none" : r == Recomputation::Selective ? "selective" : "full";
-}
-
 Bytes TransformerShape::activationsPerSample() const {
   double s = double(sequence), h = double(hidden);
   double block = double(blockActivations(1, false));

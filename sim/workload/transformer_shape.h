@@ -36,7 +36,6 @@ namespace collsim {
 // whose activations grow with s^2 (selective, Korthikanti et al.); or
 // each block whole from its input (full).
 enum class Recomputation { None, Selective, Full };
-const char* recomputationName(Recomputation r); // "none", "selective", "full"
 
 struct TransformerShape {
   int layers = 0;
