@@ -1,7 +1,6 @@
 #include "sim/network/routing.h"
 
 #include <algorithm>
-#include <deque>
 
 namespace collsim {
 namespace {
@@ -23,6 +22,16 @@ Routing::Routing(const Cluster& cluster, std::uint64_t salt)
     adjacency_[l.a].push_back({l.b, std::uint32_t(2 * i)});
     adjacency_[l.b].push_back({l.a, std::uint32_t(2 * i + 1)});
   }
+  neighbours_.resize(adjacency_.size());
+  linksTo_.resize(adjacency_.size());
+  for (std::size_t u = 0; u < adjacency_.size(); ++u) {
+    for (const Adjacent& a : adjacency_[u]) neighbours_[u].push_back(a.node);
+    std::sort(neighbours_[u].begin(), neighbours_[u].end());
+    neighbours_[u].erase(std::unique(neighbours_[u].begin(), neighbours_[u].end()), neighbours_[u].end());
+    linksTo_[u] = adjacency_[u];
+    // Stable: parallel links keep their order, so ECMP picks as the scan did.
+    std::stable_sort(linksTo_[u].begin(), linksTo_[u].end(), [](const Adjacent& x, const Adjacent& y) { return x.node < y.node; });
+  }
   cache_.resize(adjacency_.size());
   dist_.assign(adjacency_.size(), 0);
   stamp_.assign(adjacency_.size(), 0);
@@ -30,18 +39,29 @@ Routing::Routing(const Cluster& cluster, std::uint64_t salt)
 
 void Routing::distancesTo(int dst, int src, int within) {
   ++round_;
-  std::deque<int> frontier{dst};
+  frontier_.clear();
+  frontier_.push_back(dst);
   dist_[dst] = 0;
   stamp_[dst] = round_;
-  while (!frontier.empty()) {
-    int u = frontier.front();
-    frontier.pop_front();
-    if (stamp_[src] == round_ && dist_[u] >= dist_[src]) break; // src's level is complete
+  if (src == dst) return;
+  // Breadth first from `dst` until a neighbour of `src` comes off the queue:
+  // its level is src's less one, and that level is then complete (every
+  // node of a level is queued before the first of it leaves), which is all
+  // the walk from src needs. Stopping there, and not after expanding the
+  // neighbour, keeps a switch's hundreds of ports from being scanned for
+  // every route.
+  for (std::size_t head = 0; head < frontier_.size(); ++head) {
+    int u = frontier_[head];
+    if (std::binary_search(neighbours_[src].begin(), neighbours_[src].end(), u)) {
+      dist_[src] = dist_[u] + 1;
+      stamp_[src] = round_;
+      return;
+    }
     for (const Adjacent& a : adjacency_[u]) {
       if (stamp_[a.node] == round_ || (within >= 0 && serverOf_[a.node] != within)) continue;
       stamp_[a.node] = round_;
       dist_[a.node] = dist_[u] + 1;
-      frontier.push_back(a.node);
+      frontier_.push_back(a.node);
     }
   }
 }
@@ -65,8 +85,14 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
   std::vector<const Adjacent*> next;
   for (int u = src; u != dst; ++r.hops) {
     next.clear();
-    for (const Adjacent& a : adjacency_[u])
-      if (stamp_[a.node] == round_ && dist_[a.node] == dist_[u] - 1) next.push_back(&a);
+    if (dist_[u] == 1) { // the last hop: the links to dst, found without scanning a switch's every port
+      auto [first, last] = std::equal_range(linksTo_[u].begin(), linksTo_[u].end(), Adjacent{dst, 0},
+                                            [](const Adjacent& x, const Adjacent& y) { return x.node < y.node; });
+      for (auto a = first; a != last; ++a) next.push_back(&*a);
+    } else {
+      for (const Adjacent& a : adjacency_[u])
+        if (stamp_[a.node] == round_ && dist_[a.node] == dist_[u] - 1) next.push_back(&a);
+    }
     const Adjacent* pick = next[mix(salt_ ^ mix(key ^ (std::uint64_t(r.hops) << 56))) % next.size()];
     pathChannels_.push_back(pick->channel);
     u = pick->node;

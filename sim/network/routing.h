@@ -44,6 +44,8 @@ private:
   void distancesTo(int dst, int src, int within);
 
   std::vector<std::vector<Adjacent>> adjacency_;
+  std::vector<std::vector<int>> neighbours_;       // per node, sorted, distinct
+  std::vector<std::vector<Adjacent>> linksTo_;     // per node, its adjacency sorted by neighbour
   std::vector<int> serverOf_; // per node
   bool intraServerRoce_;
   std::uint64_t salt_;
@@ -51,6 +53,7 @@ private:
   // Per source node, its cached routes sorted by (destination, flow): a
   // source has few destinations, so the search stays in a few cache lines.
   std::vector<std::vector<std::pair<std::uint64_t, Route>>> cache_;
+  std::vector<int> frontier_;                      // BFS scratch: the queue
   std::vector<int> dist_;                          // BFS scratch, valid where stamp_ == round_
   std::vector<std::uint32_t> stamp_;
   std::uint32_t round_ = 0;
