@@ -1,10 +1,13 @@
 #include "algorithms/check/symbolic_checker.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <unordered_map>
 
 namespace collsim {
 namespace {
@@ -135,17 +138,33 @@ private:
                  std::to_string(local ? std::max(op.offset, op.srcOffset) : op.offset) + " is outside the " +
                  std::to_string(size) + "-byte buffer");
         }
-        for (std::size_t a = 0; a < ops.size(); ++a) {
-          for (std::size_t b = a + 1; b < ops.size(); ++b) {
-            const Op &x = ops[a], &y = ops[b];
-            bool overlap = x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes && x.bytes && y.bytes;
-            bool bothReduce = x.kind == OpKind::RecvReduce && y.kind == OpKind::RecvReduce;
-            if (overlap && writes(x) && writes(y) && !bothReduce)
-              fail(where(r, k) + ": operations " + std::to_string(a) + " and " + std::to_string(b) +
-                   " write the same bytes");
-          }
-        }
+        checkWritesApart(ops, r, k);
       }
+    }
+  }
+
+  // No two operations of a step write the same bytes, except reductions
+  // into them (they add up in any order). A sweep by offset, not every pair:
+  // a mesh step holds hundreds of operations.
+  void checkWritesApart(const std::vector<Op>& ops, int r, int k) {
+    std::vector<std::size_t> writers;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (writes(ops[i]) && ops[i].bytes) writers.push_back(i);
+    std::sort(writers.begin(), writers.end(), [&](std::size_t a, std::size_t b) { return ops[a].offset < ops[b].offset; });
+    // The writer reaching furthest so far, among reductions and among the rest.
+    std::optional<std::size_t> reduceReach, plainReach;
+    auto end = [&](std::size_t i) { return ops[i].offset + ops[i].bytes; };
+    auto clash = [&](const std::optional<std::size_t>& earlier, std::size_t i) {
+      if (!earlier || end(*earlier) <= ops[i].offset) return;
+      fail(where(r, k) + ": operations " + std::to_string(std::min(*earlier, i)) + " and " +
+           std::to_string(std::max(*earlier, i)) + " write the same bytes");
+    };
+    for (std::size_t i : writers) {
+      bool reduce = ops[i].kind == OpKind::RecvReduce;
+      clash(plainReach, i);
+      if (!reduce) clash(reduceReach, i);
+      auto& reach = reduce ? reduceReach : plainReach;
+      if (!reach || end(i) > end(*reach)) reach = i;
     }
   }
 
@@ -328,10 +347,13 @@ private:
                " waits for a message that is never sent");
       }
     const std::uint64_t p = std::uint64_t(p_);
+    std::vector<std::pair<std::uint64_t, std::size_t>> unreceived; // reported in channel order
     for (const auto& [key, q] : inFlight_)
-      if (!q.empty())
-        fail(std::to_string(q.size()) + " send(s) from rank " + std::to_string(key / p % p) + " to rank " +
-             std::to_string(key % p) + " never received");
+      if (!q.empty()) unreceived.emplace_back(key, q.size());
+    std::sort(unreceived.begin(), unreceived.end());
+    for (const auto& [key, count] : unreceived)
+      fail(std::to_string(count) + " send(s) from rank " + std::to_string(key / p % p) + " to rank " +
+           std::to_string(key % p) + " never received");
   }
 
   // Element e of rank r must hold exactly `want` of input element `source`.
@@ -397,7 +419,7 @@ private:
   int p_;
   std::size_t words_;
   std::vector<Cells> buffers_;
-  std::map<std::uint64_t, std::deque<Message>> inFlight_;
+  std::unordered_map<std::uint64_t, std::deque<Message>> inFlight_; // hashed: a mesh has p^2 channels
   int stream_ = 0; // the stream whose messages channel() addresses
   std::vector<int> laneStep_; // steps completed per (stream, rank)
   // Several streams: per (stream, rank) lane, its clock after each step
