@@ -79,6 +79,23 @@ TEST_CASE("a Compute operation takes its time and pays no step overhead") {
 
 TEST_CASE("backward pieces add up and buckets cut the gradients in order") {
   ModelSpec m = toyModel();
+  // Over 5e17 ps (a mutated model's 6 days of backward), doubles are 64 ps
+  // coarse; a rounded boundary past the end once left the last piece (the
+  // embedding: no compute) a negative time, which the engine refused as an
+  // event in the past. Eight shares of 1/8 add up to 62 ps past this one.
+  ModelSpec embedded = m;
+  embedded.layers.assign(9, m.layers.front());
+  for (auto& layer : embedded.layers) layer.computeShare = 1.0 / 8;
+  embedded.layers.front().computeShare = 0;
+  for (Time backward : {Time(513'660'028'105'047'426), Time(4'152'888'888'888'889)})
+    for (Bytes bucket : {Bytes(4000), 1_MiB, Bytes(3'000'000)}) {
+      Time total = 0;
+      for (const auto& p : planBackward(embedded, backward, bucket).pieces) {
+        CHECK(p.duration >= 0);
+        total += p.duration;
+      }
+      CHECK(total == backward);
+    }
   for (Bytes bucket : {Bytes(4000), 1_MiB, Bytes(4'000'000), Bytes(6'000'000), 1_GiB}) {
     CAPTURE(bucket);
     BackwardPlan plan = planBackward(m, 2_ms, bucket);

@@ -21,7 +21,9 @@ BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketByt
   Time emitted = 0;      // sum of the piece durations so far
   int lastWithBytes = -1;
   auto endPiece = [&](const std::string& layer, double at, bool withBytes) {
-    Time end = std::max(emitted, Time(std::llround(at)));
+    // Within [emitted, backward]: a double near 1e17 ps is tens of ps
+    // coarse, and the last piece must not be left a negative remainder.
+    Time end = std::clamp(Time(std::llround(at)), emitted, std::max(emitted, backward));
     plan.pieces.push_back({layer, end - emitted});
     emitted = end;
     if (withBytes) lastWithBytes = int(plan.pieces.size()) - 1;
@@ -42,7 +44,7 @@ BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketByt
     produced = layerEnd;
   }
   if (produced > bucketStart) plan.buckets.push_back({produced - bucketStart, lastWithBytes});
-  // Rounding may leave the sum a picosecond off the backward time.
+  // Rounding may leave the sum short of the backward time (never past it).
   if (!plan.pieces.empty()) plan.pieces.back().duration += backward - emitted;
   return plan;
 }
