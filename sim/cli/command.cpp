@@ -152,7 +152,7 @@ bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, 
     return false;
   }
   enforceLimits(e, limits, what);
-  if (io.progress && e.events > 1e8) io.err << "collsim: " << what << ": " << describeEstimate(e) << "\n";
+  if (io.progress && e.wallSeconds() > 10) io.err << "collsim: " << what << ": " << describeEstimate(e) << "\n";
   return true;
 }
 

@@ -180,6 +180,12 @@ std::string gib(double bytes) {
 
 } // namespace
 
+double WorkEstimate::wallSeconds() const {
+  constexpr double kSecondsPerEvent = 100e-9, kCachedState = 32.0 * (1 << 20);
+  double doublings = std::max(0.0, std::log2(std::max(memoryBytes, 1.0) / kCachedState));
+  return events * kSecondsPerEvent * (1 + doublings);
+}
+
 void WorkEstimate::addSequential(const WorkEstimate& o) {
   events += o.events;
   memoryBytes = std::max(memoryBytes, o.memoryBytes);
@@ -201,7 +207,7 @@ WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w)
 }
 
 std::string describeEstimate(const WorkEstimate& e) {
-  return "about " + engineering(e.events) + " events (~" + duration(e.events / 1e7) + " at 10 M events/s), " +
+  return "about " + engineering(e.events) + " events (~" + duration(e.wallSeconds()) + "), " +
          gib(e.memoryBytes) + " of memory";
 }
 

@@ -13,7 +13,9 @@
 //                scripts/bench.sh, see the .cpp);
 //   sim. time  ~ the slowest sampled rank's chain of steps at the slowest
 //                link and the largest latency (no contention: a lower
-//                bound, so a refusal is never wrong about overflow).
+//                bound, so a refusal is never wrong about overflow);
+//   wall time  ~ events x the cost of one, which grows with the memory the
+//                run touches (state that no longer fits the caches).
 // It is an estimate: within a small factor of the real run (tests hold it
 // to 4x on the shipped clusters), which is what a limit needs.
 #pragma once
@@ -32,10 +34,15 @@ struct WorkEstimate {
   double simulatedSeconds = 0;
   // Runs one after another: events add up, memory is the largest.
   void addSequential(const WorkEstimate& o);
+  // Seconds of this machine's time: ~100 ns an event while the run's state
+  // stays within 32 MiB, then 100 ns more for each doubling of it (measured
+  // with scripts/bench_estimate.sh: a mesh AllReduce's 2^2 x ranks^2 pair
+  // states at 512 to 2,048 ranks run at 5 to 1.8 M events/s).
+  double wallSeconds() const;
 };
 
 struct WorkLimits {
-  double maxEvents = 1e9;                       // ~2 min at 10 M events/s
+  double maxEvents = 1e9;                       // ~2 min at 10 M events/s, more on large state
   double maxMemoryBytes = double(8ULL << 30);   // per run in flight
   int parallelRuns = 1;                         // runs in flight at once (memory adds up)
 };
@@ -59,7 +66,7 @@ struct CollectiveWork {
 WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& work);
 
 // Throws InputError when `total` (the whole scenario or study) passes a
-// limit: "<what>: about 2.1e12 events (~60 h at 10 M events/s) ...".
+// limit: "<what>: about 2.1e12 events (~60 h), ...".
 void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what);
 // Only the clock: for one run of a study, whose events count towards the whole.
 void enforceClock(const WorkEstimate& run, const std::string& what);
