@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
-"""Mutates the shipped YAML files and runs collsim on each mutant.
+"""Mutates collsim's shipped inputs, one kind at a time, and runs collsim on each mutant.
 
 Every mutant must end with exit 0, 2 (bad input) or 3 (some study points
 failed) within the timeout: exit 1 (internal error), a signal (crash) or a
 timeout (hang) is a finding, printed with the mutant kept in --keep.
 
-  scripts/mutation_run.py [--count N] [--seed S] [--binary build/collsim] [--keep DIR]
+  scripts/mutation_run.py [--kind K ...] [--count N] [--seed S] [--binary build/collsim] [--keep DIR]
+
+Kinds (each reaches its own parser; the default is all of them, --count each):
+  study     scenario and study YAML              collsim run FILE
+  cluster   cluster YAML                         collsim perf --cluster FILE
+  model     training model YAML                  collsim run toy-study --set training.model=FILE
+  rules     selector rules YAML                  collsim select --cluster C --rules FILE
+  env       HCCL/NCCL env files                  collsim perf --cluster C --env-file FILE
+  measured  nccl-tests logs                      collsim compare FILE --cluster C
+  journal   a study's partial results (JSON)     collsim run STUDY --out F --resume
 
 Mutations: flip, insert or delete bytes; delete, duplicate or swap lines;
 replace a value with one of a list of hostile values (negative, zero, huge,
 NaN, infinities, empty, lists, mappings, anchors, control characters,
-invalid UTF-8); nest deeply. Each mutant runs `collsim run` with a small
---max-events so that valid mutants finish quickly (or are refused).
+invalid UTF-8); nest deeply. Logs and journals have their fields (numbers,
+JSON values) replaced instead. Each run has a small --max-events so that
+valid mutants finish quickly (or are refused).
 """
-import argparse, os, random, re, subprocess, sys, tempfile
+import argparse, os, random, re, signal, subprocess, sys, tempfile, time
 
 HOSTILE = ["-1", "0", "1e309", "-1e309", ".nan", "nan", "inf", "99999999999999999999", "1.0000001", "''", "[]",
            "{}", "[a, b]", "{a: 1}", "*x", "&x 1", "!!binary aGk=", "\"\\e[31m\"", "\"\\x00\"", "1B/s", "9000000s",
@@ -49,56 +59,152 @@ def mutate(text, rnd):
     return "\n".join(lines).encode("utf-8", "surrogateescape")
 
 
+HOSTILE_FIELDS = ["-1", "0", "1e309", "nan", "inf", "99999999999999999999", "18446744073709551615", "2e18", "",
+                  "x", "1e-300", "-0", "0x10", "\"\"", "[]", "{}", "null", "true", "\"\xff\"", "1" * 400]
+
+
+def mutate_fields(text, rnd):
+    """A log's or a journal's mutation: its numbers and JSON values, or its lines and bytes."""
+    kind = rnd.randrange(4)
+    if kind == 0:
+        return mutate(text, rnd)  # bytes and lines
+    tokens = list(re.finditer(r'-?[0-9][0-9.eE+-]*|"[^"]*"|\[[^\]]*\]|\btrue\b|\bfalse\b|\bnull\b', text))
+    if not tokens:
+        return mutate(text, rnd)
+    t = rnd.choice(tokens)
+    value = rnd.choice(HOSTILE_FIELDS) if kind < 3 else t.group(0) * rnd.choice([2, 50])
+    return (text[: t.start()] + value + text[t.end():]).encode("utf-8", "surrogateescape")
+
+
+def listing(folder, suffix):
+    return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(suffix)]
+
+
+# Measured logs and the clusters they were measured on.
+MEASURED = {"a100-1x8-nvswitch-nccl2.19.txt": "dgx-a100-8", "a100-2x8-efa4x100-nccl2.8.txt": "p4d-2x8-efa",
+            "h100-2x8-ib400-nccl2.26.txt": "h100-2x8-ib400", "v100-1x8-cubemesh-nccl.txt": "v100-cubemesh-8"}
+
+
+def journal_study(tmp):
+    """The toy study with 224 points (a few ms in all), so that a resumed journal's missing points run fast."""
+    text = open("tests/data/training/toy-study.yaml").read()
+    text = text.replace("model: toy-model.yaml", "model: " + os.path.abspath("tests/data/training/toy-model.yaml"))
+    text = text.replace("training.accumulation: [1, 2]", "training.accumulation: [%s]" % ", ".join(map(str, range(1, 17))))
+    text = text.replace("min: 2MB, max: 8MB", "min: 1MB, max: 64MB")
+    path = os.path.join(tmp, "journal-study.yaml")
+    open(path, "w").write(text)
+    return path
+
+
+def interrupted_journal(binary, study, tmp):
+    """A real study's partial results: the study is killed once some points are in (tried until one is caught)."""
+    out = os.path.join(tmp, "seed.csv")
+    journal = out + ".partial"
+    for _ in range(100):
+        child = subprocess.Popen([binary, "run", study, "--format", "csv", "--out", out],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while child.poll() is None:
+            if os.path.exists(journal) and open(journal).read().count("\n") >= 20:
+                child.send_signal(signal.SIGKILL)
+                child.wait()
+                path = os.path.join(tmp, "seed.journal")
+                os.rename(journal, path)
+                return path
+            time.sleep(0.0005)
+    sys.exit("mutation_run: could not interrupt %s to seed its journal" % study)
+
+
+def kinds(binary, tmp):
+    """Each kind: (its seed files, how to mutate, the command for a mutant at PATH with the work dir)."""
+    study = journal_study(tmp)
+    studies = listing("scenarios", ".yaml") + listing("tests/data", ".yaml") + listing("tests/data/training", ".yaml")
+    return {
+        "study": (studies, mutate, lambda path, src: [binary, "run", path]),
+        "cluster": (listing("configs/clusters", ".yaml"), mutate,
+                    lambda path, src: [binary, "perf", "--cluster", path, "-b", "1MiB", "-e", "4MiB"]),
+        "model": (listing("configs/models", ".yaml") + ["tests/data/training/toy-model.yaml"], mutate,
+                  lambda path, src: [binary, "run", "tests/data/training/toy-study.yaml", "--set",
+                                     "training.model=" + os.path.abspath(path)]),
+        "rules": (listing("configs/selector", ".yaml") + listing("tests/data/selector", ".yaml"), mutate,
+                  lambda path, src: [binary, "select", "--cluster", "configs/clusters/atlas-2x8.yaml", "--rules",
+                                     path, "--explain"]),
+        "env": (listing("tests/data/env", ".sh"), mutate,
+                lambda path, src: [binary, "perf", "--cluster", "configs/clusters/atlas-2x8.yaml", "--env-file", path,
+                                   "-b", "1MiB", "-e", "4MiB"]),
+        "measured": ([os.path.join("tests/data/measured", n) for n in MEASURED], mutate_fields,
+                     lambda path, src: [binary, "compare", path, "--cluster",
+                                        "configs/clusters/%s.yaml" % MEASURED[os.path.basename(src)]]),
+        "journal": ([interrupted_journal(binary, study, tmp)], mutate_fields,
+                    lambda path, src: [binary, "run", study, "--out", path[: -len(".partial")], "--resume"]),
+    }
+
+
+def run_kind(name, seeds, mutator, command, args, rnd, tmp):
+    counts, findings = {}, 0
+    for n in range(args.count):
+        src = rnd.choice(seeds)
+        mutant = open(src, "rb").read()
+        for _ in range(rnd.randint(1, 3)):
+            mutant = mutator(mutant.decode("utf-8", "surrogateescape"), rnd)
+        # Keep relative paths working: a YAML mutant sits beside its source.
+        if name == "journal":
+            path = os.path.join(tmp, "out.csv.partial")
+        else:
+            path = os.path.join(os.path.dirname(src), ".mutant-%d%s" % (os.getpid(), os.path.splitext(src)[1]))
+        with open(path, "wb") as f:
+            f.write(mutant)
+        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env") else command(path, src)
+        if name in ("study", "cluster", "model", "env", "journal"):
+            cmd += ["--max-events", "5e6"]
+        if name not in ("journal", "rules", "measured"):
+            cmd += ["--out", os.path.join(tmp, "out.csv")]
+        try:
+            run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=args.timeout)
+            status = run.returncode
+            if args.verbose:
+                print(name, status, " ".join(cmd), run.stderr.decode(errors="replace")[-300:])
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+        finally:
+            if os.path.exists(path):
+                os.unlink(path)
+        counts[status] = counts.get(status, 0) + 1
+        if status not in (0, 2, 3):
+            findings += 1
+            keep = os.path.join(args.keep, "finding-%s-%d-%s" % (name, n, os.path.basename(src)))
+            with open(keep, "wb") as f:
+                f.write(mutant)
+            print("FINDING: exit %s for a %s mutant of %s (kept as %s): %s" % (status, name, src, keep, " ".join(cmd)),
+                  flush=True)
+        if (n + 1) % 1000 == 0:
+            print("  %s: %d mutants: %s" % (name, n + 1, counts), flush=True)
+    print("%s: %d mutants of %d files: exit statuses %s; %d findings" % (name, args.count, len(seeds), counts, findings),
+          flush=True)
+    return findings
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--count", type=int, default=2000)
+    ap.add_argument("--kind", action="append", help="input kind (repeatable; default: all)")
+    ap.add_argument("--count", type=int, default=2000, help="mutants of each kind")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--binary", default="build/collsim")
     ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--verbose", action="store_true", help="print every command and its exit status")
     ap.add_argument("--keep", default="build/mutation-findings")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(root)
-    sources = []
-    for folder in ["scenarios", "configs/clusters", "configs/models", "tests/data", "tests/data/training"]:
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".yaml"):
-                sources.append(os.path.join(folder, name))
-    rnd = random.Random(args.seed)
-    counts, findings = {}, 0
+    args.binary = os.path.abspath(args.binary)
     os.makedirs(args.keep, exist_ok=True)
+    findings = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for n in range(args.count):
-            src = rnd.choice(sources)
-            text = open(src, encoding="utf-8", errors="surrogateescape").read()
-            mutant = text.encode("utf-8", "surrogateescape")
-            for _ in range(rnd.randint(1, 3)):
-                mutant = mutate(mutant.decode("utf-8", "surrogateescape"), rnd)
-            # Keep relative paths working: the mutant sits beside its source.
-            path = os.path.join(os.path.dirname(src), ".mutant-%d.yaml" % os.getpid())
-            with open(path, "wb") as f:
-                f.write(mutant)
-            is_cluster = src.startswith("configs/clusters")
-            cmd = ([args.binary, "perf", "--cluster", path, "-b", "1MiB", "-e", "4MiB"] if is_cluster
-                   else [args.binary, "run", path])
-            cmd += ["--max-events", "5e6", "--format", "csv", "--out", os.path.join(tmp, "out.csv")]
-            try:
-                status = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        timeout=args.timeout).returncode
-            except subprocess.TimeoutExpired:
-                status = "timeout"
-            finally:
-                os.unlink(path)
-            counts[status] = counts.get(status, 0) + 1
-            if status not in (0, 2, 3):
-                findings += 1
-                keep = os.path.join(args.keep, "finding-%d-%s.yaml" % (n, os.path.basename(src)))
-                with open(keep, "wb") as f:
-                    f.write(mutant)
-                print("FINDING: exit %s for a mutant of %s (kept as %s)" % (status, src, keep), flush=True)
-            if (n + 1) % 500 == 0:
-                print("%d mutants: %s" % (n + 1, counts), flush=True)
-    print("%d mutants of %d files: exit statuses %s; %d findings" % (args.count, len(sources), counts, findings))
+        table = kinds(args.binary, tmp)
+        for name in args.kind or list(table):
+            if name not in table:
+                ap.error("unknown kind %r (kinds: %s)" % (name, ", ".join(table)))
+            seeds, mutator, command = table[name]
+            findings += run_kind(name, seeds, mutator, command, args, random.Random("%s-%d" % (name, args.seed)), tmp)
     return 1 if findings else 0
 
 
