@@ -10,6 +10,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "algorithms/core/compose.h"
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
 #include "sim/network/link_network.h"
@@ -75,6 +76,32 @@ TEST_CASE("a Compute operation takes its time and pays no step overhead") {
   LinkNetwork network(engine, c, 4096, 1_MiB);
   ScheduleExecutor x(engine, network, c, s);
   CHECK(x.run().finish == 7_us);
+}
+
+TEST_CASE("computation beside a running collective loses the share of the device its kernels hold") {
+  // Rank 0 computes for 100 us on one stream and sends 480,000 B to rank 1
+  // on another: 40 us at 12 GB/s and 1 us of latency, so it communicates
+  // from 0 to 41 us. Holding a quarter of the device, the collective leaves
+  // the computation 0.75 x 41 = 30.75 us of work done by then; the other
+  // 69.25 us run at full speed: 110.25 us. Holding all of it, the
+  // computation waits for the send: 141 us.
+  Cluster c = ring(2);
+  MaterializedSchedule compute(2), send(2);
+  compute[0].push_back({Op{OpKind::Compute, 0, 0, 0, 0, 100_us}});
+  send[0].push_back({Op{OpKind::Send, 1, 0, 480'000}});
+  send[1].push_back({Op{OpKind::Recv, 0, 0, 480'000}});
+  std::vector<SchedulePtr> streams;
+  streams.push_back(std::make_unique<ExplicitSchedule>(compute));
+  streams.push_back(std::make_unique<ExplicitSchedule>(send));
+  StreamsSchedule s(std::move(streams));
+  for (auto [share, finish] : {std::pair{0.0, 100_us}, {0.25, 110'250'000}, {1.0, 141_us}}) {
+    CAPTURE(share);
+    EventEngine engine;
+    LinkNetwork network(engine, c, 4096, 1_MiB);
+    ScheduleExecutor x(engine, network, c, s);
+    x.setComputeShareTaken(share);
+    CHECK(x.run().finish == Time(finish));
+  }
 }
 
 TEST_CASE("backward pieces add up and buckets cut the gradients in order") {

@@ -33,6 +33,7 @@ StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::
   if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
   o.verify = s.simulation.verify;
   o.trace = trace;
+  o.collectiveComputeShare = collectiveComputeShare(s.library, s.cluster.device.computeUnits);
   if (s.selector) {
     // `auto`: the rules' pick for each bucket's size on this cluster.
     o.pickAlgorithm = [rules = *s.selector, cluster = s.cluster](Bytes bytes) {

@@ -64,12 +64,13 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
     if (!libraryPreset(node->text(), m)) node->fail("unknown library (libraries: " + presetList() + ")");
     return m;
   }
-  node->allowOnly({"name", "protocol", "channels", "min_channels", "launch", "nvls_chunk", "nvls_latency", "protocols"});
+  node->allowOnly({"name", "protocol", "channels", "min_channels", "compute_units_per_channel", "launch", "nvls_chunk", "nvls_latency", "protocols"});
   ConfigNode name = node->at("name");
   if (!libraryPreset(name.text(), m)) name.fail("unknown library (libraries: " + presetList() + ")");
   if (auto v = node->find("launch")) m.launch = v->time();
   if (auto v = node->find("channels")) m.channels = int(v->integer(1, 256));
   if (auto v = node->find("min_channels")) m.minChannels = int(v->integer(1, 256));
+  if (auto v = node->find("compute_units_per_channel")) m.computeUnitsPerChannel = int(v->integer(0, 64));
   if (auto v = node->find("nvls_chunk")) m.nvlsChunk = v->bytes();
   if (auto v = node->find("nvls_latency")) m.nvlsLatency = v->time();
   if (m.minChannels > m.channels) node->at("min_channels").fail("min_channels is above channels");

@@ -7,6 +7,7 @@
 //     protocol: auto                   # or one of the library's (NCCL_PROTO)
 //     channels: 16                     # the most channels (NCCL_MAX_NCHANNELS)
 //     min_channels: 1                  # NCCL_MIN_NCHANNELS
+//     compute_units_per_channel: 1     # SMs a channel takes from computation beside it
 //     launch: 10us
 //     nvls_chunk: 128KiB               # NCCL_NVLS_CHUNKSIZE
 //     nvls_latency: 25us               # in place of the base latency, for in-network algorithms

@@ -9,13 +9,17 @@
 
 namespace collsim {
 namespace {
-// Event argument: the low two bits say which event, the rest which lane
-// (or, for kDeliver, which message).
+// Event argument: the low three bits say which event, the next 32 which
+// lane (or, for kDeliver and kSlotBack, which message); a computation's
+// turn sits above them.
 constexpr std::uint64_t kStartStep = 0;
-constexpr std::uint64_t kOpDone = 1;  // a reduction or a computation
+constexpr std::uint64_t kOpDone = 1;  // a reduction
 constexpr std::uint64_t kDeliver = 2; // a message held back by its lane's bandwidth
 constexpr std::uint64_t kSlotBack = 3; // a receiver's word that a slot is free has reached its sender
-constexpr int kKindBits = 2;
+constexpr std::uint64_t kComputeDone = 4; // a step's computation, if its turn is still the lane's
+constexpr int kKindBits = 3;
+constexpr int kTurnShift = kKindBits + 32;
+constexpr std::uint32_t kTurnMask = (1u << (64 - kTurnShift)) - 1;
 
 bool communicates(const Op& op) {
   return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
@@ -41,6 +45,7 @@ ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const 
     }
   }
   reduceFreeAt_.assign(std::size_t(ranks_), 0);
+  communicatingLanes_.assign(std::size_t(ranks_), 0);
   for (int node : cluster.rankNode) rankServer_.push_back(cluster.nodes[std::size_t(node)].server);
   reducingSwitchOfServer_.assign(std::size_t(std::max(1, cluster.servers)), -1);
   for (std::size_t n = 0; n < cluster.nodes.size(); ++n) {
@@ -115,6 +120,10 @@ void ScheduleExecutor::runSteps(std::uint32_t l) {
       s.ops.clear();
       s.schedule->appendOps(s.rank, s.step, s.ops);
       s.loaded = true;
+      // A collective's kernel runs from its first step to its last: the
+      // lane stops communicating at a step that does not.
+      if (computeShareTaken_ > 0 && s.communicating != std::any_of(s.ops.begin(), s.ops.end(), communicates))
+        communicatingChanged(l, !s.communicating);
       if (Time latency = stepLatency(s); latency > 0)
         return engine_.scheduleAfter(latency, this, std::uint64_t(l) << kKindBits | kStartStep);
     }
@@ -135,7 +144,7 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
   std::vector<std::pair<const Op*, std::uint32_t>> stepMulticasts; // this step's multicast groups
   for (const Op& op : s.ops) {
     if (op.kind == OpKind::Compute) {
-      engine_.scheduleAfter(op.durationPs, this, std::uint64_t(l) << kKindBits | kOpDone);
+      s.computeLeft = std::max(s.computeOps++ ? s.computeLeft : 0, op.durationPs);
     } else if (op.kind == OpKind::Copy) {
       // A device-local copy runs at memory speed (~1 TB/s), two orders of
       // magnitude above a link: not modelled.
@@ -183,7 +192,50 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       }
     }
   }
+  if (s.computeOps > 0) {
+    s.computeSince = engine_.now();
+    scheduleCompute(l);
+  }
   s.posting = false;
+}
+
+// (Re)schedules the lane's computation at its rank's current speed; an
+// event scheduled before is left to find its turn passed.
+void ScheduleExecutor::scheduleCompute(std::uint32_t l) {
+  Lane& s = lanes_[l];
+  s.computeRate = communicatingLanes_[std::size_t(s.rank)] > 0 ? 1 - computeShareTaken_ : 1;
+  s.computeTurn = (s.computeTurn + 1) & kTurnMask;
+  if (s.computeRate <= 0) return; // every unit is the collective's: it waits for it to end
+  Time left = s.computeRate == 1 ? s.computeLeft : Time(std::ceil(double(s.computeLeft) / s.computeRate));
+  engine_.scheduleAfter(left, this, std::uint64_t(s.computeTurn) << kTurnShift | std::uint64_t(l) << kKindBits | kComputeDone);
+}
+
+void ScheduleExecutor::computeDone(std::uint32_t l, std::uint32_t turn) {
+  Lane& s = lanes_[l];
+  if (turn != s.computeTurn || s.computeOps == 0) return; // replaced by a later one
+  int ops = s.computeOps;
+  s.computeOps = 0;
+  for (int i = 0; i < ops; ++i) complete(l);
+}
+
+// A lane's step started or stopped communicating: when that changes whether
+// its rank communicates, the rank's computations in progress change speed.
+void ScheduleExecutor::communicatingChanged(std::uint32_t l, bool communicating) {
+  Lane& s = lanes_[l];
+  s.communicating = communicating;
+  int& count = communicatingLanes_[std::size_t(s.rank)];
+  count += communicating ? 1 : -1;
+  if (count != (communicating ? 1 : 0)) return; // the rank already was (or still is) communicating
+  const Time now = engine_.now();
+  for (std::size_t at = std::size_t(s.rank); at < lanes_.size(); at += std::size_t(ranks_)) {
+    Lane& c = lanes_[at];
+    if (c.computeOps == 0) continue;
+    Time elapsed = now - c.computeSince;
+    Time done = c.computeRate == 1 ? elapsed : Time(std::llround(double(elapsed) * c.computeRate));
+    c.computeLeft = std::max<Time>(0, c.computeLeft - done);
+    c.computeSince = now;
+    scheduleCompute(std::uint32_t(at));
+  }
 }
 
 void ScheduleExecutor::postDirect(std::uint32_t cookie) {
@@ -234,6 +286,7 @@ void ScheduleExecutor::slotCameBack(std::uint32_t cookie) {
 
 void ScheduleExecutor::endStep(std::uint32_t l) {
   Lane& s = lanes_[l];
+  if (s.communicating && s.step + 1 == s.steps) communicatingChanged(l, false);
   if (trace_)
     trace_->rankStep({s.rank, s.stream, s.step, s.stepStart, engine_.now(), s.stepBytesSent, &s.ops,
                       s.schedule->place(s.rank, s.step)});
@@ -277,6 +330,7 @@ void ScheduleExecutor::onEvent(std::uint64_t arg) {
   auto index = std::uint32_t(arg >> kKindBits);
   switch (arg & ((1u << kKindBits) - 1)) {
   case kOpDone: return complete(index);
+  case kComputeDone: return computeDone(index, std::uint32_t(arg >> kTurnShift));
   case kDeliver: return deliver(index);
   case kSlotBack: return slotCameBack(index);
   default: return runSteps(index);

@@ -102,6 +102,11 @@ public:
   void recordMessages(bool on) { record_ = on; }
   // Replaces the device's step overhead (call before run()).
   void setCosts(const StepCosts& costs) { costs_ = costs; }
+  // While any stream of a rank communicates, the rank's computations run at
+  // (1 - share) of their speed: the collective's kernels hold that share of
+  // the device's compute units (collectiveComputeShare in library_model.h).
+  // 0 (the default): computation and communication do not meet.
+  void setComputeShareTaken(double share) { computeShareTaken_ = share; }
 
   void onEvent(std::uint64_t arg) override;
   void onDelivered(std::uint64_t cookie) override;
@@ -121,6 +126,15 @@ private:
     Time pushedAt = 0; // when the lane has pushed out what it sent so far (laneBandwidth)
     int undelivered = 0; // its sends to a reducing switch on their way (slots)
     Bytes stepBytesSent = 0;
+    bool communicating = false; // its current step sends or receives
+    // Its step's computation (the longest of its Compute ops, standing for
+    // `computeOps` of them): `computeLeft` picoseconds of full-speed work
+    // were left at `computeSince`, since run at `computeRate`; `computeTurn`
+    // tells its completion event from ones it has replaced.
+    int computeOps = 0;
+    Time computeLeft = 0, computeSince = 0;
+    double computeRate = 1;
+    std::uint32_t computeTurn = 0;
     std::vector<Op> ops;
     // The pairs it sends on (indices into pairs_), sorted by peer: a lane
     // talks to a few peers, so a search here stays in memory the lane
@@ -176,6 +190,9 @@ private:
   void postStep(std::uint32_t lane);
   void endStep(std::uint32_t lane);
   void complete(std::uint32_t lane);
+  void scheduleCompute(std::uint32_t lane);
+  void computeDone(std::uint32_t lane, std::uint32_t turn);
+  void communicatingChanged(std::uint32_t lane, bool communicating);
   void receiveArrived(std::uint32_t lane, Bytes bytes, bool reduce);
   void deliver(std::uint32_t cookie);
   void receiverGot(std::uint32_t cookie);
@@ -207,6 +224,8 @@ private:
   // Per lane: lanes waiting for it to complete a number of steps.
   std::vector<std::vector<std::pair<std::uint32_t, int>>> waiters_;
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
+  double computeShareTaken_ = 0;
+  std::vector<int> communicatingLanes_; // per rank, when computeShareTaken_ > 0
   std::deque<PairState> pairs_; // a deque: references survive new pairs
   IndexPool<InFlight> inFlight_; // sends on the network, by cookie
   std::vector<int> reducingSwitchOfServer_; // node index, -1 none

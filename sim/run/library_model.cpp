@@ -35,6 +35,9 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   nRanks: a ring step moves a rank's piece of the channel's part), a
 //   tree's is not.
 // - up to 16 channels: NCCL builds 8-32 on NVSwitch nodes (nccl-facts.md).
+// - a channel is a thread block, and a block runs on one SM (NCCL launches
+//   its kernel with a block per channel): while a collective runs, its
+//   channels' SMs are not the model's (compute_units_per_channel: 1).
 // - slots: NCCL_STEPS = 8 slots per channel and peer; LL and LL128 move a
 //   slot a step (8 steps ahead), Simple a chunk of 4 slots (2 ahead).
 // - launch 4.2 us a device: the host's cost of launching a collective on one
@@ -56,6 +59,7 @@ LibraryModel ncclLibrary() {
   m.name = "nccl";
   m.launch = us(4.2);
   m.channels = 16;
+  m.computeUnitsPerChannel = 1;
   m.nvlsChunk = 128 << 10;
   m.nvlsLatency = us(25);
   m.protocols = {
@@ -124,6 +128,11 @@ std::string LibraryModel::unknownProtocols() const {
   for (const auto& name : splitExcludableList(protocol, excluded))
     if (!find(name)) unknown += (unknown.empty() ? "" : ", ") + (name.empty() ? std::string("''") : name);
   return unknown;
+}
+
+double collectiveComputeShare(const LibraryModel& library, int computeUnits) {
+  if (computeUnits <= 0 || library.computeUnitsPerChannel <= 0) return 0;
+  return std::min(1.0, double(library.channels) * library.computeUnitsPerChannel / computeUnits);
 }
 
 int LibraryModel::channelsFor(const ProtocolModel& p, Bytes bytes, int ranks) const {

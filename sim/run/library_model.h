@@ -87,6 +87,10 @@ struct LibraryModel {
   Time launch = 0;            // per collective and device: the host launching it
   int channels = 1;           // the most (NCCL_MAX_NCHANNELS)
   int minChannels = 1;        // NCCL_MIN_NCHANNELS
+  // The device's compute units (SMs) a channel's kernel holds while a
+  // collective runs, taken from any computation beside it: NCCL runs a
+  // thread block a channel; HCCL moves data with DMA engines (0).
+  int computeUnitsPerChannel = 0;
   // The chunk of in-network algorithms (nvls, sharp and hierarchies with
   // them), which pipeline slices of their own: NCCL_NVLS_CHUNKSIZE. 0: the
   // protocol's chunk.
@@ -115,6 +119,11 @@ struct LibraryModel {
   // rank of `ranks` (1: an algorithm that pipelines the whole part).
   int channelsFor(const ProtocolModel& protocol, Bytes bytes, int ranks) const;
 };
+
+// The share of a device with `computeUnits` that a large collective's
+// kernels take from computation running beside it (all channels'; 0 when
+// the library computes nothing there or the device's units are unknown).
+double collectiveComputeShare(const LibraryModel& library, int computeUnits);
 
 // The named defaults: ideal, nccl, hccl (their sources in the .cpp).
 bool libraryPreset(const std::string& name, LibraryModel& out);

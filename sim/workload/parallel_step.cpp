@@ -413,6 +413,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   }
   BreakdownSink sink(schedule, traceSink);
   ScheduleExecutor executor(engine, *network, cluster, schedule, &sink);
+  executor.setComputeShareTaken(options.collectiveComputeShare);
   ExecutionResult run = executor.run();
 
   const ParallelLayout& l = builder.layout();

@@ -255,6 +255,7 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   }
   StepTimeline timeline(schedule, result.buckets, traceSink);
   ScheduleExecutor executor(engine, *network, cluster, schedule, &timeline);
+  executor.setComputeShareTaken(options.collectiveComputeShare);
   ExecutionResult run = executor.run();
   timeline.writeSpans(training.pipeline);
 

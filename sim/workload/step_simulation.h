@@ -82,6 +82,9 @@ struct StepOptions {
   Bytes hcclBufferSize = kHcclDefaultBufferSize;
   bool verify = true;            // check each algorithm with the symbolic checker first
   TraceRecorder* trace = nullptr;
+  // The share of a device's compute that its running collectives hold
+  // (collectiveComputeShare: NCCL's channels' SMs); computation beside them slows by it.
+  double collectiveComputeShare = 0;
 };
 
 // Sum of the lengths of possibly overlapping intervals (communication time).
