@@ -23,7 +23,7 @@ invalid UTF-8); nest deeply. Logs and journals have their fields (numbers,
 JSON values) replaced instead. Each run has a small --max-events so that
 valid mutants finish quickly (or are refused).
 """
-import argparse, os, random, re, signal, subprocess, sys, tempfile, time
+import argparse, os, random, re, resource, signal, subprocess, sys, tempfile, time
 
 HOSTILE = ["-1", "0", "1e309", "-1e309", ".nan", "nan", "inf", "99999999999999999999", "1.0000001", "''", "[]",
            "{}", "[a, b]", "{a: 1}", "*x", "&x 1", "!!binary aGk=", "\"\\e[31m\"", "\"\\x00\"", "1B/s", "9000000s",
@@ -159,7 +159,11 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
         if name not in ("journal", "rules", "measured"):
             cmd += ["--out", os.path.join(tmp, "out.csv")]
         try:
-            run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=args.timeout)
+            # The limit is on CPU time (SIGXCPU), so that a busy machine does not
+            # turn a slow mutant into a finding; ten times it in wall time catches a hang.
+            limit = lambda: resource.setrlimit(resource.RLIMIT_CPU, (int(args.timeout), int(args.timeout)))
+            run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=10 * args.timeout,
+                                 preexec_fn=limit)
             status = run.returncode
             if args.verbose:
                 print(name, status, " ".join(cmd), run.stderr.decode(errors="replace")[-300:])
@@ -189,7 +193,7 @@ def main():
     ap.add_argument("--count", type=int, default=2000, help="mutants of each kind")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--binary", default="build/collsim")
-    ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--timeout", type=float, default=30, help="CPU seconds a mutant may take")
     ap.add_argument("--verbose", action="store_true", help="print every command and its exit status")
     ap.add_argument("--keep", default="build/mutation-findings")
     args = ap.parse_args()
