@@ -214,8 +214,8 @@ std::string header(const TrainingReport& r) {
         "# headroom = device memory - memory_GiB. bucket is the framework's gradient bucket (PyTorch DDP\n"
         "# bucket_cap_mb), not an HCCL setting.\n"
         "# Modelled: each layer's compute, every collective and pipeline transfer on the simulated links (so\n"
-        "# they contend), the schedules that order them. Not modelled: compute slowed by communication on the\n"
-        "# same device, the framework's launch costs, MoE activations beyond a dense block's.\n";
+        "# they contend), the schedules that order them, compute slowed by the SMs a library's collectives hold\n"
+        "# (NCCL). Not modelled: the framework's launch costs, MoE activations beyond a dense block's.\n";
   return os.str();
 }
 
