@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints, as Markdown, every algorithm of every collective on the 8-device
-# HCCS ring and full mesh at 64 KiB, 1 MiB, 64 MiB and 1 GiB (the README's
+# HCCS ring and full mesh at 64 KiB, 1 MiB, 64 MiB and 1 GiB (docs/model.md's
 # algorithm tables). Needs build/collsim (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 # Checks that every layer includes only itself and the layers below it.
 #   scripts/check_layers.sh [ROOT]     exit 1 and one line per upward include
 #
-# The layers, from the bottom (README, "Layout and dependencies"):
+# The layers, from the bottom (docs/development.md, "Layout and dependencies"):
 layers=(
   sim/core            # units, the event engine, input errors
   algorithms          # schedules, the checker, the real transports

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The outputs the README shows, against the goldens.
+"""The outputs the README and the docs/ pages show, against the goldens.
 
 Every fenced block line "$ build/collsim ARGS" is followed by what that
 command prints, as pinned by the golden of the same ARGS
@@ -10,7 +10,7 @@ between them.
   readme_outputs.py check    exit 1 naming each block that differs
   readme_outputs.py update   rewrite the blocks from the goldens (same shape)
 """
-import os, sys
+import glob, os, sys
 
 # Shown in the README but not pinned: they print wall-clock times.
 UNPINNED = {"verify --transport threads --op allreduce --algo rhd --ranks 7 --bytes 1000003"}
@@ -54,7 +54,19 @@ def expected(shown, golden):
 def main(mode):
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     names = goldens()
-    lines = open("README.md").read().split("\n")
+    pages = ["README.md"] + sorted(glob.glob("docs/*.md"))
+    bad = sum(page_blocks(page, names, mode) for page in pages)
+    if bad:
+        print("readme: %d block(s) differ; if the goldens are right: scripts/update_goldens.sh" % bad)
+        return 1
+    if mode == "check":
+        print("readme: every shown output in %d pages matches its golden" % len(pages))
+    return 0
+
+
+def page_blocks(page, names, mode):
+    """Checks (or rewrites) one page's blocks; returns how many differ."""
+    lines = open(page).read().split("\n")
     out, last, bad = [], 0, 0
     for start, end, args in blocks(lines):
         out.extend(lines[last : start + 1])
@@ -65,29 +77,25 @@ def main(mode):
             continue
         name = names.get(args)
         if name is None:
-            print("README shows 'collsim %s', which has no golden: add it to tests/golden/commands.txt" % args)
+            print("%s shows 'collsim %s', which has no golden: add it to tests/golden/commands.txt" % (page, args))
             bad += 1
             out.extend(shown)
             continue
         golden = open("tests/data/golden/%s.txt" % name).read().rstrip("\n").split("\n")
         want = expected(shown, golden)
         if mode == "check" and want != shown:
-            print("README's output of 'collsim %s' differs from golden %s:" % (args, name))
+            print("%s: the output of 'collsim %s' differs from golden %s:" % (page, args, name))
             for a, b in zip(shown, want):
                 if a != b:
-                    print("  README: %s\n  golden: %s" % (a, b))
+                    print("  page:   %s\n  golden: %s" % (a, b))
                     break
             bad += 1
         out.extend(want)
     out.extend(lines[last:])
     if mode == "update":
-        open("README.md", "w").write("\n".join(out))
-    elif bad:
-        print("readme: %d block(s) differ; if the goldens are right: scripts/update_goldens.sh" % bad)
-        return 1
-    else:
-        print("readme: every shown output matches its golden")
-    return 0
+        open(page, "w").write("\n".join(out))
+        return 0
+    return bad
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every golden output (tests/data/golden/, from
 # tests/golden/commands.txt), the selector baseline, and the outputs the
-# README shows (each "$ build/collsim ARGS" block keeps its length), with
+# README and docs/ pages show (each "$ build/collsim ARGS" block keeps its length), with
 # the Release build. Read the diff before committing: every changed line is
 # a changed result.
 #   scripts/update_goldens.sh [NAME-REGEX]
@@ -23,6 +23,6 @@ while read -r name args; do
   echo "golden $name"
 done < <(golden_commands)
 
-# README blocks: the same shape, now from the goldens.
+# README and docs/ blocks: the same shape, now from the goldens.
 python3 scripts/readme_outputs.py update
-echo "README blocks regenerated; review: git diff"
+echo "README and docs/ blocks regenerated; review: git diff"

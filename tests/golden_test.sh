@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every command of tests/golden/commands.txt and compares its output
 # with tests/data/golden/NAME.txt byte for byte; then checks that every
-# "$ build/collsim ARGS" block of the README shows a prefix of the golden
+# "$ build/collsim ARGS" block of the README or a docs/ page shows a prefix of the golden
 # of the same ARGS. On a difference it prints the diff and fails: if the
 # change is meant, scripts/update_goldens.sh regenerates the goldens (and
 # the README blocks).
@@ -25,7 +25,7 @@ while read -r name args; do
   fi
 done < <(golden_commands)
 
-# The README's shown outputs.
+# The shown outputs of the README and docs/.
 if [ "$only" = . ]; then
   python3 scripts/readme_outputs.py check || failed=1
 fi
@@ -33,4 +33,4 @@ if [ "$failed" -ne 0 ]; then
   echo "golden: differences found; if they are meant: scripts/update_goldens.sh"
   exit 1
 fi
-echo "golden: $checked outputs match, and the README shows them"
+echo "golden: $checked outputs match, and the README and docs/ show them"

@@ -106,7 +106,7 @@ TEST_CASE("through a reducing switch: reduce-scatter and all-gather in 2 latenci
   CHECK(slower.result.finish == 7'000'000);
   CHECK(slower.down == 4 * 15'000);
   // The switch merges a whole message before passing it on (real switches
-  // reduce packet by packet): a gap the time shows, see README.
+  // reduce packet by packet): a gap the time shows, see docs/hardware.md.
 }
 
 TEST_CASE("through a fabric switch that reduces (SHARP), between servers: exact, with RoCE framing") {

@@ -4,8 +4,8 @@
 // and none of the model's figures is fitted to them: every row the
 // scenario lists is checked here, the ones that meet the target against
 // 15 %, the ones that do not against the gap they show today (so that the
-// gap cannot grow unnoticed; README "Published training runs" says why
-// they miss). The README's table must show what the run predicts.
+// gap cannot grow unnoticed; docs/training.md, "Published training runs", says why
+// they miss). The table in docs/training.md must show what the run predicts.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -34,7 +34,7 @@ const Row kRows[] = {
 
 } // namespace
 
-TEST_CASE("published runs - predicted MFU beside published, and the README's table shows it") {
+TEST_CASE("published runs - predicted MFU beside published, and docs/training.md shows it") {
   CliResult r = cli({"run", source("scenarios/published-runs.yaml"), "--format", "json"});
   REQUIRE(r.status == 0);
   json doc = json::parse(r.out);
@@ -45,7 +45,7 @@ TEST_CASE("published runs - predicted MFU beside published, and the README's tab
     seen[p["variant"].get<std::string>()] = {mfu["published"].get<double>(), mfu["simulated"].get<double>()};
   }
   REQUIRE(seen.size() == std::size(kRows)); // a row added to the scenario is added here too
-  std::ifstream readme(source("README.md"));
+  std::ifstream readme(source("docs/training.md"));
   std::stringstream text;
   text << readme.rdbuf();
   for (const Row& row : kRows) {
@@ -54,7 +54,7 @@ TEST_CASE("published runs - predicted MFU beside published, and the README's tab
     auto [published, predicted] = seen[row.variant];
     CHECK(predicted / published >= row.lowest);
     CHECK(predicted / published <= row.highest);
-    // The README's row: "| variant | ... | published % | predicted % | ratio |".
+    // The page's row: "| variant | ... | published % | predicted % | ratio |".
     char cells[64];
     std::snprintf(cells, sizeof cells, "| %.1f | %.1f | %.2f |", 100 * published, 100 * predicted, predicted / published);
     CHECK(contains(text.str(), std::string("| ") + row.variant + " |"));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "A what-if study" runs as printed: every command of the
+# docs/whatif.md, "A what-if study", runs as printed: every command of the
 # section (its "$ build/collsim ..." lines and its sh blocks) runs in a
 # fresh folder laid out like a checkout, and succeeds; the chart is a PNG
 # and the trace names its point. (readme_outputs.py already checks that the
@@ -20,7 +20,7 @@ awk '
   on && /^```/ { block = !block; sh = block && $0 ~ /^```sh/; next }
   on && block && /^\$ build\/collsim / { sub(/^\$ /, ""); print; next }
   on && block && sh && NF { print }
-' "$src/README.md" > "$tmp/commands.sh"
+' "$src/docs/whatif.md" > "$tmp/commands.sh"
 [ "$(grep -c . "$tmp/commands.sh")" -ge 6 ] || { echo "walkthrough: too few commands found:"; cat "$tmp/commands.sh"; exit 1; }
 cd "$tmp"
 while IFS= read -r command; do

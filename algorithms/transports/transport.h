@@ -5,7 +5,7 @@
 // requests with a timeout. Tags are unique per (peer, direction) within one
 // collective; messages with the same tag between the same pair never occur.
 // A send's bytes must stay valid until the wait returns. Implementations:
-// threads/ (one thread per rank, in one process) and MPI (see README).
+// threads/ (one thread per rank, in one process) and MPI (see docs/mpi.md).
 #pragma once
 
 #include <chrono>
