@@ -10,7 +10,7 @@ between them.
   readme_outputs.py check    exit 1 naming each block that differs
   readme_outputs.py update   rewrite the blocks from the goldens (same shape)
 """
-import glob, os, sys
+import glob, os, re, sys
 
 # Shown in the README but not pinned: they print wall-clock times.
 UNPINNED = {"verify --transport threads --op allreduce --algo rhd --ranks 7 --bytes 1000003"}
@@ -64,10 +64,22 @@ def main(mode):
     return 0
 
 
+def broken_links(page):
+    """The page's relative Markdown links whose target is not in the checkout."""
+    text = open(page).read()
+    for m in re.finditer(r"\]\(([^)\s#]+)(#[^)]*)?\)", text):
+        target = m.group(1)
+        if not re.match(r"[a-z]+:", target) and not os.path.exists(os.path.join(os.path.dirname(page), target)):
+            yield target
+
+
 def page_blocks(page, names, mode):
-    """Checks (or rewrites) one page's blocks; returns how many differ."""
+    """Checks (or rewrites) one page's blocks and links; returns how many are wrong."""
     lines = open(page).read().split("\n")
     out, last, bad = [], 0, 0
+    for target in broken_links(page) if mode == "check" else []:
+        print("%s links to %s, which is not in the checkout" % (page, target))
+        bad += 1
     for start, end, args in blocks(lines):
         out.extend(lines[last : start + 1])
         shown = lines[start + 1 : end]
