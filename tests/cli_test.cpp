@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/suggest.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -295,4 +296,54 @@ TEST_CASE("provenance stays one line whatever a value holds, and --out and --tra
   CHECK(same.status == 2);
   CHECK(contains(same.err, "the same file as --out"));
   CHECK(!std::filesystem::exists(dir / "x.json"));
+}
+
+TEST_CASE("one option vocabulary: a typo gets the nearest name, every result command takes --out") {
+  using collsim::closestName;
+  CHECK(closestName("--minbyte", {"--min-bytes", "--max-bytes", "--format"}) == "--min-bytes");
+  CHECK(closestName("--xyzzy", {"--min-bytes", "--format"}).empty());
+  CHECK(closestName("chek", {"check", "derive"}) == "check");
+  auto suggests = [](std::vector<std::string> args, const std::string& name) {
+    CliResult r = cli(std::move(args));
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, "did you mean " + name + " "));
+  };
+  const std::string ring = source("configs/clusters/hccs-ring-8.yaml");
+  suggests({"perf", "--cluster", ring, "--minbyte", "1K"}, "--min-bytes");
+  suggests({"perff"}, "perf");
+  suggests({"selector", "chek"}, "check");
+  suggests({"compare", "--clustr", ring, "log.txt"}, "--cluster");
+  CHECK(!contains(cli({"run", "--xyzzy"}).err, "did you mean"));
+  // nccl-tests' spellings stay: -b/--minbytes and --min-bytes are one option.
+  CHECK(cli({"perf", "--cluster", ring, "--min-bytes", "1MiB", "--max-bytes", "1MiB", "--step-factor", "2"}).status == 0);
+  CHECK(cli({"perf", "--cluster", ring, "--minbytes", "1MiB", "--maxbytes", "1MiB"}).status == 0);
+  // plan runs many steps: it offers no --trace.
+  CHECK(!contains(cli({"plan", "--help"}).out, "--trace"));
+
+  TempDir dir;
+  // The file holds what standard output would (the provenance line names
+  // the command, --out included).
+  auto results = [](const std::string& text) { return text.rfind("# collsim ", 0) == 0 ? text.substr(text.find('\n')) : text; };
+  auto writes = [&](std::vector<std::string> args, const std::string& name) {
+    CliResult printed = cli(args);
+    REQUIRE(printed.status == 0);
+    std::string path = dir / name;
+    args.push_back("--out");
+    args.push_back(path);
+    CliResult r = cli(args);
+    CAPTURE(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.empty());
+    CHECK(results(slurp(path)) == results(printed.out));
+  };
+  writes({"topology", "--cluster", ring}, "topology.txt");
+  writes({"select", "--cluster", ring, "--bytes", "1MiB"}, "select.txt");
+  writes({"algorithms", "--op", "broadcast"}, "algorithms.txt");
+  writes({"hccl-env", "--list", "--format", "csv"}, "hccl-env.csv");
+  writes({"compare", source("tests/data/measured/v100-1x8-cubemesh-nccl.txt"), "--cluster",
+          source("configs/clusters/v100-cubemesh-8.yaml")},
+         "compare.txt");
+  CHECK(contains(cli({"topology"}).err, "topology --cluster FILE"));
+  CHECK(cli({"topology", ring, "--cluster", ring}).status == 2); // one or the other
 }

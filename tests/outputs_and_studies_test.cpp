@@ -25,11 +25,6 @@ namespace {
 
 const std::string kSmall = source("tests/data/small.yaml");
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // Names in `dir` other than `keep`: stray temporary files.
 std::vector<std::string> strays(const TempDir& dir, const std::vector<std::string>& keep) {
   std::vector<std::string> out;

@@ -6,6 +6,7 @@
 
 #include "sim/cli/command.h"
 #include "sim/cli/provenance.h"
+#include "sim/cli/suggest.h"
 #include "sim/core/printable.h"
 #include "sim/config/config_node.h"
 #include "version.h"
@@ -30,6 +31,7 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
     return app.exit(e, io.out, io.err);
   } catch (const CLI::ParseError& e) {
     app.exit(e, io.out, io.err);
+    io.err << suggestionsFor(app, e.what());
     return 2;
   }
 

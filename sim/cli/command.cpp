@@ -41,12 +41,14 @@ CLI::Validator finiteAtLeast(double min) {
       "NUMBER");
 }
 
-void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp) {
+void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp, bool traced) {
   cmd->add_option("--format", o.format, "table, json, csv or md")->capture_default_str();
   cmd->add_option("--out", o.out, "write the results to FILE instead of standard output");
-  cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");
-  cmd->add_option("--trace-ranks", o.traceRanks,
-                  "record only these ranks in the trace, and the links, queues and QPs at them: 0-7,12");
+  if (traced) {
+    cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");
+    cmd->add_option("--trace-ranks", o.traceRanks,
+                    "record only these ranks in the trace, and the links, queues and QPs at them: 0-7,12");
+  }
   cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)")
       ->check(digitsOnly());
   cmd->add_option("--set", o.sets, setHelp);
@@ -69,6 +71,20 @@ TraceRecorder traceRecorderOf(const OutputOptions& o) {
 
 void writeOutputFile(const std::string& option, const std::string& path, const std::string& content) {
   writeOutputFiles({{OutputFile::check(option, path), content}});
+}
+
+void addOutOption(CLI::App* cmd, std::string& out) {
+  cmd->add_option("--out", out, "write the results to FILE instead of standard output");
+}
+
+int runWritingTo(const std::string& out, CliStreams io, const std::function<int(CliStreams)>& run) {
+  if (out.empty()) return run(io);
+  OutputFile file = OutputFile::check("--out", out);
+  std::ostringstream buffer;
+  CliStreams toBuffer{buffer, io.err, io.progress, io.commandLine};
+  int status = run(toBuffer);
+  if (status == 0) writeOutputFiles({{file, buffer.str()}});
+  return status;
 }
 
 void emit(const std::string& text, const std::string& outPath, CliStreams io) {

@@ -70,7 +70,9 @@ struct OutputOptions {
   std::string fingerprint;   // identifies the study for --resume (set by the command)
   std::string resolvedInput; // the scenario (or cluster) as it ran, for provenance (set by the command)
 };
-void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp);
+// --format, --out, --seed, --set, the work limits; and --trace, --trace-ranks
+// for commands whose run can be traced.
+void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp, bool traced = true);
 // The trace recorder --trace and --trace-ranks ask for.
 TraceRecorder traceRecorderOf(const OutputOptions& o);
 
@@ -112,6 +114,11 @@ OutputFormat outputFormatOf(const OutputOptions& o);
 void writeOutputFile(const std::string& option, const std::string& path, const std::string& content);
 // Writes `text` to --out or standard output.
 void emit(const std::string& text, const std::string& outPath, CliStreams io);
+// Adds --out FILE to a command that prints its results: `run` prints them
+// to a buffer that goes to FILE when it succeeds (FILE is checked first).
+// Its notes still go to standard error.
+void addOutOption(CLI::App* cmd, std::string& out);
+int runWritingTo(const std::string& out, CliStreams io, const std::function<int(CliStreams)>& run);
 Bytes optionBytes(const std::string& option, const std::string& value);
 // The built-in configs/selector/hccl-910b.yaml (command_select.cpp).
 SelectorRules defaultSelectorRules();

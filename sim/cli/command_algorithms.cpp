@@ -14,7 +14,7 @@ namespace collsim {
 namespace {
 
 struct ListOptions {
-  std::string op, format = "table", cluster;
+  std::string op, format = "table", cluster, out;
   std::vector<std::string> sets;
 };
 
@@ -109,7 +109,8 @@ Command addAlgorithmsCommand(CLI::App& app) {
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--cluster", o->cluster, "only what runs on this cluster, with its hierarchical compositions");
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
-  return {cmd, [o](CliStreams io) { return list(*o, io); }};
+  addOutOption(cmd, o->out);
+  return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return list(*o, to); }); }};
 }
 
 } // namespace collsim

@@ -12,7 +12,7 @@ namespace collsim {
 namespace {
 
 struct CompareCliOptions {
-  std::string measured, cluster, algo = "library", op, minBytes = "64KiB", format = "table";
+  std::string measured, cluster, algo = "library", op, minBytes = "64KiB", format = "table", out;
   std::vector<std::string> sets;
   EnvOptions env;
   int channels = 1;
@@ -21,6 +21,7 @@ struct CompareCliOptions {
 int run(const CompareCliOptions& o, CliStreams io) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError("--format: '" + o.format + "' is not table, json or csv");
+  if (!o.out.empty()) OutputFile::check("--out", o.out); // before the comparison runs
   MeasuredCurve curve = readMeasuredCurve(o.measured);
   io.err << measuredCurveNotes(curve);
   Collective op = curve.op;
@@ -42,7 +43,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
                                          : comparisonTable(curve, c, setup.cluster.name);
   OutputFormat format = OutputFormat::Table;
   parseOutputFormat(o.format, format);
-  io.out << withProvenance(text, format, io.commandLine, setup.resolvedYaml);
+  emit(withProvenance(text, format, io.commandLine, setup.resolvedYaml), o.out, io);
   return 0;
 }
 
@@ -61,6 +62,7 @@ Command addCompareCommand(CLI::App& app) {
   cmd->add_option("--min-bytes", o->minBytes, "compare sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=4");
   cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--out", o->out, "write the results to FILE instead of standard output");
   addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }

@@ -14,7 +14,7 @@ namespace {
 
 struct HcclEnvOptions {
   bool list = false;
-  std::string envFile, cluster, format = "table";
+  std::string envFile, cluster, format = "table", out;
 };
 
 int listVariables(const std::string& format, std::ostream& out) {
@@ -58,7 +58,8 @@ Command addHcclEnvCommand(CLI::App& app) {
   cmd->add_option("--env-file", o->envFile, "a shell script of export HCCL_...= lines: say what each does");
   cmd->add_option("--cluster", o->cluster, "the cluster file the env file is for");
   cmd->add_option("--format", o->format, "table, json, csv or md (--list)")->capture_default_str();
-  return {cmd, [o](CliStreams io) { return run(*o, io); }};
+  addOutOption(cmd, o->out);
+  return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return run(*o, to); }); }};
 }
 
 } // namespace collsim

@@ -87,9 +87,9 @@ Command addPerfCommand(CLI::App& app) {
   cmd->add_option("--algo", p->algos, "algorithm name, or all (see collsim algorithms); repeat it or give a comma list")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("-b,--minbytes", p->begin, "smallest size")->capture_default_str();
-  cmd->add_option("-e,--maxbytes", p->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", p->factor, "size multiplier")->capture_default_str();
+  cmd->add_option("-b,--min-bytes,--minbytes", p->begin, "smallest size")->capture_default_str();
+  cmd->add_option("-e,--max-bytes,--maxbytes", p->end, "largest size")->capture_default_str();
+  cmd->add_option("-f,--step-factor,--stepfactor", p->factor, "size multiplier")->capture_default_str();
   cmd->add_option("-d,--dtype", p->dtype, "element type")->capture_default_str();
   cmd->add_option("-r,--root", p->root, "root rank of broadcast and reduce")->capture_default_str();
   cmd->add_option("--segment", p->segment, "segment size of the fast network model")->capture_default_str();

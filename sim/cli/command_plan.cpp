@@ -15,7 +15,6 @@ namespace collsim {
 namespace {
 
 int runPlan(const std::string& file, std::size_t top, const OutputOptions& o, CliStreams io) {
-  if (!o.trace.empty()) throw UsageError("--trace: plan runs many steps; trace one with collsim run and its layout");
   OutputFormat format = outputFormatOf(o);
   std::vector<Scenario> study = loadStudyFile(file, o.sets);
   PlanWork work = planWork(study);
@@ -51,7 +50,8 @@ Command addPlanCommand(CLI::App& app) {
                                          "on a cluster that fit in memory, by simulated step time");
   cmd->add_option("scenario", o->file, "scenario YAML with training: and plan: blocks")->required();
   cmd->add_option("--top", o->top, "show the best N layouts per device count (default: all)")->check(digitsOnly());
-  addOutputOptions(cmd, o->output, "override a scenario key: --set plan.global_batch=512 (repeatable)");
+  // No --trace: a plan runs many steps; `collsim run` traces one layout.
+  addOutputOptions(cmd, o->output, "override a scenario key: --set plan.global_batch=512 (repeatable)", false);
   return {cmd, [o](CliStreams io) { return runPlan(o->file, o->top, o->output, io); }};
 }
 

@@ -18,7 +18,7 @@ SelectorRules defaultSelectorRules() { return loadSelectorRulesText(kDefaultRule
 namespace {
 
 struct SelectOptions {
-  std::string cluster, op = "allreduce", bytes = "64MiB", rules, format = "table";
+  std::string cluster, op = "allreduce", bytes = "64MiB", rules, format = "table", out;
   std::vector<std::string> sets;
   bool explain = false;
   EnvOptions env;
@@ -81,8 +81,9 @@ Command addSelectCommand(CLI::App& app) {
   cmd->add_flag("--explain", o->explain, "show the rule that fired and every candidate's simulated time");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
+  addOutOption(cmd, o->out);
   addEnvOptions(cmd, o->env);
-  return {cmd, [o](CliStreams io) { return select(*o, io); }};
+  return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return select(*o, to); }); }};
 }
 
 } // namespace collsim

@@ -19,7 +19,7 @@ namespace collsim {
 namespace {
 
 struct TopologyOptions {
-  std::string cluster, format = "table";
+  std::string cluster, format = "table", out;
   std::vector<std::string> sets;
   std::vector<int> route;
 };
@@ -189,6 +189,7 @@ std::string topologyDot(const Cluster& c) {
 }
 
 int topology(const TopologyOptions& o, CliStreams io) {
+  if (o.cluster.empty()) throw UsageError("topology: which cluster? collsim topology --cluster FILE");
   OutputFormat format = OutputFormat::Table;
   if (o.format != "dot" && (!parseOutputFormat(o.format, format) || format == OutputFormat::Csv || format == OutputFormat::Markdown))
     throw UsageError("--format: '" + o.format + "' is not table, json or dot");
@@ -217,11 +218,14 @@ int topology(const TopologyOptions& o, CliStreams io) {
 Command addTopologyCommand(CLI::App& app) {
   auto o = std::make_shared<TopologyOptions>();
   auto* cmd = app.add_subcommand("topology", "show a cluster as built: links, device exits, fabric tiers, routes");
-  cmd->add_option("cluster", o->cluster, "cluster YAML file")->required();
+  // The cluster as --cluster, as every other command takes it, or as the argument.
+  auto* positional = cmd->add_option("cluster", o->cluster, "cluster YAML file");
+  cmd->add_option("--cluster", o->cluster, "cluster YAML file (or as the argument)")->excludes(positional);
   cmd->add_option("--format", o->format, "table, json or dot")->capture_default_str();
+  addOutOption(cmd, o->out);
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=8 (repeatable)");
   cmd->add_option("--route", o->route, "the path between two ranks: --route 0 9")->expected(2);
-  return {cmd, [o](CliStreams io) { return topology(*o, io); }};
+  return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return topology(*o, to); }); }};
 }
 
 } // namespace collsim

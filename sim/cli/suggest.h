@@ -1,0 +1,24 @@
+// "Did you mean ...?" for a mistyped option or subcommand: the closest of
+// the names the command knows, by edit distance (a transposition counts as
+// one edit), when it is close enough to be the one meant.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace collsim {
+
+// The name in `known` nearest `typed` (within a third of its length, at
+// least 2 edits), or "" when none is that near.
+std::string closestName(const std::string& typed, const std::vector<std::string>& known);
+
+// A line per argument that CLI11 did not expect (`error` is its message),
+// naming the option of the subcommand that was parsed, or the subcommand,
+// that it most likely meant: "collsim: did you mean --min-bytes (not --minbyte)?".
+std::string suggestionsFor(const CLI::App& app, const std::string& error);
+
+} // namespace collsim
