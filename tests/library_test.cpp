@@ -140,7 +140,7 @@ TEST_CASE("rings along a DGX-1's links use only direct links, no link direction 
   REQUIRE(rings.size() >= 2);
   std::map<std::pair<int, int>, int> links, used;
   YAML::Node root = loadYamlFile(source("configs/clusters/v100-cubemesh-8.yaml"), "a cluster file");
-  for (const auto& l : root["hccs"]["links"]) {
+  for (const auto& l : root["scale_up"]["links"]) {
     int a = l[0].as<int>(), b = l[1].as<int>();
     ++links[{a, b}], ++links[{b, a}];
   }

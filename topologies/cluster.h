@@ -85,6 +85,13 @@ struct Cluster {
   // "8 devices, HCCS ring" style one-liner.
   std::string description;
   std::string hccsShape = "ring"; // inside a server: ring, mesh, 2x4, links
+  // What the cluster file calls its scale-up links (type "hccs") and its
+  // scale-out network (type "roce"): HCCS and RoCE, NVLink and InfiniBand, ...
+  std::string scaleUpName = "HCCS", scaleOutName = "RoCE";
+  // A link type as people read it: those two by their names, others as they are.
+  std::string linkTypeName(const std::string& type) const {
+    return type == "hccs" ? scaleUpName : type == "roce" ? scaleOutName : type;
+  }
   std::string fabric = "none";    // between servers: none, switch, leaf-spine, rail
   // Whether traffic between devices of one server may leave the server
   // (through the NICs and the fabric). HCCL keeps it on HCCS unless

@@ -31,7 +31,7 @@ void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::
 
 std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server) {
   if (p.devices < 1) throw TopologyError("a server needs at least one device, got " + std::to_string(p.devices));
-  if (p.devices > 1) checkLink(p.hccs, "HCCS link");
+  if (p.devices > 1) checkLink(p.hccs, p.linkName + " link");
   std::vector<Vertex> dev;
   for (int d = 0; d < p.devices; ++d) dev.push_back(addNode(g, NodeKind::Device, prefix + "dev" + std::to_string(d), server));
   auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, "hccs"); };

@@ -66,10 +66,12 @@ void addSpines(Graph& g, const std::vector<Vertex>& leaves, const std::vector<in
 
 std::string describe(const ClusterParams& p) {
   const ServerParams& s = p.server;
-  std::string d = std::to_string(p.servers) + "x" + std::to_string(s.devices) + " devices, HCCS " +
+  std::string d = std::to_string(p.servers) + "x" + std::to_string(s.devices) + " devices, " + s.linkName + " " +
                   hccsShapeName(s.shape) + " " + formatBandwidth(s.hccs.bandwidth);
-  d += p.nic.placement == NicPlacement::PerDevice ? ", a RoCE NIC per device"
-                                                   : ", " + std::to_string(p.nic.perServer) + " RoCE NIC(s) per server";
+  const std::string& net = p.nic.networkName;
+  const bool vowel = !net.empty() && std::string("AEIOUaeiou").find(net[0]) != std::string::npos;
+  d += p.nic.placement == NicPlacement::PerDevice ? std::string(vowel ? ", an " : ", a ") + net + " NIC per device"
+                                                   : ", " + std::to_string(p.nic.perServer) + " " + net + " NIC(s) per server";
   if (p.nic.placement == NicPlacement::PerServer && p.nic.perServer > 1 && p.nic.map != NicMap::Interleave)
     d += p.nic.map == NicMap::Block ? " (devices in blocks)" : " (devices as listed)";
   if (p.nic.placement == NicPlacement::PerServer && p.nic.pcieShared)
@@ -165,6 +167,8 @@ Cluster buildCluster(const ClusterParams& p) {
   graph::checkConnected(g);
   Cluster c = graph::exportCluster(g, p.name, p.servers, D, p.server.device, describe(p));
   c.hccsShape = hccsShapeName(p.server.shape);
+  c.scaleUpName = p.server.linkName;
+  c.scaleOutName = p.nic.networkName;
   c.serverRings = serverRingsOf(p.server);
   c.fabric = fabricKindName(p.fabric.kind);
   c.intraServerRoce = p.intraServerRoce;

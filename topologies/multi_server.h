@@ -35,6 +35,7 @@ struct NicParams {
   int perServer = 1;  // PerServer only
   LinkParams pcie;    // PerServer only: device <-> NIC (or its PCIe switch)
   LinkParams roce;    // NIC (or device) <-> leaf
+  std::string networkName = "RoCE"; // what the scale-out network is called in descriptions
   // PerServer only: which NIC each device uses.
   NicMap map = NicMap::Interleave;
   std::vector<int> mapList; // List: the NIC of device d

@@ -27,10 +27,11 @@ Cluster buildServer(const ServerParams& p) {
   graph::Graph g;
   graph::addServer(g, p, "");
   graph::checkConnected(g);
-  std::string description = std::to_string(p.devices) + " devices, HCCS " + hccsShapeName(p.shape) + ", " +
+  std::string description = std::to_string(p.devices) + " devices, " + p.linkName + " " + hccsShapeName(p.shape) + ", " +
                             formatBandwidth(p.hccs.bandwidth) + " per direction, " + formatTime(p.hccs.latency);
   Cluster c = graph::exportCluster(g, p.name, 1, p.devices, p.device, description);
   c.hccsShape = hccsShapeName(p.shape);
+  c.scaleUpName = p.linkName;
   c.serverRings = serverRingsOf(p);
   return c;
 }

@@ -27,7 +27,8 @@ struct ServerParams {
   std::string name = "server";
   int devices = 8;
   HccsShape shape = HccsShape::Ring;
-  LinkParams hccs;       // every HCCS link
+  LinkParams hccs;       // every scale-up link (HCCS, NVLink)
+  std::string linkName = "HCCS"; // what the scale-up links are called in descriptions
   LinkParams interGroup; // 2x4 only: device-switch and switch-switch links
   std::vector<std::pair<int, int>> customLinks; // Custom only: HCCS device pairs
   bool switchReduces = false; // Switch only: it reduces and multicasts (NVLS)

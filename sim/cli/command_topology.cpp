@@ -79,7 +79,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
   }
   TextTable links({"link", "count", "bandwidth", "latency"});
   for (const auto& g : linkGroups(c))
-    links.add({g.type, std::to_string(g.count), linkRate(g.type, g.params.bandwidth), formatTime(g.params.latency)});
+    links.add({c.linkTypeName(g.type), std::to_string(g.count), linkRate(g.type, g.params.bandwidth), formatTime(g.params.latency)});
   os << links.text();
   if (!f.tiers.empty()) {
     os << "\n# fabric tiers (1 = next to the servers): capacity down and up, summed per direction\n";
@@ -109,7 +109,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     bool own = d.exitNode == d.node;
     devices.add({std::to_string(d.rank), c.nodes[std::size_t(d.node)].name, std::to_string(d.server),
                  d.exitNode < 0 ? "-" : own ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
-                 d.exitNode < 0 ? "-" : d.exitLinkType, d.exitNode < 0 ? "-" : linkRate(d.exitLinkType, d.exitBandwidth),
+                 d.exitNode < 0 ? "-" : c.linkTypeName(d.exitLinkType), d.exitNode < 0 ? "-" : linkRate(d.exitLinkType, d.exitBandwidth),
                  d.exitNode < 0 ? "-" : std::to_string(sharing[d.exitNode]), via.empty() ? "-" : via,
                  d.exitNode < 0 || own ? "-" : formatBandwidth(d.narrowest)});
   }
@@ -119,7 +119,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     TextTable hops({"hop", "from", "to", "link", "bandwidth", "latency"});
     for (std::size_t h = 0; h < route.size(); ++h)
       hops.add({std::to_string(h + 1), c.nodes[std::size_t(route[h].from)].name, c.nodes[std::size_t(route[h].to)].name,
-                route[h].linkType, linkRate(route[h].linkType, route[h].params.bandwidth), formatTime(route[h].params.latency)});
+                c.linkTypeName(route[h].linkType), linkRate(route[h].linkType, route[h].params.bandwidth), formatTime(route[h].params.latency)});
     os << hops.text();
   }
   return os.str();
@@ -182,7 +182,7 @@ std::string topologyDot(const Cluster& c) {
   for (std::size_t n = 0; n < c.nodes.size(); ++n)
     if (c.nodes[n].server < 0) os << "  " << id(int(n)) << " [shape=diamond];\n";
   for (const auto& l : c.links)
-    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << l.type << " " << linkRate(l.type, l.params.bandwidth)
+    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << c.linkTypeName(l.type) << " " << linkRate(l.type, l.params.bandwidth)
        << "\"];\n";
   os << "}\n";
   return os.str();

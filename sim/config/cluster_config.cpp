@@ -86,14 +86,45 @@ DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
   return d;
 }
 
+// The links inside a server are `scale_up:`, the network between servers
+// `scale_out:`; files written for Ascend call them `hccs:` and `roce:`, which
+// stay as their aliases. A file gives each under one name.
+struct LinkSection {
+  const char* key;
+  const char* alias;
+  const char* defaultName; // in descriptions, when the section names none
+  const char* aliasName;
+};
+constexpr LinkSection kScaleUp{"scale_up", "hccs", "scale-up", "HCCS"};
+constexpr LinkSection kScaleOut{"scale_out", "roce", "scale-out", "RoCE"};
+
+std::optional<ConfigNode> findSection(const ConfigNode& node, const LinkSection& s) {
+  auto named = node.find(s.key), aliased = node.find(s.alias);
+  if (named && aliased)
+    named->fail(std::string("give this section once: '") + s.key + "' or its alias '" + s.alias + "', not both");
+  return named ? named : aliased;
+}
+
+ConfigNode section(const ConfigNode& node, const LinkSection& s) {
+  if (auto found = findSection(node, s)) return *found;
+  node.fail(std::string("missing required key '") + s.key + "' (or its alias '" + s.alias + "')");
+}
+
+// What descriptions call the links: the section's `name:`, or by the key used.
+std::string linkName(const ConfigNode& node, const ConfigNode& linkSection, const LinkSection& s) {
+  if (auto name = linkSection.find("name")) return name->text();
+  return node.find(s.key) ? s.defaultName : s.aliasName;
+}
+
 ServerParams loadServer(const ConfigNode& node) {
   ServerParams p;
   p.name = node.has("name") ? node.at("name").text() : "cluster";
   p.devices = int(node.at("devices").integer(1, 1 << 20));
   p.device = loadDevice(node.find("device"));
 
-  ConfigNode hccs = node.at("hccs");
-  hccs.allowOnly({"shape", "bandwidth", "latency", "efficiency", "links", "jitter", "reduce", "reduce_efficiency"});
+  ConfigNode hccs = section(node, kScaleUp);
+  hccs.allowOnly({"name", "shape", "bandwidth", "latency", "efficiency", "links", "jitter", "reduce", "reduce_efficiency"});
+  p.linkName = linkName(node, hccs, kScaleUp);
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
   if (p.devices > 1 || hccs.has("bandwidth")) p.hccs = loadLink(hccs);
@@ -125,9 +156,11 @@ ServerParams loadServer(const ConfigNode& node) {
 
 NicParams loadNic(const ConfigNode& node) {
   NicParams n;
-  n.roce = loadLink(node.at("roce"));
-  node.at("roce").allowOnly({"bandwidth", "latency", "efficiency", "mtu", "queue_pairs", "buffer", "retransmit_timeout", "ack_every",
-                             "dcqcn", "ecn", "pfc", "jitter", "switches"});
+  ConfigNode roce = section(node, kScaleOut);
+  n.roce = loadLink(roce);
+  roce.allowOnly({"name", "bandwidth", "latency", "efficiency", "mtu", "queue_pairs", "buffer", "retransmit_timeout",
+                  "ack_every", "dcqcn", "ecn", "pfc", "jitter", "switches"});
+  n.networkName = linkName(node, roce, kScaleOut);
   if (auto nic = node.find("nic")) {
     nic->allowOnly({"per", "count", "pcie", "map"});
     if (nic->at("per").choice({"device", "server"}) == "server") {
@@ -197,7 +230,8 @@ FabricParams loadFabric(const std::optional<ConfigNode>& node) {
 }
 
 Cluster buildMulti(const ConfigNode& node, const ServerParams& server, int servers) {
-  if (!node.has("roce")) node.fail("a cluster of several servers needs a 'roce' link {bandwidth, latency}");
+  if (!findSection(node, kScaleOut))
+    node.fail("a cluster of several servers needs a 'scale_out' (or 'roce') link {bandwidth, latency}");
   ClusterParams c;
   c.name = server.name;
   c.servers = servers;
@@ -219,8 +253,8 @@ void checkClusterSize(const ConfigNode& node, const ServerParams& server, int se
   if (server.shape == HccsShape::Mesh) {
     double links = double(server.devices) * (server.devices - 1) / 2 * servers;
     if (links > double(kMaxMeshLinks))
-      node.at("hccs").fail("a full mesh of " + std::to_string(server.devices) + " devices per server has " +
-                           std::to_string(static_cast<long long>(links)) + " HCCS links in all; collsim builds at most " +
+      section(node, kScaleUp).fail("a full mesh of " + std::to_string(server.devices) + " devices per server has " +
+                           std::to_string(static_cast<long long>(links)) + " " + server.linkName + " links in all; collsim builds at most " +
                            std::to_string(kMaxMeshLinks) + " (use shape: ring, or fewer devices per server)");
   }
 }
@@ -228,24 +262,25 @@ void checkClusterSize(const ConfigNode& node, const ServerParams& server, int se
 } // namespace
 
 ClusterSetup loadCluster(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "servers", "devices", "hccs", "inter_group", "device", "nic", "roce", "fabric",
-                  "intra_server_roce", "library"});
+  node.allowOnly({"name", "description", "servers", "devices", "scale_up", "hccs", "inter_group", "device", "nic",
+                  "scale_out", "roce", "fabric", "intra_server_roce", "library"});
   ServerParams server = loadServer(node);
   int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
   checkClusterSize(node, server, servers);
-  bool multi = servers > 1 || node.has("roce") || node.has("nic") || node.has("fabric");
-  RoceModel roce = loadRoceModel(node.find("roce"), node.find("hccs"));
+  std::optional<ConfigNode> scaleOut = findSection(node, kScaleOut);
+  bool multi = servers > 1 || scaleOut || node.has("nic") || node.has("fabric");
+  RoceModel roce = loadRoceModel(scaleOut, findSection(node, kScaleUp));
   try {
     Cluster built = multi ? buildMulti(node, server, servers) : buildServer(server);
     for (const auto& sw : roce.switches)
       if (std::none_of(built.nodes.begin(), built.nodes.end(), [&](const ClusterNode& n) {
             return n.kind == NodeKind::Switch && sw.matches(n.name);
           }))
-        node.at("roce").at("switches").at(sw.match).fail("no switch named " + sw.match + " (or " + sw.match +
+        scaleOut->at("switches").at(sw.match).fail("no switch named " + sw.match + " (or " + sw.match +
                                                           "0, " + sw.match + "1, ...) in this cluster");
     if (roce.pfc.enabled)
       if (auto why = pfcBufferShortfall(built, roce)) {
-        const ConfigNode& r = node.at("roce");
+        const ConfigNode& r = *scaleOut;
         (r.find("pfc") ? r.at("pfc") : r).fail(*why);
       }
     return {std::move(built), std::move(roce), loadLibrary(node.find("library"))};
@@ -262,9 +297,22 @@ void libraryAsMapping(YAML::Node& root) {
   root["library"] = mapping;
 }
 
+std::string asWrittenInCluster(const YAML::Node& cluster, const std::string& assignment, const std::string& prefix) {
+  if (!cluster.IsMap() || assignment.rfind(prefix, 0) != 0) return assignment;
+  for (const LinkSection& s : {kScaleUp, kScaleOut})
+    for (auto [typed, written] : {std::pair{s.alias, s.key}, std::pair{s.key, s.alias}}) {
+      std::string head = prefix + typed;
+      bool reaches = assignment.rfind(head, 0) == 0 && assignment.size() > head.size() &&
+                     (assignment[head.size()] == '.' || assignment[head.size()] == '=');
+      if (reaches && !cluster[typed] && cluster[written])
+        return prefix + written + assignment.substr(head.size());
+    }
+  return assignment;
+}
+
 void applyClusterOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins) {
   if (assignment.rfind("library.", 0) == 0) libraryAsMapping(root);
-  applyOverride(root, assignment, origins);
+  applyOverride(root, asWrittenInCluster(root, assignment, ""), origins);
 }
 
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {

@@ -5,7 +5,11 @@
 //   description: free text
 //   servers: 1
 //   devices: 8
-//   hccs: {shape: ring, bandwidth: 12GB/s, latency: 1us}   # ring | mesh | 2x4 | links
+//   scale_up: {shape: ring, bandwidth: 12GB/s, latency: 1us}   # ring | mesh | 2x4 | links | switch
+//   scale_out: {name: InfiniBand, bandwidth: 400Gbps, latency: 1us}   # between servers
+// `scale_up:` and `scale_out:` were `hccs:` and `roce:` (Ascend's names),
+// which stay as aliases; `name:` says what descriptions call the links
+// (default: scale-up and scale-out, or HCCS and RoCE under the old keys).
 //   inter_group: {bandwidth: 8GB/s, latency: 2us}          # 2x4 only
 //   device: {step_overhead: 0us, reduce_bandwidth: 400GB/s,
 //            flops: 256TFLOPS, memory: 32GiB, memory_bandwidth: 1.2TB/s}
@@ -38,6 +42,10 @@ ClusterSetup loadCluster(const ConfigNode& node);
 // `library: nccl` as `library: {name: nccl}`, so that its figures can be set
 // ("library.launch=10us").
 void libraryAsMapping(YAML::Node& root);
+// `assignment` (a --set or a key path, after `prefix`: "" in a cluster file,
+// "cluster." in a scenario) with its section named as `cluster` writes it:
+// hccs.bandwidth=... reaches a file that says scale_up:, and the other way.
+std::string asWrittenInCluster(const YAML::Node& cluster, const std::string& assignment, const std::string& prefix);
 // A --set assignment on a cluster file's tree (library.X on a preset name too).
 void applyClusterOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
 #include "algorithms/core/registry.h"
 #include "sim/run/resolve_algorithm.h"
@@ -258,7 +259,8 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     auto origins = std::make_shared<ConfigOrigins>(label);
     YAML::Node root = readStudyRoot(yaml, label, baseDir, overrides, origins);
     for (const auto& o : overrides)
-      if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o)) applyOverride(root, o, *origins);
+      if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
+        applyOverride(root, asWrittenInCluster(std::as_const(root)["cluster"], o, "cluster."), *origins);
     YAML::Emitter emitter;
     emitter << root;
     resolved = std::make_shared<const std::string>(std::string(emitter.c_str()) + "\n");
@@ -282,11 +284,12 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     }
     for (const auto& [key, value] : point.assignments) {
       if (namesFile(key, value)) continue;
-      setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
+      setPath(root, asWrittenInCluster(std::as_const(root)["cluster"], key, "cluster."), YAML::Clone(value), *origins,
+              where + key + "=" + YAML::Dump(value));
     }
     for (const auto& o : overrides)
       if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
-        applyOverride(root, o, *origins);
+        applyOverride(root, asWrittenInCluster(std::as_const(root)["cluster"], o, "cluster."), *origins);
     try {
       scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
       scenarios.back().resolvedYaml = resolved;

@@ -130,14 +130,16 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
 
 // Where the search starts: the file's own value.
 double startOf(const ClusterTree& tree, const std::string& name) {
-  auto efficiencyAt = [&](const char* key) {
-    YAML::Node n = tree.root[key];
+  // Under either name (cluster_config.h): scale_up or hccs, scale_out or roce.
+  auto sectionOf = [&](const char* key, const char* alias) { return tree.root[key] ? tree.root[key] : tree.root[alias]; };
+  auto efficiencyAt = [&](const char* key, const char* alias) {
+    YAML::Node n = sectionOf(key, alias);
     return n && n.IsMap() && n["efficiency"] ? n["efficiency"].as<double>() : 1.0;
   };
-  if (name == "efficiency") return efficiencyAt("hccs");
-  if (name == "network_efficiency") return efficiencyAt("roce");
+  if (name == "efficiency") return efficiencyAt("scale_up", "hccs");
+  if (name == "network_efficiency") return efficiencyAt("scale_out", "roce");
   if (name == "network_latency") {
-    YAML::Node n = tree.root["roce"];
+    YAML::Node n = sectionOf("scale_out", "roce");
     return n && n.IsMap() && n["latency"] ? toMicroseconds(parseTime(n["latency"].as<std::string>())) : 1.0;
   }
   if (name == "launch") return toMicroseconds(tree.library.launch);
