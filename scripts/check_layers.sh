@@ -18,6 +18,8 @@ layers=(
   sim/hccl            # HCCL environment settings
   sim/nccl            # NCCL environment settings
   sim/validation      # measured benchmark logs against predictions
+  sim/report          # results as tables, CSV, Markdown, JSON; provenance
+  sim/study           # running scenarios, studies and plans; partial results; result files
   sim/cli             # the command lines
 )
 set -euo pipefail

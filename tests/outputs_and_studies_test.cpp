@@ -14,9 +14,9 @@
 
 #include "test_support.h"
 
-#include "sim/cli/flat_csv.h"
+#include "sim/report/flat_csv.h"
 #include "sim/cli/command.h"
-#include "sim/cli/study_journal.h"
+#include "sim/study/study_journal.h"
 
 using namespace collsim::testing;
 namespace fs = std::filesystem;

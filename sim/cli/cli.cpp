@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command.h"
-#include "sim/cli/provenance.h"
+#include "sim/report/provenance.h"
 #include "sim/cli/suggest.h"
 #include "sim/core/printable.h"
 #include "sim/config/config_node.h"

@@ -5,12 +5,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "sim/cli/collective_study.h"
-#include "sim/cli/execute.h"
-#include "sim/cli/execute_training.h"
-#include "sim/cli/output_file.h"
-#include "sim/cli/provenance.h"
-#include "sim/cli/study_journal.h"
+#include "sim/study/collective_study.h"
+#include "sim/study/execute.h"
+#include "sim/study/execute_training.h"
+#include "sim/study/output_file.h"
+#include "sim/report/provenance.h"
+#include "sim/study/study_journal.h"
 #include "sim/core/parallel.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"

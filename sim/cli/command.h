@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/cli/cli.h"
-#include "sim/cli/report.h"
+#include "sim/report/report.h"
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
 #include "sim/run/work_estimate.h"
@@ -24,11 +24,6 @@ class Validator;
 namespace collsim {
 
 struct Scenario;
-
-// Bad input from the command line itself (exit status 2).
-struct UsageError : InputError {
-  using InputError::InputError;
-};
 
 // A registered subcommand: its CLI11 node and what runs it once parsed.
 struct Command {

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "sim/cli/provenance.h"
+#include "sim/report/provenance.h"
 #include "sim/cli/command.h"
-#include "sim/cli/comparison_report.h"
-#include "sim/cli/output_file.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/comparison_report.h"
+#include "sim/study/output_file.h"
+#include "sim/report/text_table.h"
 #include "sim/core/text_list.h"
 #include "sim/validation/calibrate.h"
 

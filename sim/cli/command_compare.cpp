@@ -2,9 +2,9 @@
 // prediction of the same collective on a cluster (sim/validation/compare.h).
 #include <CLI/CLI.hpp>
 
-#include "sim/cli/provenance.h"
+#include "sim/report/provenance.h"
 #include "sim/cli/command.h"
-#include "sim/cli/comparison_report.h"
+#include "sim/report/comparison_report.h"
 #include "sim/core/text_list.h"
 #include "sim/validation/compare.h"
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/command.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/text_table.h"
 #include "sim/config/cluster_config.h"
 #include "sim/hccl/apply_settings.h"
 #include "sim/hccl/hccl_variables.h"

@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command.h"
-#include "sim/cli/provenance.h"
-#include "sim/cli/execute_training.h"
-#include "sim/cli/plan_run.h"
-#include "sim/cli/progress.h"
+#include "sim/report/provenance.h"
+#include "sim/study/execute_training.h"
+#include "sim/study/plan_run.h"
+#include "sim/study/progress.h"
 #include "sim/core/parallel.h"
 #include "sim/scenario/scenario.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "sim/cli/command.h"
-#include "sim/cli/selector_report.h"
+#include "sim/report/selector_report.h"
 #include "sim/core/parallel.h"
 #include "sim/config/config_node.h"
 #include "sim/config/input_file.h"

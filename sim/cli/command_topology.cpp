@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "sim/cli/command.h"
-#include "sim/cli/provenance.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/provenance.h"
+#include "sim/report/text_table.h"
 #include "sim/config/cluster_config.h"
 #include "sim/network/topology_figures.h"
 

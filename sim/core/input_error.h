@@ -15,4 +15,10 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Bad input from the command line itself: an option's value, a file it
+// names (exit status 2).
+struct UsageError : InputError {
+  using InputError::InputError;
+};
+
 } // namespace collsim

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/cli/execute.h"
-#include "sim/cli/study_journal.h"
+#include "sim/study/execute.h"
+#include "sim/study/study_journal.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"

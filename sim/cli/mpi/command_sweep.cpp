@@ -7,13 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/collective_study.h"
+#include "sim/study/collective_study.h"
 #include "sim/cli/command.h"
-#include "sim/cli/execute.h"
-#include "sim/cli/provenance.h"
-#include "sim/cli/network_report.h"
-#include "sim/cli/plan_run.h"
-#include "sim/cli/study_journal.h"
+#include "sim/study/execute.h"
+#include "sim/report/provenance.h"
+#include "sim/report/network_report.h"
+#include "sim/study/plan_run.h"
+#include "sim/study/study_journal.h"
 #include "sim/cli/mpi/mpi_command.h"
 #include "sim/scenario/scenario.h"
 

@@ -1,4 +1,4 @@
-#include "sim/cli/provenance.h"
+#include "sim/report/provenance.h"
 #include "sim/cli/mpi/mpi_commands.h"
 
 #include <mpi.h>
@@ -14,8 +14,8 @@
 #include "algorithms/transports/transport.h"
 #include "sim/cli/command.h"
 #include "sim/cli/mpi/mpi_command.h"
-#include "sim/cli/output_file.h"
-#include "sim/cli/text_table.h"
+#include "sim/study/output_file.h"
+#include "sim/report/text_table.h"
 #include "sim/core/units.h"
 #include "sim/config/config_node.h"
 #include "sim/scenario/scenario.h"

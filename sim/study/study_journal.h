@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/training_report.h"
+#include "sim/report/training_report.h"
 
 namespace collsim {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/output_file.h"
+#include "sim/study/output_file.h"
 
 #include <cerrno>
 #include <climits>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim/cli/command.h"
+#include "sim/core/input_error.h"
 
 namespace collsim {
 namespace {

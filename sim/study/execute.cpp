@@ -1,8 +1,8 @@
-#include "sim/cli/execute.h"
+#include "sim/study/execute.h"
 
 #include <algorithm>
 
-#include "sim/cli/progress.h"
+#include "sim/study/progress.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/trace/trace_recorder.h"
 

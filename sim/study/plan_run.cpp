@@ -1,8 +1,8 @@
-#include "sim/cli/plan_run.h"
+#include "sim/study/plan_run.h"
 
 #include <algorithm>
 
-#include "sim/cli/execute_training.h"
+#include "sim/study/execute_training.h"
 #include "sim/config/config_node.h"
 #include "sim/core/printable.h"
 

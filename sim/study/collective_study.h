@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cli/execute.h"
+#include "sim/study/execute.h"
 
 namespace collsim {
 

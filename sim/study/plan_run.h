@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/plan_report.h"
+#include "sim/report/plan_report.h"
 #include "sim/scenario/scenario.h"
 
 namespace collsim {

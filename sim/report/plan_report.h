@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/report.h"
+#include "sim/report/report.h"
 #include "sim/workload/layout_search.h"
 #include "sim/workload/step_simulation.h"
 

@@ -1,6 +1,6 @@
-#include "sim/cli/collective_study.h"
+#include "sim/study/collective_study.h"
 
-#include "sim/cli/progress.h"
+#include "sim/study/progress.h"
 #include "sim/core/parallel.h"
 #include "sim/core/printable.h"
 

@@ -1,5 +1,5 @@
-#include "sim/cli/report.h"
-#include "sim/cli/collective_json.h"
+#include "sim/report/report.h"
+#include "sim/report/collective_json.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/enum_names.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/text_table.h"
 
-#include "sim/cli/network_report.h"
+#include "sim/report/network_report.h"
 #include "sim/network/network_models.h"
 
 namespace collsim {
@@ -63,14 +63,14 @@ std::string table(const Report& rep) {
 
 // Several algorithms: one row per size, one time column per algorithm, the
 // fastest named (ties go to the first listed).
-struct Comparison {
+struct AlgorithmsBySize {
   std::vector<std::string> algorithms;
   std::vector<Bytes> sizes;
   std::vector<std::vector<const CollectiveRun*>> cells; // [size][algorithm]
 };
 
-Comparison compare(const Report& rep) {
-  Comparison c;
+AlgorithmsBySize compare(const Report& rep) {
+  AlgorithmsBySize c;
   for (const auto& r : rep.results) {
     if (std::find(c.algorithms.begin(), c.algorithms.end(), r.algorithm) == c.algorithms.end())
       c.algorithms.push_back(r.algorithm);
@@ -104,7 +104,7 @@ bool isFastest(const Report& rep, const CollectiveRun& run) {
 int widthOf(const std::string& algorithm) { return std::max(13, int(algorithm.size())); }
 
 std::string comparisonTable(const Report& rep, bool md) {
-  Comparison c = compare(rep);
+  AlgorithmsBySize c = compare(rep);
   std::ostringstream os;
   std::string op = rep.results.empty() ? "" : collectiveName(rep.results.front().op);
   if (md) {

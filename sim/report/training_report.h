@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cli/report.h"
+#include "sim/report/report.h"
 #include "sim/scenario/scenario.h"
 #include "sim/workload/step_simulation.h"
 

@@ -1,9 +1,9 @@
-#include "sim/cli/execute_training.h"
+#include "sim/study/execute_training.h"
 
 #include <algorithm>
 #include <mutex>
 
-#include "sim/cli/progress.h"
+#include "sim/study/progress.h"
 #include "sim/core/parallel.h"
 #include "sim/core/printable.h"
 #include "sim/selector/selector.h"

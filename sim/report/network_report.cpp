@@ -1,9 +1,9 @@
-#include "sim/cli/network_report.h"
+#include "sim/report/network_report.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "sim/cli/text_table.h"
+#include "sim/report/text_table.h"
 
 namespace collsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/cli/provenance.h"
+#include "sim/report/provenance.h"
 
 #include <algorithm>
 #include <cstdio>

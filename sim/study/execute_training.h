@@ -8,8 +8,8 @@
 #include <functional>
 #include <vector>
 
-#include "sim/cli/execute.h"
-#include "sim/cli/training_report.h"
+#include "sim/study/execute.h"
+#include "sim/report/training_report.h"
 
 namespace collsim {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/training_report.h"
+#include "sim/report/training_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/flat_csv.h"
-#include "sim/cli/network_report.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/flat_csv.h"
+#include "sim/report/network_report.h"
+#include "sim/report/text_table.h"
 #include "sim/workload/reference_figures.h"
 
 namespace collsim {

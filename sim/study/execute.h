@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "sim/cli/report.h"
+#include "sim/report/report.h"
 #include "sim/run/work_estimate.h"
 #include "sim/scenario/scenario.h"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/text_table.h"
+#include "sim/report/text_table.h"
 
 namespace collsim {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/selector_report.h"
+#include "sim/report/selector_report.h"
 
 #include <algorithm>
 #include <map>
@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/command.h"
-#include "sim/cli/text_table.h"
+#include "sim/core/input_error.h"
+#include "sim/report/text_table.h"
 
 namespace collsim {
 namespace {

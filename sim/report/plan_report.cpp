@@ -1,11 +1,11 @@
-#include "sim/cli/plan_report.h"
+#include "sim/report/plan_report.h"
 
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/flat_csv.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/flat_csv.h"
+#include "sim/report/text_table.h"
 
 namespace collsim {
 namespace {

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "sim/cli/collective_json.h"
-#include "sim/cli/collective_study.h"
-#include "sim/cli/text_table.h"
+#include "sim/report/collective_json.h"
+#include "sim/study/collective_study.h"
+#include "sim/report/text_table.h"
 #include "sim/network/network_models.h"
 
 namespace collsim {
@@ -217,7 +217,7 @@ std::string markdown(const CollectiveStudyReport& r) {
          std::to_string(r.points.size()) + " points\n\n" + t.markdown() + notesAndErrors(r, true);
 }
 
-std::string json(const CollectiveStudyReport& r) {
+std::string studyJson(const CollectiveStudyReport& r) {
   const Report& h = r.header;
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const auto& p : r.points) {
@@ -261,7 +261,7 @@ std::string json(const CollectiveStudyReport& r) {
 std::string formatCollectiveStudy(const CollectiveStudyReport& report, OutputFormat format) {
   switch (format) {
   case OutputFormat::Table: return sideBySide(report);
-  case OutputFormat::Json: return json(report);
+  case OutputFormat::Json: return studyJson(report);
   case OutputFormat::Csv: return csv(report);
   case OutputFormat::Markdown: return markdown(report);
   }

@@ -1,4 +1,4 @@
-#include "sim/cli/study_journal.h"
+#include "sim/study/study_journal.h"
 
 #include <cerrno>
 #include <cstring>
@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/command.h"
-#include "sim/cli/output_file.h"
+#include "sim/core/input_error.h"
+#include "sim/study/output_file.h"
 
 namespace collsim {
 namespace {

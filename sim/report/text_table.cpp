@@ -1,4 +1,4 @@
-#include "sim/cli/text_table.h"
+#include "sim/report/text_table.h"
 
 #include <algorithm>
 #include <cctype>

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "sim/cli/report.h"
+#include "sim/report/report.h"
 
 namespace collsim {
 

@@ -1,6 +1,6 @@
-#include "sim/cli/comparison_report.h"
+#include "sim/report/comparison_report.h"
 
-#include "sim/cli/text_table.h"
+#include "sim/report/text_table.h"
 
 namespace collsim {
 
