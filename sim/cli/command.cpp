@@ -168,7 +168,7 @@ bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, 
     return false;
   }
   enforceLimits(e, limits, what);
-  if (io.progress && e.wallSeconds() > 10) io.err << "collsim: " << what << ": " << describeEstimate(e) << "\n";
+  if (io.progress && e.seconds() > 10) io.err << "collsim: " << what << ": " << describeEstimate(e) << "\n";
   return true;
 }
 

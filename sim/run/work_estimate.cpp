@@ -152,6 +152,8 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
                   double(p) * total.maxInFlight * kBytesPerMessageInFlight +
                   routes * (kBytesPerRoute + kBytesPerRouteHop * hopsPerRoute);
   e.simulatedSeconds = total.chainSeconds;
+  e.lanes = double(p) * schedule->streamCount();
+  e.wallSeconds = secondsForEvents(e.events, e.memoryBytes);
   return e;
 }
 
@@ -180,13 +182,14 @@ std::string gib(double bytes) {
 
 } // namespace
 
-double WorkEstimate::wallSeconds() const {
+double secondsForEvents(double events, double memoryBytes) {
   constexpr double kSecondsPerEvent = 100e-9, kCachedState = 32.0 * (1 << 20);
   double doublings = std::max(0.0, std::log2(std::max(memoryBytes, 1.0) / kCachedState));
   return events * kSecondsPerEvent * (1 + doublings);
 }
 
 void WorkEstimate::addSequential(const WorkEstimate& o) {
+  wallSeconds = seconds() + o.seconds();
   events += o.events;
   memoryBytes = std::max(memoryBytes, o.memoryBytes);
   simulatedSeconds = std::max(simulatedSeconds, o.simulatedSeconds);
@@ -201,13 +204,14 @@ WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w)
   if (rest > 0) {
     WorkEstimate tail = estimateOnce(cluster, w, rest);
     e.events += tail.events;
+    e.wallSeconds += tail.wallSeconds;
     e.simulatedSeconds += tail.simulatedSeconds;
   }
   return e;
 }
 
 std::string describeEstimate(const WorkEstimate& e) {
-  return "about " + engineering(e.events) + " events (~" + duration(e.wallSeconds()) + "), " +
+  return "about " + engineering(e.events) + " events (~" + duration(e.seconds()) + "), " +
          gib(e.memoryBytes) + " of memory";
 }
 

@@ -32,14 +32,22 @@ struct WorkEstimate {
   double events = 0;
   double memoryBytes = 0;     // peak of one run
   double simulatedSeconds = 0;
-  // Runs one after another: events add up, memory is the largest.
+  double lanes = 0; // ranks x streams of the schedule: a lane each in the executor
+  // Seconds of this machine's time, one collective's events at a time (see
+  // secondsForEvents); 0 where only events were counted: they count at 100 ns.
+  double wallSeconds = 0;
+  // Runs one after another: events and seconds add up, memory is the largest.
   void addSequential(const WorkEstimate& o);
-  // Seconds of this machine's time: ~100 ns an event while the run's state
-  // stays within 32 MiB, then 100 ns more for each doubling of it (measured
-  // with scripts/bench_estimate.sh: a mesh AllReduce's 2^2 x ranks^2 pair
-  // states at 512 to 2,048 ranks run at 5 to 1.8 M events/s).
-  double wallSeconds() const;
+  double seconds() const { return wallSeconds > 0 ? wallSeconds : events * 100e-9; }
 };
+
+// The wall time of `events` in a run whose state takes `memoryBytes`: ~100 ns
+// an event while it stays within 32 MiB, then 100 ns more for each doubling
+// (measured with scripts/bench_estimate.sh: a mesh AllReduce's ranks^2 pair
+// states at 512 to 2,048 ranks run at 5 to 1.8 M events/s). The state of
+// one collective, all of it touched as it runs; a training step's idle
+// lanes do not count.
+double secondsForEvents(double events, double memoryBytes);
 
 struct WorkLimits {
   double maxEvents = 1e9;                       // ~2 min at 10 M events/s, more on large state
