@@ -94,7 +94,9 @@ TEST_CASE("computation beside a running collective loses the share of the device
   streams.push_back(std::make_unique<ExplicitSchedule>(compute));
   streams.push_back(std::make_unique<ExplicitSchedule>(send));
   StreamsSchedule s(std::move(streams));
-  for (auto [share, finish] : {std::pair{0.0, 100_us}, {0.25, 110'250'000}, {1.0, 141_us}}) {
+  for (const auto& expected : {std::pair{0.0, 100_us}, {0.25, 110'250'000}, {1.0, 141_us}}) {
+    double share = expected.first; // a plain name: clang 14's CAPTURE cannot take a structured binding
+    Time finish = expected.second;
     CAPTURE(share);
     EventEngine engine;
     LinkNetwork network(engine, c, 4096, 1_MiB);
