@@ -28,6 +28,10 @@ constexpr double kBytesPerLink = 512;
 constexpr double kBytesPerRankStream = 512;
 constexpr double kBytesPerMessageInFlight = 256;
 constexpr double kBytesPerRoute = 96;
+// The symbolic checker, which runs first on up to kMaxCheckedRanks ranks
+// (its memory is freed before the simulation starts): a queue per pair
+// that talks, a deque's first block and map (a 256-rank mesh: 63 MB).
+constexpr double kBytesPerCheckedPair = 640;
 constexpr double kBytesPerRouteHop = 4;
 // Walking a large schedule is itself work: beyond this many operations in
 // all (shared by the sampled ranks' streams, at least 1,000 each) the rest of
@@ -151,6 +155,7 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
                   double(p) * schedule->streamCount() * kBytesPerRankStream +
                   double(p) * total.maxInFlight * kBytesPerMessageInFlight +
                   routes * (kBytesPerRoute + kBytesPerRouteHop * hopsPerRoute);
+  if (p <= kMaxCheckedRanks) e.memoryBytes = std::max(e.memoryBytes, kBaseBytes + routes * kBytesPerCheckedPair);
   e.simulatedSeconds = total.chainSeconds;
   e.lanes = double(p) * schedule->streamCount();
   e.wallSeconds = secondsForEvents(e.events, e.memoryBytes);
