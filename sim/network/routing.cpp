@@ -22,15 +22,11 @@ Routing::Routing(const Cluster& cluster, std::uint64_t salt)
     adjacency_[l.a].push_back({l.b, std::uint32_t(2 * i)});
     adjacency_[l.b].push_back({l.a, std::uint32_t(2 * i + 1)});
   }
-  neighbours_.resize(adjacency_.size());
   linksTo_.resize(adjacency_.size());
   for (std::size_t u = 0; u < adjacency_.size(); ++u) {
-    for (const Adjacent& a : adjacency_[u]) neighbours_[u].push_back(a.node);
-    std::sort(neighbours_[u].begin(), neighbours_[u].end());
-    neighbours_[u].erase(std::unique(neighbours_[u].begin(), neighbours_[u].end()), neighbours_[u].end());
     linksTo_[u] = adjacency_[u];
     // Stable: parallel links keep their order, so ECMP picks as the scan did.
-    std::stable_sort(linksTo_[u].begin(), linksTo_[u].end(), [](const Adjacent& x, const Adjacent& y) { return x.node < y.node; });
+    std::stable_sort(linksTo_[u].begin(), linksTo_[u].end(), byNeighbour);
   }
   cache_.resize(adjacency_.size());
   dist_.assign(adjacency_.size(), 0);
@@ -52,7 +48,7 @@ void Routing::distancesTo(int dst, int src, int within) {
   // every route.
   for (std::size_t head = 0; head < frontier_.size(); ++head) {
     int u = frontier_[head];
-    if (std::binary_search(neighbours_[src].begin(), neighbours_[src].end(), u)) {
+    if (std::binary_search(linksTo_[src].begin(), linksTo_[src].end(), Adjacent{u, 0}, byNeighbour)) {
       dist_[src] = dist_[u] + 1;
       stamp_[src] = round_;
       return;
@@ -86,8 +82,7 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
   for (int u = src; u != dst; ++r.hops) {
     next.clear();
     if (dist_[u] == 1) { // the last hop: the links to dst, found without scanning a switch's every port
-      auto [first, last] = std::equal_range(linksTo_[u].begin(), linksTo_[u].end(), Adjacent{dst, 0},
-                                            [](const Adjacent& x, const Adjacent& y) { return x.node < y.node; });
+      auto [first, last] = std::equal_range(linksTo_[u].begin(), linksTo_[u].end(), Adjacent{dst, 0}, byNeighbour);
       for (auto a = first; a != last; ++a) next.push_back(&*a);
     } else {
       for (const Adjacent& a : adjacency_[u])

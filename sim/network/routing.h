@@ -39,12 +39,12 @@ private:
     int node;
     std::uint32_t channel;
   };
+  static bool byNeighbour(const Adjacent& x, const Adjacent& y) { return x.node < y.node; }
   // Hop distances to `dst`, at least for every node closer than `src`,
   // over nodes of server `within` only (all nodes when it is -1).
   void distancesTo(int dst, int src, int within);
 
   std::vector<std::vector<Adjacent>> adjacency_;
-  std::vector<std::vector<int>> neighbours_;       // per node, sorted, distinct
   std::vector<std::vector<Adjacent>> linksTo_;     // per node, its adjacency sorted by neighbour
   std::vector<int> serverOf_; // per node
   bool intraServerRoce_;
