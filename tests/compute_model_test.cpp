@@ -99,6 +99,50 @@ TEST_CASE("a block's time is its GEMMs' FLOPs and flash attention's half of 4 s^
   CHECK(!standard.recomputeCollectives);
 }
 
+TEST_CASE("a model that names its attention kernel runs at that kernel's figures on the device") {
+  // The round device with two kernels by name, its own figures 0.25 / 0.2.
+  // Block of hidden 1024, sequence 2048, one sample, memory and GEMMs free
+  // of quantization: the attention core forward is 4 s^2 h / 2 = 4.295
+  // GFLOP (causal), backward 2.5 x as many.
+  DeviceModel d = roundDevice();
+  d.name = "round";
+  d.computeUnits = 0;
+  d.memoryBandwidth = 1ULL << 62;
+  d.attentionForward = 0.25, d.attentionBackward = 0.2;
+  d.attentionKernels = {{"flash-1", 0.125, 0.1}, {"flash-2", 0.25, 0.2}};
+  const std::string block = "layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, sequence: 2048, "
+                            "gated_ffn: false, recomputation: none, attention: ";
+  const double s = 2048, h = 1024, flash = 4 * s * s * h / 2;
+  LayerCompute own = layerCompute(shape(block + "flash"), d, {})[1];
+  LayerCompute older = layerCompute(shape(block + "flash-1"), d, {})[1];
+  // Half the rate forward and backward: the attention core takes twice as
+  // long (forward 171.8 us more, backward 2.5 x 4.295 G / 10 T - / 20 T = 536.9 us more).
+  CHECK(toSeconds(older.forward.attention - own.forward.attention) == doctest::Approx(flash / 12.5e12 - flash / 25e12));
+  CHECK(toSeconds(older.backward.attention - own.backward.attention) ==
+        doctest::Approx(2.5 * flash / 10e12 - 2.5 * flash / 20e12));
+  CHECK(older.forward.rest == own.forward.rest);
+  // A kernel the device has no figures for is an input error that lists the ones it has.
+  try {
+    layerCompute(shape(block + "flash-3"), d, {});
+    FAIL("no error for a kernel the device lacks");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "round has no figures for attention: flash-3 (it has: flash-1, flash-2)");
+  }
+  // And a name no kernel has is refused where the model file gives it.
+  CHECK_THROWS_WITH_AS(shape(block + "flash-4"), doctest::Contains("is not one of: flash, standard, flash-1"),
+                       InputError);
+  // The presets' older kernels are slower than their own (the papers' ratios).
+  for (const char* name : {"a100-sxm4-80gb", "h100-sxm5-80gb"}) {
+    const DeviceModel& preset = *findDevicePreset(name);
+    REQUIRE(!preset.attentionKernels.empty());
+    for (const AttentionKernel& k : preset.attentionKernels) {
+      CAPTURE(k.name);
+      CHECK(k.forward <= preset.attentionForward);
+      CHECK(k.backward <= preset.attentionBackward);
+    }
+  }
+}
+
 TEST_CASE("a micro-batch of one sequence leaves the GEMMs of a wide TP split in part-empty waves") {
   // On an A100 (108 SMs, 256 x 128 tiles), Llama 3 70B's QKV GEMM under tp 8
   // on one 8192-token sequence is 8192 x 1280 x 8192: 32 x 10 = 320 tiles in

@@ -18,6 +18,13 @@ struct LinkParams {
   Time latency = 0;        // propagation, per hop
 };
 
+// A fused attention kernel's measured shares of a device's peak, forward
+// and backward (sim/config/device_presets.cpp gives each its source).
+struct AttentionKernel {
+  std::string name; // "flash-2", "flash-triton", ...
+  double forward = 1, backward = 1;
+};
+
 // What a device adds to each step of a schedule, and what the training-step
 // model needs of it.
 struct DeviceModel {
@@ -41,6 +48,10 @@ struct DeviceModel {
   int tileRows = 256, tileColumns = 128;
   double attentionForward = 1, attentionBackward = 1;
   double memoryEfficiency = 1;
+  // Other attention kernels measured on it, for a model that names the one
+  // it runs (attention: flash-1, ...); attentionForward/Backward are the
+  // best one's, what `attention: flash` runs.
+  std::vector<AttentionKernel> attentionKernels;
 };
 
 // Switch: an Ethernet switch (finite buffers, ECN marking, PFC, drops at

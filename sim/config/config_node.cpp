@@ -104,11 +104,15 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
 }
 
 std::string ConfigNode::choice(std::initializer_list<const char*> options) const {
+  return choice(std::vector<std::string>(options.begin(), options.end()));
+}
+
+std::string ConfigNode::choice(const std::vector<std::string>& options) const {
   std::string v = text();
   std::string list;
-  for (const char* o : options) {
+  for (const std::string& o : options) {
     if (v == o) return v;
-    list += std::string(list.empty() ? "" : ", ") + o;
+    list += (list.empty() ? "" : ", ") + o;
   }
   fail("'" + v + "' is not one of: " + list);
 }

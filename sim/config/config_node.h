@@ -68,6 +68,7 @@ public:
 
   std::string text() const;
   std::string choice(std::initializer_list<const char*> options) const;
+  std::string choice(const std::vector<std::string>& options) const;
   long long integer(long long min, long long max) const;
   double number() const;
   bool boolean() const;

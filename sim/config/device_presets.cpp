@@ -1,5 +1,7 @@
 #include "sim/config/device_presets.h"
 
+#include <utility>
+
 namespace collsim {
 namespace {
 
@@ -18,7 +20,7 @@ struct Figures {
   double reduceGBps;         // the collectives' reduction rate (0: free, as NCCL's kernels hide it)
 };
 
-DeviceModel make(const char* name, const Figures& f) {
+DeviceModel make(const char* name, const Figures& f, std::vector<AttentionKernel> kernels = {}) {
   DeviceModel d;
   d.name = name;
   d.flops = f.tflops * kTera;
@@ -30,6 +32,7 @@ DeviceModel make(const char* name, const Figures& f) {
   d.attentionBackward = f.attentionBackward;
   d.memoryEfficiency = f.memoryEfficiency;
   d.reduceBandwidth = Bandwidth(f.reduceGBps * double(kGBps));
+  d.attentionKernels = std::move(kernels);
   return d;
 }
 
@@ -51,18 +54,31 @@ DeviceModel make(const char* name, const Figures& f) {
 //   1.5-1.75 x FlashAttention-2 backward: 0.6 / 0.5. V100 and Ascend 910 run
 //   no FlashAttention-2 (V100 lacks the instructions): 0.5 / 0.4, an
 //   assumption; their models should use attention: standard.
+// - other attention kernels, for a model that names the one its run used
+//   (`attention: flash-1`): FlashAttention-2's paper (section 4.1) measures
+//   it on A100 about 2x FlashAttention forward and backward, and 1.3-1.5x
+//   FlashAttention in Triton forward and 2x backward: flash-1 0.325 / 0.275,
+//   flash-triton 0.464 / 0.275 (0.65 / 0.55 over 2 and 2, over 1.4 and 2).
+//   On H100, FlashAttention-3's paper measures it 1.5-2.0x FlashAttention-2
+//   forward and 1.5-1.75x backward: flash-2 0.343 / 0.308 (over 1.75 and
+//   1.625; the FlashAttention-2 paper's "up to 335 TFLOPs/s" forward and
+//   backward on H100, 0.34 of the peak, agrees).
 // - memory efficiency: a copy reaches about 90 % of HBM's peak on these
 //   parts (the same repository's and vendors' STREAM-like figures): 0.9.
 // - reduce: NCCL's reductions run in the copy kernels (none); HCCL's on
 //   Ascend 910 cost about a third of HBM's rate (a sum reads 2n bytes and
 //   writes n): 400 GB/s, collsim's long-standing default.
+const std::vector<AttentionKernel> kAmpereKernels = {
+    {"flash-2", 0.65, 0.55}, {"flash-1", 0.325, 0.275}, {"flash-triton", 0.464, 0.275}};
+const std::vector<AttentionKernel> kHopperKernels = {{"flash-3", 0.6, 0.5}, {"flash-2", 0.343, 0.308}};
+
 const std::vector<DeviceModel> kPresets = {
     make("ascend-910", {256, 1.2, 32, 32, 0.8, 0.5, 0.4, 0.9, 400}),
     make("ascend-910b", {320, 1.6, 64, 24, 0.8, 0.5, 0.4, 0.9, 0}),
     make("v100-sxm2-32gb", {125, 0.9, 32, 80, 0.8, 0.5, 0.4, 0.9, 0}),
-    make("a100-sxm4-40gb", {312, 1.555, 40, 108, 0.859, 0.65, 0.55, 0.9, 0}),
-    make("a100-sxm4-80gb", {312, 2.039, 80, 108, 0.859, 0.65, 0.55, 0.9, 0}),
-    make("h100-sxm5-80gb", {989, 3.35, 80, 132, 0.801, 0.6, 0.5, 0.9, 0}),
+    make("a100-sxm4-40gb", {312, 1.555, 40, 108, 0.859, 0.65, 0.55, 0.9, 0}, kAmpereKernels),
+    make("a100-sxm4-80gb", {312, 2.039, 80, 108, 0.859, 0.65, 0.55, 0.9, 0}, kAmpereKernels),
+    make("h100-sxm5-80gb", {989, 3.35, 80, 132, 0.801, 0.6, 0.5, 0.9, 0}, kHopperKernels),
 };
 
 } // namespace
@@ -76,5 +92,10 @@ const DeviceModel* findDevicePreset(const std::string& name) {
 }
 
 const DeviceModel& defaultDevice() { return kPresets.front(); }
+
+const std::vector<std::string>& attentionKernelNames() {
+  static const std::vector<std::string> names = {"flash-1", "flash-2", "flash-3", "flash-triton"};
+  return names;
+}
 
 } // namespace collsim

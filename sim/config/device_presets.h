@@ -15,5 +15,7 @@ namespace collsim {
 const std::vector<DeviceModel>& devicePresets();
 const DeviceModel* findDevicePreset(const std::string& name); // by DeviceModel::name
 const DeviceModel& defaultDevice();                           // ascend-910
+// The attention kernels a model can name; a device has figures for some.
+const std::vector<std::string>& attentionKernelNames();
 
 } // namespace collsim

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/config/config_node.h"
+#include "sim/config/device_presets.h"
 #include "sim/workload/transformer_shape.h"
 
 namespace collsim {
@@ -50,7 +51,13 @@ TransformerShape readShape(const ConfigNode& t) {
     std::string r = v->choice({"none", "selective", "full"});
     s.recomputation = r == "none" ? Recomputation::None : r == "selective" ? Recomputation::Selective : Recomputation::Full;
   }
-  if (auto v = t.find("attention")) s.flashAttention = v->choice({"flash", "standard"}) == "flash";
+  if (auto v = t.find("attention")) { // flash: the device's best kernel; or a kernel by name
+    std::vector<std::string> options = {"flash", "standard"};
+    options.insert(options.end(), attentionKernelNames().begin(), attentionKernelNames().end());
+    std::string a = v->choice(options);
+    s.flashAttention = a != "standard";
+    s.attentionKernel = (a == "flash" || a == "standard") ? "" : a;
+  }
   if (auto v = t.find("dropout")) s.dropout = v->boolean();
   return s;
 }

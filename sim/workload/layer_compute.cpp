@@ -139,7 +139,8 @@ PassPieces pieces(const Seconds& s, const std::string& model) {
 std::vector<LayerCompute> byOperations(const ModelSpec& m, const DeviceModel& d, const ComputeSplit& split) {
   if (!(d.flops > 0 && d.memoryBandwidth > 0))
     throw InputError("timing " + m.name + " by its operations needs the device's flops and memory_bandwidth");
-  OperationTimer timer(*m.transformer, d, m.microBatch, int(m.precision.weights), split);
+  const DeviceModel device = withAttentionKernel(d, m.transformer->attentionKernel);
+  OperationTimer timer(*m.transformer, device, m.microBatch, int(m.precision.weights), split);
   std::vector<LayerCompute> out(m.layers.size());
   Seconds forward, backward, recompute;
   timer.embedding(forward, backward);

@@ -26,4 +26,23 @@ double attentionSeconds(const DeviceModel& d, double flops, bool backward) {
   return flops / (d.flops * (backward ? d.attentionBackward : d.attentionForward));
 }
 
+DeviceModel withAttentionKernel(const DeviceModel& device, const std::string& kernel) {
+  if (kernel.empty()) return device;
+  std::string known;
+  for (const AttentionKernel& k : device.attentionKernels) {
+    if (k.name != kernel) {
+      known += (known.empty() ? "" : ", ") + k.name;
+      continue;
+    }
+    DeviceModel d = device;
+    d.attentionForward = k.forward, d.attentionBackward = k.backward;
+    return d;
+  }
+  const std::string name = device.name.empty() ? "the device" : device.name;
+  throw InputError(name + " has no figures for attention: " + kernel +
+                   (known.empty() ? std::string(" (it has none by name: use attention: flash, with the device's "
+                                                "attention_efficiency)")
+                                  : " (it has: " + known + ")"));
+}
+
 } // namespace collsim

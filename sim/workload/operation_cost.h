@@ -15,6 +15,8 @@
 // that leaves a GEMM thin or ragged makes it slower per FLOP, as on hardware.
 #pragma once
 
+#include <string>
+
 #include "sim/core/units.h"
 #include "topologies/cluster.h"
 
@@ -31,6 +33,10 @@ double gemmSeconds(const DeviceModel& device, const GemmShape& g, int elementByt
 double memorySeconds(const DeviceModel& device, double bytes);
 // Fused (flash) attention doing `flops`, forward or backward.
 double attentionSeconds(const DeviceModel& device, double flops, bool backward);
+// The device running the named attention kernel (DeviceModel::
+// attentionKernels) in place of its own; "": unchanged. InputError when the
+// device has no figures for it.
+DeviceModel withAttentionKernel(const DeviceModel& device, const std::string& kernel);
 
 // The FLOPs of a GEMM, 2 m n k per product.
 inline double gemmFlops(const GemmShape& g) { return 2 * g.m * g.n * g.k * g.batch; }

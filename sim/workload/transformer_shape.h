@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/core/units.h"
 
@@ -54,6 +55,10 @@ struct TransformerShape {
   // recomputes them in the kernel. Standard: QK^T and the product with V as
   // batched GEMMs around a softmax that goes through memory.
   bool flashAttention = true;
+  // The fused kernel by name ("flash-2", ...: DeviceModel::attentionKernels),
+  // for a run of an older or newer kernel than the device's best; empty:
+  // the device's own figures.
+  std::string attentionKernel;
   // Dropout after the attention's softmax and on both residual branches
   // (GPT-2/3 and Megatron-LM's GPT: 0.1); each writes a 1-byte mask.
   bool dropout = false;
