@@ -46,6 +46,7 @@ ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const 
   }
   reduceFreeAt_.assign(std::size_t(ranks_), 0);
   communicatingLanes_.assign(std::size_t(ranks_), 0);
+  computingLanes_.assign(std::size_t(ranks_), {});
   for (int node : cluster.rankNode) rankServer_.push_back(cluster.nodes[std::size_t(node)].server);
   reducingSwitchOfServer_.assign(std::size_t(std::max(1, cluster.servers)), -1);
   for (std::size_t n = 0; n < cluster.nodes.size(); ++n) {
@@ -194,6 +195,10 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
   }
   if (s.computeOps > 0) {
     s.computeSince = engine_.now();
+    if (computeShareTaken_ > 0) {
+      std::vector<std::uint32_t>& computing = computingLanes_[std::size_t(s.rank)];
+      computing.insert(std::lower_bound(computing.begin(), computing.end(), l), l);
+    }
     scheduleCompute(l);
   }
   s.posting = false;
@@ -215,6 +220,11 @@ void ScheduleExecutor::computeDone(std::uint32_t l, std::uint32_t turn) {
   if (turn != s.computeTurn || s.computeOps == 0) return; // replaced by a later one
   int ops = s.computeOps;
   s.computeOps = 0;
+  if (computeShareTaken_ > 0) {
+    std::vector<std::uint32_t>& computing = computingLanes_[std::size_t(s.rank)];
+    auto it = std::lower_bound(computing.begin(), computing.end(), l);
+    if (it != computing.end() && *it == l) computing.erase(it);
+  }
   for (int i = 0; i < ops; ++i) complete(l);
 }
 
@@ -227,14 +237,13 @@ void ScheduleExecutor::communicatingChanged(std::uint32_t l, bool communicating)
   count += communicating ? 1 : -1;
   if (count != (communicating ? 1 : 0)) return; // the rank already was (or still is) communicating
   const Time now = engine_.now();
-  for (std::size_t at = std::size_t(s.rank); at < lanes_.size(); at += std::size_t(ranks_)) {
+  for (std::uint32_t at : computingLanes_[std::size_t(s.rank)]) {
     Lane& c = lanes_[at];
-    if (c.computeOps == 0) continue;
     Time elapsed = now - c.computeSince;
     Time done = c.computeRate == 1 ? elapsed : Time(std::llround(double(elapsed) * c.computeRate));
     c.computeLeft = std::max<Time>(0, c.computeLeft - done);
     c.computeSince = now;
-    scheduleCompute(std::uint32_t(at));
+    scheduleCompute(at);
   }
 }
 

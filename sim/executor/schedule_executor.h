@@ -105,7 +105,8 @@ public:
   // While any stream of a rank communicates, the rank's computations run at
   // (1 - share) of their speed: the collective's kernels hold that share of
   // the device's compute units (collectiveComputeShare in library_model.h).
-  // 0 (the default): computation and communication do not meet.
+  // 0 (the default): computation and communication do not meet. Set
+  // before the run.
   void setComputeShareTaken(double share) { computeShareTaken_ = share; }
 
   void onEvent(std::uint64_t arg) override;
@@ -226,6 +227,9 @@ private:
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time
   double computeShareTaken_ = 0;
   std::vector<int> communicatingLanes_; // per rank, when computeShareTaken_ > 0
+  // Per rank, when computeShareTaken_ > 0: its lanes with a computation in
+  // progress, by lane index (a step has thousands of lanes, a few compute).
+  std::vector<std::vector<std::uint32_t>> computingLanes_;
   std::deque<PairState> pairs_; // a deque: references survive new pairs
   IndexPool<InFlight> inFlight_; // sends on the network, by cookie
   std::vector<int> reducingSwitchOfServer_; // node index, -1 none
