@@ -12,7 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iterator>
+#include <span>
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
@@ -55,13 +55,17 @@ const Miss kCurve40Misses[] = {
     {"mpt-125m-s512-40gb", 1.29},
 };
 
-// Runs the scenario; holds each row's predicted / published MFU to 15 %, or
-// a miss to its bound (and never below the published: a miss that turns
+// The bounds of the rows a scenario does not list: within 15 %.
+struct Bounds {
+  double lowest = 0.85, highest = 1.15;
+};
+
+// Runs the scenario; holds each row's predicted / published MFU to its
+// bounds, or a listed miss to its own (and above 1.15: a miss that turns
 // into a fit is taken off the list), and checks that docs/validation.md's
 // tables show what the run predicts: "| variant | ... | published % |
 // predicted % | ratio |".
-template <std::size_t N>
-void checkAgainstPublished(const char* scenario, const Miss (&misses)[N]) {
+void checkAgainstPublished(const char* scenario, std::span<const Miss> misses, Bounds rows = {}) {
   CliResult r = cli({"run", source(scenario), "--format", "json"});
   REQUIRE(r.status == 0);
   json doc = json::parse(r.out);
@@ -74,10 +78,10 @@ void checkAgainstPublished(const char* scenario, const Miss (&misses)[N]) {
     const json& mfu = p["reference"]["mfu"];
     const double published = mfu["published"].get<double>(), predicted = mfu["simulated"].get<double>();
     const double ratio = predicted / published;
-    auto miss = std::find_if(std::begin(misses), std::end(misses), [&](const Miss& m) { return variant == m.variant; });
-    if (miss == std::end(misses)) {
-      CHECK(ratio >= 0.85);
-      CHECK(ratio <= 1.15);
+    auto miss = std::find_if(misses.begin(), misses.end(), [&](const Miss& m) { return variant == m.variant; });
+    if (miss == misses.end()) {
+      CHECK(ratio >= rows.lowest);
+      CHECK(ratio <= rows.highest);
     } else {
       ++missed;
       CHECK(ratio > 1.15);
@@ -88,7 +92,7 @@ void checkAgainstPublished(const char* scenario, const Miss (&misses)[N]) {
     CHECK(contains(page, "| " + variant + " |"));
     CHECK(contains(page, cells));
   }
-  CHECK(missed == N); // every listed miss is a row of the scenario
+  CHECK(missed == misses.size()); // every listed miss is a row of the scenario
 }
 
 } // namespace
@@ -103,4 +107,10 @@ TEST_CASE("published runs - held-out curves: every MPT row of a published table,
 
 TEST_CASE("published runs - held-out curves on the A100 40 GB: every MPT row of its table") {
   checkAgainstPublished("scenarios/published-curves-a100-40gb.yaml", kCurve40Misses);
+}
+
+// On the H100 every row misses today (docs/validation.md says why): none is
+// listed, all are held above 15 % and under their worst gap.
+TEST_CASE("published runs - held-out curves on the H100: every MPT row of its bf16 table misses, by under 1.8 x") {
+  checkAgainstPublished("scenarios/published-curves-h100.yaml", {}, {1.15, 1.80});
 }
