@@ -43,7 +43,7 @@ CLI::Validator finiteAtLeast(double min) {
 
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp, bool traced) {
   cmd->add_option("--format", o.format, "table, json, csv or md")->capture_default_str();
-  cmd->add_option("--out", o.out, "write the results to FILE instead of standard output");
+  addOutOption(cmd, o.out);
   if (traced) {
     cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");
     cmd->add_option("--trace-ranks", o.traceRanks,

@@ -62,7 +62,7 @@ Command addCompareCommand(CLI::App& app) {
   cmd->add_option("--min-bytes", o->minBytes, "compare sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=4");
   cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
-  cmd->add_option("--out", o->out, "write the results to FILE instead of standard output");
+  addOutOption(cmd, o->out);
   addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }

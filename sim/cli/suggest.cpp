@@ -33,11 +33,20 @@ std::vector<std::string> namesOf(const CLI::App& app) {
   return names;
 }
 
-// The innermost subcommand the user named (collsim selector check ...).
-const CLI::App& parsedCommand(const CLI::App& app) {
-  for (const CLI::App* sub : app.get_subcommands({}))
-    if (sub->parsed()) return parsedCommand(*sub);
-  return app;
+// The program and the subcommands the user named, outermost first
+// (collsim, selector, check).
+std::vector<const CLI::App*> parsedChain(const CLI::App& app) {
+  std::vector<const CLI::App*> chain{&app};
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : chain.back()->get_subcommands({}))
+      if (sub->parsed()) {
+        chain.push_back(sub);
+        deeper = true;
+        break;
+      }
+  }
+  return chain;
 }
 
 } // namespace
@@ -53,19 +62,15 @@ std::string closestName(const std::string& typed, const std::vector<std::string>
 }
 
 std::string suggestionsFor(const CLI::App& app, const std::string& error) {
-  const CLI::App& command = parsedCommand(app);
+  const std::vector<const CLI::App*> chain = parsedChain(app);
+  const CLI::App& command = *chain.back();
   std::vector<std::string> known = namesOf(command);
   // What was left over: the arguments CLI11 names, or (a subcommand missing)
   // the words it could not place.
   std::string words;
   if (auto colon = error.find("not expected: "); colon != std::string::npos) words = error.substr(colon + 14);
-  for (const CLI::App* level = &app; level;) {
+  for (const CLI::App* level : chain)
     for (const std::string& w : level->remaining()) words += " " + w;
-    const CLI::App* next = nullptr;
-    for (const CLI::App* sub : level->get_subcommands({}))
-      if (sub->parsed()) next = sub;
-    level = next;
-  }
   const bool takesSubcommand = !command.get_subcommands({}).empty();
   std::istringstream extras(words);
   std::set<std::string> seen;

@@ -1,7 +1,5 @@
 #include "sim/config/device_presets.h"
 
-#include <utility>
-
 namespace collsim {
 namespace {
 
@@ -20,7 +18,20 @@ struct Figures {
   double reduceGBps;         // the collectives' reduction rate (0: free, as NCCL's kernels hide it)
 };
 
-DeviceModel make(const char* name, const Figures& f, std::vector<AttentionKernel> kernels = {}) {
+// How much faster the device's own (best) attention kernel runs than an
+// older one, forward and backward, as a paper measured the two side by side.
+struct KernelRatio {
+  const char* name;
+  double forward, backward;
+};
+
+// The device's own kernel, named, and the older ones at their ratios to it.
+struct Kernels {
+  const char* own = nullptr;
+  std::vector<KernelRatio> older;
+};
+
+DeviceModel make(const char* name, const Figures& f, const Kernels& kernels = {}) {
   DeviceModel d;
   d.name = name;
   d.flops = f.tflops * kTera;
@@ -32,7 +43,9 @@ DeviceModel make(const char* name, const Figures& f, std::vector<AttentionKernel
   d.attentionBackward = f.attentionBackward;
   d.memoryEfficiency = f.memoryEfficiency;
   d.reduceBandwidth = Bandwidth(f.reduceGBps * double(kGBps));
-  d.attentionKernels = std::move(kernels);
+  if (kernels.own) d.attentionKernels.push_back({kernels.own, f.attentionForward, f.attentionBackward});
+  for (const KernelRatio& k : kernels.older)
+    d.attentionKernels.push_back({k.name, f.attentionForward / k.forward, f.attentionBackward / k.backward});
   return d;
 }
 
@@ -57,20 +70,19 @@ DeviceModel make(const char* name, const Figures& f, std::vector<AttentionKernel
 // - other attention kernels, for a model that names the one its run used
 //   (`attention: flash-1`): FlashAttention-2's paper (section 4.1) measures
 //   it on A100 about 2x FlashAttention forward and backward, and 1.3-1.5x
-//   FlashAttention in Triton forward and 2x backward: flash-1 0.325 / 0.275,
-//   flash-triton 0.464 / 0.275 (0.65 / 0.55 over 2 and 2, over 1.4 and 2).
-//   On H100, FlashAttention-3's paper measures it 1.5-2.0x FlashAttention-2
-//   forward and 1.5-1.75x backward: flash-2 0.343 / 0.308 (over 1.75 and
-//   1.625; the FlashAttention-2 paper's "up to 335 TFLOPs/s" forward and
-//   backward on H100, 0.34 of the peak, agrees).
+//   FlashAttention in Triton forward and 2x backward: flash-1 at 1/2 and
+//   1/2 of flash-2, flash-triton at 1/1.4 and 1/2 (0.325 / 0.275, 0.464 /
+//   0.275). On H100, FlashAttention-3's paper measures it 1.5-2.0x
+//   FlashAttention-2 forward and 1.5-1.75x backward: flash-2 at 1/1.75 and
+//   1/1.625 of flash-3 (0.343 / 0.308; the FlashAttention-2 paper's "up to
+//   335 TFLOPs/s" forward and backward on H100, 0.34 of the peak, agrees).
 // - memory efficiency: a copy reaches about 90 % of HBM's peak on these
 //   parts (the same repository's and vendors' STREAM-like figures): 0.9.
 // - reduce: NCCL's reductions run in the copy kernels (none); HCCL's on
 //   Ascend 910 cost about a third of HBM's rate (a sum reads 2n bytes and
 //   writes n): 400 GB/s, collsim's long-standing default.
-const std::vector<AttentionKernel> kAmpereKernels = {
-    {"flash-2", 0.65, 0.55}, {"flash-1", 0.325, 0.275}, {"flash-triton", 0.464, 0.275}};
-const std::vector<AttentionKernel> kHopperKernels = {{"flash-3", 0.6, 0.5}, {"flash-2", 0.343, 0.308}};
+const Kernels kAmpereKernels = {"flash-2", {{"flash-1", 2, 2}, {"flash-triton", 1.4, 2}}};
+const Kernels kHopperKernels = {"flash-3", {{"flash-2", 1.75, 1.625}}};
 
 const std::vector<DeviceModel> kPresets = {
     make("ascend-910", {256, 1.2, 32, 32, 0.8, 0.5, 0.4, 0.9, 400}),

@@ -224,6 +224,20 @@ static bool isStudyKey(const std::string& o) {
 
 static bool isFileKey(const std::string& o, const std::string& key) { return o.rfind(key + "=", 0) == 0; }
 
+// A key of the scenario's, its cluster section under the name the inline
+// cluster gives it (cluster.hccs... reaches a cluster that says scale_up:).
+static std::string asWrittenHere(const YAML::Node& root, const std::string& key) {
+  return asWrittenInCluster(root["cluster"], key, "cluster.");
+}
+
+// The --set assignments on a point's own keys: not the files it names, not
+// the study's expansion.
+static void applyPointOverrides(YAML::Node& root, const std::vector<std::string>& overrides, ConfigOrigins& origins) {
+  for (const auto& o : overrides)
+    if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
+      applyOverride(root, asWrittenHere(root, o), origins);
+}
+
 // The study's YAML with its files inlined and the study-key overrides
 // applied. Read afresh for every point: copies of YAML nodes lose the line
 // and column that error messages point at.
@@ -258,9 +272,7 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
   { // The study with every --set applied, for its results' provenance.
     auto origins = std::make_shared<ConfigOrigins>(label);
     YAML::Node root = readStudyRoot(yaml, label, baseDir, overrides, origins);
-    for (const auto& o : overrides)
-      if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
-        applyOverride(root, asWrittenInCluster(std::as_const(root)["cluster"], o, "cluster."), *origins);
+    applyPointOverrides(root, overrides, *origins);
     YAML::Emitter emitter;
     emitter << root;
     resolved = std::make_shared<const std::string>(std::string(emitter.c_str()) + "\n");
@@ -284,12 +296,9 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     }
     for (const auto& [key, value] : point.assignments) {
       if (namesFile(key, value)) continue;
-      setPath(root, asWrittenInCluster(std::as_const(root)["cluster"], key, "cluster."), YAML::Clone(value), *origins,
-              where + key + "=" + YAML::Dump(value));
+      setPath(root, asWrittenHere(root, key), YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
     }
-    for (const auto& o : overrides)
-      if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
-        applyOverride(root, asWrittenInCluster(std::as_const(root)["cluster"], o, "cluster."), *origins);
+    applyPointOverrides(root, overrides, *origins);
     try {
       scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
       scenarios.back().resolvedYaml = resolved;
