@@ -6,6 +6,7 @@
 
 #include "test_support.h"
 
+#include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
 #include "sim/config/device_presets.h"
 #include "sim/config/model_config.h"
@@ -13,7 +14,7 @@
 #include "sim/workload/operation_cost.h"
 
 using namespace collsim;
-using collsim::testing::source;
+using namespace collsim::testing;
 
 namespace {
 
@@ -182,4 +183,106 @@ TEST_CASE("every GPU preset names its own device, with its datasheet's peak and 
   // An unknown name is refused with the known ones.
   CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"device.name=a200"}),
                        doctest::Contains("unknown device 'a200' (known: ascend-910, "), ConfigError);
+}
+
+TEST_CASE("a device's figures set by the user win over its named kernels' figures") {
+  // The A100 with its attention set by the user: every kernel a model may
+  // name runs at it, where the preset's flash-triton figures were ignored
+  // before. A kernel set by name (a calibrated file) takes its own.
+  auto device = [](const std::string& yaml) {
+    return loadDevice(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("d.yaml")));
+  };
+  DeviceModel set = device("{name: a100-sxm4-80gb, attention_efficiency: [0.4, 0.3]}");
+  REQUIRE(set.attentionKernels.size() == 3);
+  for (const AttentionKernel& k : set.attentionKernels) {
+    CAPTURE(k.name);
+    CHECK(k.forward == 0.4);
+    CHECK(k.backward == 0.3);
+  }
+  DeviceModel named = device("{name: a100-sxm4-80gb, attention_efficiency: [0.4, 0.3], "
+                             "attention_kernels: {flash-triton: [0.2, 0.15]}}");
+  const std::string block = "layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, sequence: 2048, "
+                            "gated_ffn: false, recomputation: none, attention: ";
+  // The attention core of one sample: 4 s^2 h / 2 = 4.295 GFLOP forward at
+  // 312 TFLOPS x 0.4 = 34.4 us, at x 0.2 twice that; backward 2.5 x the
+  // FLOPs at 0.3 and 0.15. Everything else in the block is the same.
+  const double s = 2048, h = 1024, flash = 4 * s * s * h / 2, peak = 312e12;
+  LayerCompute own = layerCompute(shape(block + "flash"), named, {})[1];
+  LayerCompute triton = layerCompute(shape(block + "flash-triton"), named, {})[1];
+  LayerCompute flash1 = layerCompute(shape(block + "flash-1"), named, {})[1];
+  CHECK(toSeconds(triton.forward.attention - own.forward.attention) ==
+        doctest::Approx(flash / (peak * 0.2) - flash / (peak * 0.4)).epsilon(1e-6));
+  CHECK(toSeconds(triton.backward.attention - own.backward.attention) ==
+        doctest::Approx(2.5 * flash / (peak * 0.15) - 2.5 * flash / (peak * 0.3)).epsilon(1e-6));
+  CHECK(flash1.forward.attention == own.forward.attention); // at the user's 0.4
+  // A kernel collsim does not know is refused where the file names it.
+  CHECK_THROWS_WITH_AS(device("{name: a100-sxm4-80gb, attention_kernels: {flash-5: [0.2, 0.15]}}"),
+                       doctest::Contains("d.yaml:1:53: attention_kernels.flash-5: no attention kernel 'flash-5'"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(device("{name: a100-sxm4-80gb, attention_kernels: {flash-2: [0.2]}}"),
+                       doctest::Contains("expected [forward, backward]"), ConfigError);
+}
+
+TEST_CASE("a layer's overhead costs every pass over every layer once") {
+  // 20 us more for the embedding, each block and the head, forward and
+  // backward, and for the recomputed forward of each block under full
+  // recomputation; nothing else moves.
+  DeviceModel d = roundDevice();
+  ModelSpec m = shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1000, sequence: 2048, "
+                      "recomputation: full");
+  std::vector<LayerCompute> base = layerCompute(m, d, {});
+  d.layerOverhead = 20'000'000; // ps
+  std::vector<LayerCompute> slow = layerCompute(m, d, {});
+  REQUIRE(slow.size() == 4);
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    CAPTURE(i);
+    CHECK(slow[i].forward.total() - base[i].forward.total() == 20'000'000);
+    CHECK(slow[i].backward.total() - base[i].backward.total() == 20'000'000);
+    CHECK(slow[i].recompute.total() - base[i].recompute.total() == (slow[i].block ? 20'000'000 : 0));
+    CHECK(slow[i].forward.attention == base[i].forward.attention);
+  }
+  // One device, whole model: 4 layers forward; backward 4 and the 2 blocks' recomputation.
+  d.layerOverhead = 0;
+  PassTimes before = passTimes(m, d);
+  d.layerOverhead = 20'000'000;
+  PassTimes after = passTimes(m, d);
+  CHECK(after.forward - before.forward == 4 * 20'000'000);
+  CHECK(after.backward - before.backward == 6 * 20'000'000);
+}
+
+TEST_CASE("a cluster names its device by preset, or by a device file beside it or on the command line") {
+  TempDir dir;
+  dir.write("fitted.yaml", "name: a100-sxm4-80gb\ngemm_efficiency: 0.7\nlayer_overhead: 15us\n"
+                           "calibration: {runs: 3, error: 0.04}\n");
+  const std::string cluster = "name: c\ndevices: 8\nscale_up: {shape: switch, bandwidth: 300GB/s, latency: 1us}\n";
+  Cluster byFile = loadClusterFile(dir.write("by-file.yaml", cluster + "device: fitted.yaml\n"), {}).cluster;
+  CHECK(byFile.device.name == "a100-sxm4-80gb");
+  CHECK(byFile.device.gemmEfficiency == 0.7);
+  CHECK(byFile.device.layerOverhead == 15'000'000);
+  CHECK(byFile.device.calibration.runs == 3);
+  CHECK(byFile.device.calibration.error == 0.04);
+  CHECK(byFile.device.flops == 312e12); // the rest is the preset's
+  Cluster byName = loadClusterFile(dir.write("by-name.yaml", cluster + "device: h100-sxm5-80gb\n"), {}).cluster;
+  CHECK(byName.device.name == "h100-sxm5-80gb");
+  // On the command line a file is relative to the current folder, and a
+  // figure set after it wins.
+  Cluster overridden = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"),
+                                       {"device=" + dir / "fitted.yaml", "device.gemm_efficiency=0.75"}).cluster;
+  CHECK(overridden.device.gemmEfficiency == 0.75);
+  CHECK(overridden.device.layerOverhead == 15'000'000);
+  // A scenario's --set cluster.device=FILE reaches the cluster it names:
+  // the toy model's 1 ms forward over 4 layers takes 4 x 15 us more.
+  std::string run = dir.write("run.yaml", "name: r\ncluster: by-name.yaml\ntraining: {model: " +
+                                              source("tests/data/training/toy-model.yaml") + "}\n");
+  CliResult r = cli({"run", run, "--set", "cluster.device=" + dir / "fitted.yaml", "--format", "json"});
+  CHECK(r.status == 0);
+  CHECK(contains(r.out, "\"forward_us\": 1060.0"));
+  // An error inside the device file points at its own line.
+  dir.write("bad.yaml", "name: a100-sxm4-80gb\ngemm_efficiency: 1.5\n");
+  const std::string inFile = dir / "bad.yaml" + ":2:18: device.gemm_efficiency: a share of the device's peak";
+  CHECK_THROWS_WITH_AS(loadClusterFile(dir.write("by-bad.yaml", cluster + "device: bad.yaml\n"), {}),
+                       doctest::Contains(inFile.c_str()), ConfigError);
+  const std::string missing = "device file '" + dir / "none.yaml" + "': no such file";
+  CHECK_THROWS_WITH_AS(loadClusterFile(dir.write("by-none.yaml", cluster + "device: none.yaml\n"), {}),
+                       doctest::Contains(missing.c_str()), ConfigError);
 }

@@ -52,6 +52,17 @@ struct DeviceModel {
   // it runs (attention: flash-1, ...); attentionForward/Backward are the
   // best one's, what `attention: flash` runs.
   std::vector<AttentionKernel> attentionKernels;
+  // The framework's fixed cost of each layer's pass (forward, backward,
+  // recomputation) beyond its kernels: launches and hooks the device waits
+  // for. 0 in every preset; `collsim calibrate` fits it to measured runs.
+  Time layerOverhead = 0;
+  // A calibrated device file's runs and the relative error of a step time
+  // predicted from them (`calibration:`, sim/validation/compute_calibration.h);
+  // runs 0: the figures are the preset's, uncalibrated.
+  struct Calibration {
+    int runs = 0;
+    double error = 0;
+  } calibration;
 };
 
 // Switch: an Ethernet switch (finite buffers, ECN marking, PFC, drops at

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/config/device_presets.h"
+#include "sim/core/text_list.h"
 #include "sim/config/library_config.h"
 #include "sim/config/roce_config.h"
 #include "sim/network/packet/pfc_budget.h"
@@ -47,10 +48,54 @@ double deviceShare(const ConfigNode& n) {
   return v;
 }
 
+// [forward, backward] shares of the peak.
+std::pair<double, double> attentionShares(const ConfigNode& n) {
+  auto shares = n.items();
+  if (shares.size() != 2) n.fail("expected [forward, backward], shares of the device's peak, e.g. [0.65, 0.55]");
+  return {deviceShare(shares[0]), deviceShare(shares[1])};
+}
+
+// A device's attention figures as the file sets them. `attention_efficiency`
+// is what the device's fused attention reaches, whichever kernel a model
+// names: it replaces every kernel's figures (a key the user sets wins over
+// a preset's kernel). `attention_kernels` then sets named kernels one by
+// one (a calibrated device file: the kernels its runs used).
+void loadAttention(const ConfigNode& n, DeviceModel& d) {
+  if (auto v = n.find("attention_efficiency")) {
+    auto [forward, backward] = attentionShares(*v);
+    d.attentionForward = forward, d.attentionBackward = backward;
+    for (AttentionKernel& k : d.attentionKernels) k.forward = forward, k.backward = backward;
+  }
+  auto kernels = n.find("attention_kernels");
+  if (!kernels) return;
+  if (!kernels->isMap()) kernels->fail("expected kernels mapped to [forward, backward], e.g. {flash-2: [0.65, 0.55]}");
+  for (const auto& [name, shares] : kernels->entries()) {
+    const std::vector<std::string>& known = attentionKernelNames();
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      shares.fail("no attention kernel '" + name + "' (kernels: " + joinNames(known) + ")");
+    auto [forward, backward] = attentionShares(shares);
+    auto it = std::find_if(d.attentionKernels.begin(), d.attentionKernels.end(),
+                           [&](const AttentionKernel& k) { return k.name == name; });
+    if (it == d.attentionKernels.end()) it = d.attentionKernels.insert(d.attentionKernels.end(), {name});
+    it->forward = forward, it->backward = backward;
+  }
+}
+
+} // namespace
+
 DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
   if (!n) return defaultDevice();
-  n->allowOnly({"name", "step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth", "memory", "gemm_efficiency",
-                "compute_units", "tile", "attention_efficiency", "memory_efficiency"});
+  if (n->isScalar())
+    if (const DeviceModel* preset = findDevicePreset(n->text())) return *preset;
+  if (!n->isMap()) {
+    std::vector<std::string> known;
+    for (const DeviceModel& p : devicePresets()) known.push_back(p.name);
+    n->fail("expected a device mapping ({name: a100-sxm4-80gb, ...}), a device file, or a preset's name (" +
+            joinNames(known) + ")");
+  }
+  n->allowOnly({"name", "description", "calibration", "step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth",
+                "memory", "gemm_efficiency", "compute_units", "tile", "attention_efficiency", "attention_kernels",
+                "memory_efficiency", "layer_overhead"});
   DeviceModel d = defaultDevice();
   if (auto v = n->find("name")) {
     const DeviceModel* preset = findDevicePreset(v->text());
@@ -78,13 +123,22 @@ DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
     if (sides.size() != 2) v->fail("a tile is [rows, columns], e.g. [256, 128]");
     d.tileRows = int(sides[0].integer(1, 4096)), d.tileColumns = int(sides[1].integer(1, 4096));
   }
-  if (auto v = n->find("attention_efficiency")) { // [forward, backward]
-    auto shares = v->items();
-    if (shares.size() != 2) v->fail("attention_efficiency is [forward, backward], shares of the peak");
-    d.attentionForward = deviceShare(shares[0]), d.attentionBackward = deviceShare(shares[1]);
+  loadAttention(*n, d);
+  if (auto v = n->find("layer_overhead")) {
+    d.layerOverhead = v->time();
+    if (d.layerOverhead > kPsPerSec) v->fail("a layer's overhead of more than 1 s is not a framework's");
+  }
+  if (auto v = n->find("calibration")) { // what `collsim calibrate` wrote: the runs behind the figures
+    v->allowOnly({"runs", "error", "source"});
+    d.calibration.runs = int(v->at("runs").integer(1, 1 << 20));
+    d.calibration.error = v->at("error").number();
+    if (!(d.calibration.error >= 0 && d.calibration.error < 10))
+      v->at("error").fail("the expected relative error of a step time, from 0 (e.g. 0.04)");
   }
   return d;
 }
+
+namespace {
 
 // The links inside a server are `scale_up:`, the network between servers
 // `scale_out:`; files written for Ascend call them `hccs:` and `roce:`, which
@@ -315,10 +369,30 @@ void applyClusterOverride(YAML::Node& root, const std::string& assignment, Confi
   applyOverride(root, asWrittenInCluster(root, assignment, ""), origins);
 }
 
+void inlineDevice(YAML::Node& cluster, const std::string& path, const std::filesystem::path& base,
+                  ConfigOrigins& origins, const std::shared_ptr<ConfigOrigins>& shared) {
+  if (!cluster.IsMap() || !cluster["device"] || !cluster["device"].IsScalar()) return;
+  if (findDevicePreset(cluster["device"].Scalar())) {
+    YAML::Node named;
+    named["name"] = cluster["device"].Scalar();
+    cluster["device"] = named;
+    return;
+  }
+  inlineYamlFile(cluster, "device", path, base, origins, shared);
+}
+
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
   auto origins = std::make_shared<ConfigOrigins>(file);
   YAML::Node root = loadYamlFile(file, "a cluster file");
-  for (const auto& o : overrides) applyClusterOverride(root, o, *origins);
+  // A device file named on the command line is relative to the current
+  // folder, one named in the file to the file's.
+  auto namesDevice = [](const std::string& o) { return o.rfind("device=", 0) == 0; };
+  std::filesystem::path deviceBase = std::filesystem::path(file).parent_path();
+  for (const auto& o : overrides)
+    if (namesDevice(o)) applyOverride(root, o, *origins), deviceBase = std::filesystem::current_path();
+  inlineDevice(root, "device", deviceBase, *origins, origins);
+  for (const auto& o : overrides)
+    if (!namesDevice(o)) applyClusterOverride(root, o, *origins);
   ClusterSetup setup = loadCluster(ConfigNode(root, origins));
   YAML::Emitter emitter;
   emitter << root;

@@ -35,6 +35,9 @@ struct ClusterSetup {
   std::string resolvedYaml = {}; // loadClusterFile: the file with its overrides, for provenance
 };
 
+// A cluster file's `device:` mapping (device_presets.h); ascend-910 when absent.
+DeviceModel loadDevice(const std::optional<ConfigNode>& node);
+
 // Throws ConfigError (with the place in the file), also when PFC is on and a
 // switch's buffer cannot hold the headroom its links need.
 
@@ -48,6 +51,14 @@ void libraryAsMapping(YAML::Node& root);
 std::string asWrittenInCluster(const YAML::Node& cluster, const std::string& assignment, const std::string& prefix);
 // A --set assignment on a cluster file's tree (library.X on a preset name too).
 void applyClusterOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);
+
+// A cluster's `device:` given by a preset's name (`device: h100-sxm5-80gb`)
+// becomes {name: ...}; given by the path of a device file (what `collsim
+// calibrate` writes), that file's mapping, relative to `base`. `path` is the
+// key's dotted path from the root ("device" in a cluster file, "cluster.device"
+// in a scenario).
+void inlineDevice(YAML::Node& cluster, const std::string& path, const std::filesystem::path& base,
+                  ConfigOrigins& origins, const std::shared_ptr<ConfigOrigins>& shared);
 
 // A cluster file, with --set overrides ("hccs.bandwidth=24GB/s") applied.
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides);

@@ -285,4 +285,19 @@ YAML::Node loadYamlFile(const std::string& file, const std::string& what) {
   return parseYamlMapping(readInputFile(file, what), file, what);
 }
 
+std::string inlineYamlFile(YAML::Node& parent, const std::string& key, const std::string& path,
+                           const std::filesystem::path& base, ConfigOrigins& origins,
+                           const std::shared_ptr<ConfigOrigins>& shared) {
+  if (!parent[key] || !parent[key].IsScalar()) return "";
+  std::filesystem::path p = parent[key].Scalar();
+  if (p.is_relative()) p = base / p;
+  std::error_code error;
+  if (!std::filesystem::exists(p, error))
+    ConfigNode(parent[key], shared, path)
+        .fail(path + " file '" + p.string() + "': " + (error ? error.message() : "no such file"));
+  parent[key] = loadYamlFile(p.string(), "the " + path + " file");
+  origins.setFile(path, p.string());
+  return p.string();
+}
+
 } // namespace collsim

@@ -6,6 +6,7 @@
 // units and throws ConfigError with "file:line:column: key: problem".
 #pragma once
 
+#include <filesystem>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -96,6 +97,16 @@ YAML::Node parseYaml(const std::string& text, const std::string& file);
 YAML::Node parseYamlMapping(const std::string& text, const std::string& file, const std::string& what);
 // readInputFile + parseYamlMapping.
 YAML::Node loadYamlFile(const std::string& file, const std::string& what);
+
+// A key given by path (a scenario's cluster and training.model, a cluster's
+// device) is replaced by the file's mapping, so that --set and a sweep can
+// reach into it; `path` is the key's dotted path from the root, whose
+// origins then locate the file's own lines. A relative path is relative to
+// `base`. Nothing happens unless parent[key] is a scalar. Returns the file
+// read ("" when none).
+std::string inlineYamlFile(YAML::Node& parent, const std::string& key, const std::string& path,
+                           const std::filesystem::path& base, ConfigOrigins& origins,
+                           const std::shared_ptr<ConfigOrigins>& shared);
 
 // The keys of a dotted path; a key in brackets keeps its dots:
 // "sweep[cluster.servers]" -> sweep, cluster.servers. `label` names the

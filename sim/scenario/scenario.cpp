@@ -185,21 +185,6 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   return s;
 }
 
-// A key given by path (cluster, training.model) is inlined from its file so
-// that --set and the sweep can reach into it.
-void inlineFile(YAML::Node& parent, const std::string& key, const std::string& path, const std::filesystem::path& base,
-                ConfigOrigins& origins, const std::shared_ptr<ConfigOrigins>& shared) {
-  if (!parent[key] || !parent[key].IsScalar()) return;
-  std::filesystem::path p = parent[key].Scalar();
-  if (p.is_relative()) p = base / p;
-  std::error_code error;
-  if (!std::filesystem::exists(p, error))
-    ConfigNode(parent[key], shared, path)
-        .fail(path + " file '" + p.string() + "': " + (error ? error.message() : "no such file"));
-  parent[key] = loadYamlFile(p.string(), "the " + path + " file");
-  origins.setFile(path, p.string());
-}
-
 } // namespace
 
 double geometricCount(double min, double max, double factor) {
@@ -234,8 +219,21 @@ static std::string asWrittenHere(const YAML::Node& root, const std::string& key)
 // the study's expansion.
 static void applyPointOverrides(YAML::Node& root, const std::vector<std::string>& overrides, ConfigOrigins& origins) {
   for (const auto& o : overrides)
-    if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isStudyKey(o))
+    if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isFileKey(o, "cluster.device") && !isStudyKey(o))
       applyOverride(root, asWrittenHere(root, o), origins);
+}
+
+// The scenario's cluster from its file (relative to `base`), and the
+// cluster's device from its own file: relative to the cluster file, or to
+// `base` when the cluster is written in the scenario.
+static void inlineCluster(YAML::Node& root, const std::filesystem::path& base, ConfigOrigins& origins,
+                          const std::shared_ptr<ConfigOrigins>& shared) {
+  std::string file = inlineYamlFile(root, "cluster", "cluster", base, origins, shared);
+  if (root["cluster"] && root["cluster"].IsMap()) {
+    YAML::Node cluster = root["cluster"];
+    inlineDevice(cluster, "cluster.device", file.empty() ? base : std::filesystem::path(file).parent_path(), origins,
+                 shared);
+  }
 }
 
 // The study's YAML with its files inlined and the study-key overrides
@@ -253,10 +251,16 @@ static YAML::Node readStudyRoot(const std::string& yaml, const std::string& labe
     if (isFileKey(o, "cluster")) applyOverride(root, o, *origins), clusterBase = std::filesystem::current_path();
     if (isFileKey(o, "training.model")) applyOverride(root, o, *origins), modelBase = std::filesystem::current_path();
   }
-  inlineFile(root, "cluster", "cluster", clusterBase, *origins, origins);
+  inlineCluster(root, clusterBase, *origins, origins);
+  for (const auto& o : overrides)
+    if (isFileKey(o, "cluster.device") && root["cluster"].IsMap()) {
+      applyOverride(root, o, *origins);
+      YAML::Node cluster = root["cluster"];
+      inlineDevice(cluster, "cluster.device", std::filesystem::current_path(), *origins, origins);
+    }
   if (root["training"] && root["training"].IsMap()) {
     YAML::Node training = root["training"];
-    inlineFile(training, "model", "training.model", modelBase, *origins, origins);
+    inlineYamlFile(training, "model", "training.model", modelBase, *origins, origins);
   }
   for (const auto& o : overrides)
     if (isStudyKey(o)) applyOverride(root, o, *origins);
@@ -286,13 +290,20 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     // has it inlined first, relative to the study, so that its other keys
     // (cluster.servers) reach into that file.
     auto namesFile = [](const std::string& key, const YAML::Node& value) {
-      return (key == "cluster" || key == "training.model") && value.IsScalar();
+      return (key == "cluster" || key == "training.model" || key == "cluster.device") && value.IsScalar();
     };
     for (const auto& [key, value] : point.assignments) {
       if (!namesFile(key, value)) continue;
       setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
-      YAML::Node parent = key == "cluster" ? root : root["training"];
-      inlineFile(parent, key == "cluster" ? "cluster" : "model", key, baseDir, *origins, origins);
+      if (key == "cluster") {
+        inlineCluster(root, baseDir, *origins, origins);
+      } else if (key == "cluster.device") {
+        YAML::Node cluster = root["cluster"];
+        inlineDevice(cluster, key, baseDir, *origins, origins);
+      } else {
+        YAML::Node training = root["training"];
+        inlineYamlFile(training, "model", key, baseDir, *origins, origins);
+      }
     }
     for (const auto& [key, value] : point.assignments) {
       if (namesFile(key, value)) continue;

@@ -180,12 +180,25 @@ std::vector<LayerCompute> byShares(const ModelSpec& m, const DeviceModel& d, con
   return out;
 }
 
+// The framework's fixed cost of each pass over a layer (DeviceModel::
+// layerOverhead): after its kernels, in the piece that ends the pass.
+void addLayerOverhead(std::vector<LayerCompute>& layers, Time overhead) {
+  if (overhead == 0) return;
+  for (LayerCompute& l : layers) {
+    l.forward.rest += overhead, l.backward.rest += overhead;
+    if (l.recompute.total() > 0) l.recompute.rest += overhead;
+  }
+}
+
 } // namespace
 
 static bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
 
 std::vector<LayerCompute> layerCompute(const ModelSpec& model, const DeviceModel& device, const ComputeSplit& split) {
-  return timedByOperations(model) ? byOperations(model, device, split) : byShares(model, device, split);
+  std::vector<LayerCompute> layers =
+      timedByOperations(model) ? byOperations(model, device, split) : byShares(model, device, split);
+  addLayerOverhead(layers, device.layerOverhead);
+  return layers;
 }
 
 PassTimes passTimes(const ModelSpec& model, const DeviceModel& device) {
@@ -195,6 +208,7 @@ PassTimes passTimes(const ModelSpec& model, const DeviceModel& device) {
     for (const LayerCompute& l : layers) p.forward += l.forward.total(), p.backward += l.backward.total();
   } else {
     p = flatPassTimes(model, device.flops); // whole, not rounded layer by layer
+    p.forward += Time(layers.size()) * device.layerOverhead, p.backward += Time(layers.size()) * device.layerOverhead;
   }
   for (const LayerCompute& l : layers) p.backward += l.recompute.total();
   return p;

@@ -26,6 +26,9 @@
 // Other models, and a transformer with `compute: {utilization: u}`, share
 // the model's forward and backward time (model.h's flat passTimes) among
 // their layers by their compute share, / tp.
+//
+// Every pass over a layer (forward, backward, recomputation) then costs the
+// device's layer_overhead more: the framework's launches and hooks.
 #pragma once
 
 #include <vector>

@@ -1,6 +1,6 @@
 // libFuzzer target: every input loader of collsim on arbitrary bytes.
 //
-// The scenario/study, cluster, model, selector rules, selector grid,
+// The scenario/study, cluster, device, model, selector rules, selector grid,
 // HCCL env-file, measured-log (nccl-tests, hccl_test) and study-journal
 // readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
@@ -51,6 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expectOnlyInputErrors([&] {
     auto origins = std::make_shared<ConfigOrigins>("cluster.yaml");
     loadCluster(ConfigNode(parseYamlMapping(text, "cluster.yaml", "a cluster file"), origins));
+  });
+  expectOnlyInputErrors([&] {
+    auto origins = std::make_shared<ConfigOrigins>("device.yaml");
+    loadDevice(ConfigNode(parseYamlMapping(text, "device.yaml", "a device file"), origins));
   });
   expectOnlyInputErrors([&] {
     auto origins = std::make_shared<ConfigOrigins>("model.yaml");
