@@ -15,6 +15,8 @@ Kinds (each reaches its own parser; the default is all of them, --count each):
   env       HCCL/NCCL env files                  collsim perf --cluster C --env-file FILE
   measured  nccl-tests logs                      collsim compare FILE --cluster C
   journal   a study's partial results (JSON)     collsim run STUDY --out F --resume
+  device    device files (calibrate's output)    collsim run RUNS --set cluster.device=FILE
+  runs      measured training runs               collsim calibrate FILE
 
 Mutations: flip, insert or delete bytes; delete, duplicate or swap lines;
 replace a value with one of a list of hostile values (negative, zero, huge,
@@ -136,6 +138,14 @@ def kinds(binary, tmp):
                                         "configs/clusters/%s.yaml" % MEASURED[os.path.basename(src)]]),
         "journal": ([interrupted_journal(binary, study, tmp)], mutate_fields,
                     lambda path, src: [binary, "run", study, "--out", path[: -len(".partial")], "--resume"]),
+        # Device files (what calibrate writes), through a run that uses one.
+        "device": (listing("tests/data/devices", ".yaml"), mutate,
+                   lambda path, src: [binary, "run", "tests/data/training/measured-mpt-125m.yaml", "--set",
+                                      "cluster.device=" + os.path.abspath(path)]),
+        # Measured training runs, through the calibration that fits them.
+        "runs": (["tests/data/training/measured-mpt-125m.yaml"], mutate,
+                 lambda path, src: [binary, "calibrate", path, "--format", "json", "--out",
+                                    os.path.join(tmp, "device.yaml")]),
     }
 
 
@@ -153,10 +163,10 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
             path = os.path.join(os.path.dirname(src), ".mutant-%d%s" % (os.getpid(), os.path.splitext(src)[1]))
         with open(path, "wb") as f:
             f.write(mutant)
-        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env") else command(path, src)
-        if name in ("study", "cluster", "model", "env", "journal"):
+        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs") else command(path, src)
+        if name in ("study", "cluster", "model", "env", "journal", "device", "runs"):
             cmd += ["--max-events", "5e6"]
-        if name not in ("journal", "rules", "measured"):
+        if name not in ("journal", "rules", "measured", "runs"):
             cmd += ["--out", os.path.join(tmp, "out.csv")]
         try:
             # The limit is on CPU time (SIGXCPU), so that a busy machine does not

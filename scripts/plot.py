@@ -278,9 +278,26 @@ def plot_comparison(doc, fig):
         size_axis(a, sizes)
 
 
+def plot_compute_calibration(doc, fig):
+    """collsim calibrate RUNS.yaml --format json: each run's error against its
+    measured step, before and after the device's compute was fitted."""
+    runs = doc["runs"]
+    x = range(len(runs))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.plot(x, [100 * r["error_before"] for r in runs], marker="o", linestyle="", label=f"{doc['device']} preset")
+    ax.plot(x, [100 * r["error_after"] for r in runs], marker="s", linestyle="", label="fitted")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([r["run"] for r in runs], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("predicted / measured step - 1 (%)")
+    fitted = ", ".join(f"{k} {v:.3g}" for k, v in doc["fitted"].items())
+    ax.set_title(f"calibrated: {fitted}", fontsize=9)
+    ax.legend(fontsize=8)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("json", help="collsim run, plan, compare or calibrate --format json output")
+    parser.add_argument("json", help="collsim run, plan, compare or calibrate --format json output (a log's or runs')")
     parser.add_argument("--out", required=True, help="chart file, .png or .svg")
     args = parser.parse_args()
     try:
@@ -294,6 +311,9 @@ def main():
         wide = len({p["devices"] for p in plan_shown(doc)}) > 1
         fig = plt.figure(figsize=(min(16, max(8, 0.45 * len(plan_shown(doc)) + 4)) * (1.4 if wide else 1), 6))
         plot_plan(doc, fig)
+    elif "runs" in doc and "fitted" in doc:  # collsim calibrate RUNS.yaml
+        fig = plt.figure(figsize=(min(16, max(8, 0.3 * len(doc["runs"]) + 4)), 6))
+        plot_compute_calibration(doc, fig)
     elif "measured" in doc and "points" in doc:  # collsim compare / calibrate
         if not doc["points"]:
             sys.exit(f"plot.py: {args.json} has no sizes to plot")

@@ -28,11 +28,13 @@ trap 'rm -rf "$tmp"' EXIT
 "$collsim" compare "$src/tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt" \
   --cluster "$src/configs/clusters/dgx-a100-8.yaml" --format json > "$tmp/compare.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/compare.json" --out "$tmp/compare.png"
+"$collsim" calibrate "$src/tests/data/training/measured-mpt-125m.yaml" --format json > "$tmp/calibrate.json"
+/usr/bin/python3 "$src/scripts/plot.py" "$tmp/calibrate.json" --out "$tmp/calibrate.png"
 "$collsim" plan "$src/tests/data/training/plan-llama3-8b-2x8.yaml" --format json --out "$tmp/plan.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/plan.json" --out "$tmp/plan.png"
 "$collsim" run "$src/tests/data/training/llama3-8b-tp8-pp2.yaml" --set cluster.servers=2 --format json --out "$tmp/layout.json"
 /usr/bin/python3 "$src/scripts/plot.py" "$tmp/layout.json" --out "$tmp/layout.png"
-for f in study.png collective.png sweep.png sweep-words.png sweep-many.png compare.png plan.png layout.png; do
+for f in study.png collective.png sweep.png sweep-words.png sweep-many.png compare.png calibrate.png plan.png layout.png; do
   [ -s "$tmp/$f" ] || { echo "plot_test: $f is empty" >&2; exit 1; }
   [ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "plot_test: $f is not a PNG" >&2; exit 1; }
 done

@@ -50,8 +50,10 @@ struct DeviceModel {
   double memoryEfficiency = 1;
   // Other attention kernels measured on it, for a model that names the one
   // it runs (attention: flash-1, ...); attentionForward/Backward are the
-  // best one's, what `attention: flash` runs.
+  // best one's, what `attention: flash` runs, named attentionKernel ("":
+  // unnamed).
   std::vector<AttentionKernel> attentionKernels;
+  std::string attentionKernel;
   // The framework's fixed cost of each layer's pass (forward, backward,
   // recomputation) beyond its kernels: launches and hooks the device waits
   // for. 0 in every preset; `collsim calibrate` fits it to measured runs.

@@ -43,6 +43,15 @@ Command addCalibrateCommand(CLI::App& app);
 Command addPlanCommand(CLI::App& app);
 Command addTopologyCommand(CLI::App& app);
 
+// `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
+// training runs (command_calibrate_compute.cpp).
+struct ComputeCalibrateRequest {
+  std::string runs, out, format = "table";
+  std::vector<std::string> sets, fit;
+  double maxEvents = WorkLimits{}.maxEvents;
+};
+int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io);
+
 // Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
 // -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.
 CLI::Validator digitsOnly();

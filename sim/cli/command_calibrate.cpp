@@ -12,6 +12,7 @@
 #include "sim/report/text_table.h"
 #include "sim/core/text_list.h"
 #include "sim/validation/calibrate.h"
+#include "sim/validation/compute_calibration.h"
 
 namespace collsim {
 namespace {
@@ -21,6 +22,7 @@ struct CalibrateCliOptions {
   std::vector<std::string> sets, fit;
   EnvOptions env;
   int channels = 1;
+  double maxEvents = WorkLimits{}.maxEvents;
 };
 
 std::string summary(const char* label, const Comparison& c) {
@@ -36,7 +38,16 @@ std::string fittedValueText(const std::string& name, double v) {
   return fixed(v, 4);
 }
 
+// Training runs in a YAML study, rather than a benchmark's log.
+bool namesTrainingRuns(const std::string& file) { return file.ends_with(".yaml") || file.ends_with(".yml"); }
+
 int run(const CalibrateCliOptions& o, CliStreams io) {
+  if (namesTrainingRuns(o.measured)) {
+    if (!o.cluster.empty())
+      throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE");
+    return runComputeCalibration({o.measured, o.out, o.format, o.sets, o.fit, o.maxEvents}, io);
+  }
+  if (o.cluster.empty()) throw UsageError("--cluster: the cluster file of the measured hardware is required for a log");
   if (o.format != "table" && o.format != "json") throw UsageError("--format: '" + o.format + "' is not table or json");
   std::optional<OutputFile> out;
   if (!o.out.empty()) out = OutputFile::check("--out", o.out);
@@ -85,15 +96,21 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
 
 Command addCalibrateCommand(CLI::App& app) {
   auto o = std::make_shared<CalibrateCliOptions>();
-  auto* cmd = app.add_subcommand("calibrate", "fit a cluster file's figures to a measured nccl-tests or hccl_test log");
-  cmd->add_option("measured", o->measured, "the benchmark's output, as printed")->required();
-  cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware (with a library:)")->required();
-  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has): " + [] {
+  auto* cmd = app.add_subcommand("calibrate", "fit a cluster file's figures to a measured nccl-tests or hccl_test log, "
+                                              "or a device's compute to measured training runs (RUNS.yaml)");
+  cmd->add_option("measured", o->measured, "the benchmark's output, as printed; or a training study whose runs "
+                                           "carry measured: figures (.yaml)")->required();
+  cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware (with a library:), for a log");
+  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has, or all the runs exercise): " + [] {
     std::string s;
     for (const auto& n : calibrationParameterNames()) s += (s.empty() ? "" : ", ") + n;
+    s += "; for training runs: ";
+    for (const auto& n : computeFigureNames()) s += n + (n == computeFigureNames().back() ? "" : ", ");
     return s;
   }())->delimiter(',');
-  cmd->add_option("--out", o->out, "write the calibrated cluster file here");
+  cmd->add_option("--out", o->out, "write the calibrated cluster file (or, for training runs, the device file) here");
+  cmd->add_option("--max-events", o->maxEvents, "refuse a fit estimated past this many simulated events")
+      ->check(finiteAtLeast(1))->capture_default_str();
   cmd->add_option("--algo", o->algo, "the algorithm to predict with: library (what the cluster's library picks per size), one, or several (the fastest per size)")->capture_default_str();
   cmd->add_option("--op", o->op, "the collective, when the log does not name it");
   cmd->add_option("--channels", o->channels, "a fixed channel count (default: the library's choice per size)")

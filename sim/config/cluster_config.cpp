@@ -59,7 +59,8 @@ std::pair<double, double> attentionShares(const ConfigNode& n) {
 // is what the device's fused attention reaches, whichever kernel a model
 // names: it replaces every kernel's figures (a key the user sets wins over
 // a preset's kernel). `attention_kernels` then sets named kernels one by
-// one (a calibrated device file: the kernels its runs used).
+// one (a calibrated device file: the kernels its runs used); the device's
+// own kernel by name is also what `attention: flash` runs.
 void loadAttention(const ConfigNode& n, DeviceModel& d) {
   if (auto v = n.find("attention_efficiency")) {
     auto [forward, backward] = attentionShares(*v);
@@ -78,6 +79,7 @@ void loadAttention(const ConfigNode& n, DeviceModel& d) {
                            [&](const AttentionKernel& k) { return k.name == name; });
     if (it == d.attentionKernels.end()) it = d.attentionKernels.insert(d.attentionKernels.end(), {name});
     it->forward = forward, it->backward = backward;
+    if (name == d.attentionKernel) d.attentionForward = forward, d.attentionBackward = backward; // `attention: flash`
   }
 }
 

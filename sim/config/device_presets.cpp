@@ -43,7 +43,10 @@ DeviceModel make(const char* name, const Figures& f, const Kernels& kernels = {}
   d.attentionBackward = f.attentionBackward;
   d.memoryEfficiency = f.memoryEfficiency;
   d.reduceBandwidth = Bandwidth(f.reduceGBps * double(kGBps));
-  if (kernels.own) d.attentionKernels.push_back({kernels.own, f.attentionForward, f.attentionBackward});
+  if (kernels.own) {
+    d.attentionKernel = kernels.own;
+    d.attentionKernels.push_back({kernels.own, f.attentionForward, f.attentionBackward});
+  }
   for (const KernelRatio& k : kernels.older)
     d.attentionKernels.push_back({k.name, f.attentionForward / k.forward, f.attentionBackward / k.backward});
   return d;

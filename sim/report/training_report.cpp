@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/statistics.h"
 #include "sim/report/flat_csv.h"
 #include "sim/report/network_report.h"
 #include "sim/report/text_table.h"
@@ -160,6 +161,29 @@ TextTable memoryTable(const TrainingReport& r) {
   return t;
 }
 
+bool hasMeasured(const TrainingReport& r) {
+  for (const auto& p : r.points)
+    if (p.measured && !p.failed()) return true;
+  return false;
+}
+
+// Each measured run's step beside the prediction.
+TextTable measuredTable(const TrainingReport& r) {
+  std::vector<std::string> h = labelHeaders(r);
+  for (const char* c : {"measured", "measured_ms", "predicted_ms", "error"}) h.push_back(c);
+  TextTable t(h);
+  for (const auto& p : r.points) {
+    if (!p.measured || p.failed()) continue;
+    std::vector<std::string> row = labels(p);
+    row.push_back(p.measured->text());
+    row.push_back(fixed(p.measuredStep * 1e3, 3));
+    row.push_back(ms(p.step.iteration));
+    row.push_back(percent(p.measuredError()));
+    t.add(std::move(row));
+  }
+  return t;
+}
+
 bool hasReference(const TrainingReport& r) {
   for (const auto& p : r.points)
     if (!p.reference.empty()) return true;
@@ -248,6 +272,15 @@ std::string text(const TrainingReport& r, bool md) {
                 "# idle until a neighbour stage got there. They add up to the step.\n";
   }
   emit("memory per device (GiB)", memoryTable(r));
+  if (hasMeasured(r)) {
+    emit("measured vs predicted: the step's time (error = predicted / measured - 1)", measuredTable(r));
+    std::vector<double> errors;
+    for (const auto& p : r.points)
+      if (p.measured && !p.failed()) errors.push_back(std::abs(p.measuredError()));
+    out += (md ? "\n" : "# ") + std::string("median |error| ") + percent(median(errors)) + ", max " +
+           percent(*std::max_element(errors.begin(), errors.end())) + " over " + std::to_string(errors.size()) +
+           " measured run(s)\n";
+  }
   if (hasReference(r)) {
     const ReferenceInfo& info = r.points.front().referenceInfo;
     std::string title = "published vs simulated" + (info.source.empty() ? "" : " (" + info.source + ")") +
@@ -307,6 +340,17 @@ nlohmann::json pointJson(const TrainingPoint& p) {
                          {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},
                          {"optimizer", us(b.optimizer)}};
   }
+  if (p.measured) {
+    const Measurement& m = *p.measured;
+    nlohmann::json measured = {{"figure", figureKey(m.figure)}, {"value", m.value}};
+    if (m.figure == Measurement::Figure::TflopsPerDevice || m.figure == Measurement::Figure::Mfu)
+      measured["flops"] = flopCountName(m.flops);
+    if (m.peak > 0) measured["peak_flops"] = m.peak;
+    if (!m.source.empty()) measured["source"] = m.source;
+    measured["step_us"] = p.measuredStep * 1e6;
+    measured["error"] = p.measuredError();
+    j["measured"] = measured;
+  }
   if (!p.reference.empty()) {
     nlohmann::json ref = nlohmann::json::object();
     for (const auto& [key, published] : p.reference) {
@@ -340,6 +384,10 @@ std::string csv(const TrainingReport& r) {
     for (auto& [k, v] : j["memory_bytes"].items()) flat["memory." + k] = v;
     for (auto& [k, v] : j.items())
       if (!v.is_structured()) flat[k] = v;
+    if (j.contains("measured")) {
+      flat["measured.step_us"] = j["measured"]["step_us"];
+      flat["measured.error"] = j["measured"]["error"];
+    }
     if (j.contains("reference"))
       for (auto& [k, v] : j["reference"].items()) {
         flat["published." + k] = v["published"];

@@ -32,6 +32,9 @@ struct TrainingPoint {
   bool failed() const { return status != "ok"; }
   std::map<std::string, double> reference;
   ReferenceInfo referenceInfo;
+  std::optional<Measurement> measured;
+  double measuredStep = 0; // seconds: the measured figure as a step of this run (measurement.h)
+  double measuredError() const { return toSeconds(step.iteration) / measuredStep - 1; }
 };
 
 struct TrainingReport {

@@ -11,6 +11,7 @@
 #include "sim/run/simulate.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
+#include "sim/config/measurement_config.h"
 #include "sim/config/plan_config.h"
 #include "sim/core/text_list.h"
 #include "sim/config/training_config.h"
@@ -116,7 +117,7 @@ void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s)
 
 Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::string& baseDir) {
   root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation", "training",
-                  "hccl", "variants", "sweep", "reference", "plan"});
+                  "hccl", "variants", "sweep", "reference", "plan", "measured"});
   Scenario s;
   s.name = root.has("name") ? root.at("name").text() : "scenario";
   if (auto d = root.find("description")) s.description = d->text();
@@ -182,6 +183,10 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
     }
   }
   loadReference(root, point, s);
+  if (auto m = point.measured ? point.measured : root.find("measured")) {
+    if (!s.training) m->fail("a measured figure is a training run's (a training: block)");
+    s.measured = loadMeasurement(*m, *s.training, s.cluster.device);
+  }
   return s;
 }
 

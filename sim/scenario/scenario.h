@@ -17,6 +17,8 @@
 // one per point. A variant's `reference:` holds published figures to set
 // beside the simulated ones, with the top-level
 //   reference: {source: "...", tolerance: 0.2, notes: {step_ms: "why"}}
+// A training run's `measured:` (the scenario's, or a variant's, which wins)
+// is what the run measured of itself (sim/workload/measurement.h).
 #pragma once
 
 #include <map>
@@ -32,6 +34,7 @@
 #include "sim/run/library_model.h"
 #include "sim/selector/rules.h"
 #include "sim/workload/layout_search.h"
+#include "sim/workload/measurement.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
 
@@ -76,6 +79,9 @@ struct Scenario {
   std::vector<std::pair<std::string, std::string>> sweepValues;
   std::map<std::string, double> reference; // figure key -> published value
   ReferenceInfo referenceInfo;
+  // A training run's measured figure (`measured:`, the variant's or the
+  // scenario's): set beside the prediction, and what calibrate fits to.
+  std::optional<Measurement> measured;
   // A study point whose keys could not be read: why (the point is reported
   // as failed; the study fails as a whole only if every point does).
   std::string loadError;

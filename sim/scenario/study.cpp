@@ -68,7 +68,7 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
     if (!variants->isSequence() || variants->items().empty()) variants->fail("expected a list of variants");
     points.clear();
     for (const ConfigNode& v : variants->items()) {
-      v.allowOnly({"name", "set", "reference"});
+      v.allowOnly({"name", "set", "reference", "measured"});
       StudyPoint p;
       p.variant = v.at("name").text();
       for (const auto& other : points)
@@ -78,6 +78,7 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
         for (const auto& [key, value] : set->entries()) p.assignments.emplace_back(key, value.yaml());
       }
       if (auto ref = v.find("reference")) p.reference = *ref;
+      if (auto m = v.find("measured")) p.measured = *m;
       points.push_back(std::move(p));
     }
   }

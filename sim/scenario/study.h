@@ -29,6 +29,7 @@ struct StudyPoint {
   std::vector<std::pair<std::string, YAML::Node>> assignments;
   std::vector<std::pair<std::string, std::string>> sweepValues; // the sweep's part, for tables
   std::optional<ConfigNode> reference; // the variant's reference values, if any
+  std::optional<ConfigNode> measured;  // the variant's measured figure, if any
 };
 
 // Reads `variants` and `sweep` of a study root (which it does not change).

@@ -6,7 +6,6 @@
 #include "sim/study/progress.h"
 #include "sim/core/parallel.h"
 #include "sim/core/printable.h"
-#include "sim/selector/selector.h"
 
 namespace collsim {
 
@@ -20,27 +19,6 @@ static std::string chosenAlgorithms(const StepResult& step) {
     out += (out.empty() ? "" : ", ") + b.algorithm;
   }
   return out;
-}
-
-StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::uint64_t seed,
-                                 TraceRecorder* trace) {
-  StepOptions o;
-  o.algorithm = algorithm;
-  o.segment = s.simulation.segment;
-  o.fidelity = s.simulation.fidelity;
-  o.seed = seed;
-  o.roce = s.roce;
-  if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
-  o.verify = s.simulation.verify;
-  o.trace = trace;
-  o.collectiveComputeShare = collectiveComputeShare(s.library, s.cluster.device.computeUnits);
-  if (s.selector) {
-    // `auto`: the rules' pick for each bucket's size on this cluster.
-    o.pickAlgorithm = [rules = *s.selector, cluster = s.cluster](Bytes bytes) {
-      return choose(rules, Collective::AllReduce, bytes, cluster).algorithm;
-    };
-  }
-  return o;
 }
 
 std::vector<TrainingJob> trainingJobs(const std::vector<Scenario>& study) {
@@ -77,6 +55,11 @@ std::string trainingPointKey(const TrainingJob& job) {
   return key + "\x1f" + job.algorithm;
 }
 
+// The measured figure as a step of the run the point simulated.
+static void setMeasuredStep(TrainingPoint& p, const Scenario& s) {
+  if (p.measured) p.measuredStep = measuredStepSeconds(*p.measured, p.step, s.training->model);
+}
+
 // The row's labels and configuration, filled before the step runs.
 static TrainingPoint describe(const TrainingJob& job) {
   const Scenario& s = *job.scenario;
@@ -86,6 +69,7 @@ static TrainingPoint describe(const TrainingJob& job) {
   p.algorithm = job.algorithm;
   p.reference = s.reference;
   p.referenceInfo = s.referenceInfo;
+  p.measured = s.measured;
   if (!s.training) return p;
   const TrainingSpec& t = *s.training;
   p.cluster = s.cluster.name;
@@ -118,6 +102,7 @@ TrainingReport executeTrainingJobs(const std::vector<TrainingJob>& jobs, const s
       TrainingPoint p = describe(jobs[i]);
       p.algorithm = it->second.algorithm;
       p.step = it->second.step;
+      setMeasuredStep(p, *jobs[i].scenario);
       report.points[i] = std::move(p);
     } else if (!jobs[i].error.empty()) {
       report.points[i] = describe(jobs[i]);
@@ -138,6 +123,7 @@ TrainingReport executeTrainingJobs(const std::vector<TrainingJob>& jobs, const s
     try {
       p.step = simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, jobs[i].algorithm, options.seed, options.trace));
       if (p.algorithm == "auto" && !p.step.buckets.empty()) p.algorithm += ": " + chosenAlgorithms(p.step);
+      setMeasuredStep(p, s);
     } catch (const InputError& e) {
       p.status = "failed";
       p.error = printable(e.what(), false);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/scenario/step_options.h"
 #include "sim/study/execute.h"
 #include "sim/report/training_report.h"
 
@@ -33,9 +34,6 @@ struct TrainingRunHooks {
 
 TrainingReport executeTrainingJobs(const std::vector<TrainingJob>& jobs, const std::string& command,
                                    const ExecuteOptions& options, const TrainingRunHooks& hooks = {});
-
-// The step options of a scenario's training block under `algorithm`.
-StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::uint64_t seed, TraceRecorder* trace);
 
 // A point's identity within its study, stable across runs (the journal key).
 std::string trainingPointKey(const TrainingJob& job);

@@ -7,22 +7,13 @@
 #include <optional>
 
 #include "sim/core/parallel.h"
+#include "sim/core/statistics.h"
 #include "sim/core/text_list.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
 #include "sim/validation/library_algorithms.h"
 
 namespace collsim {
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
-} // namespace
 
 Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
                                const CompareOptions& o) {

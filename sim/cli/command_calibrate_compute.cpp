@@ -1,0 +1,132 @@
+// collsim calibrate RUNS.yaml: fits a device's compute figures to measured
+// training runs and writes the device file (sim/validation/compute_calibration.h).
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/command.h"
+#include "sim/core/parallel.h"
+#include "sim/core/statistics.h"
+#include "sim/report/provenance.h"
+#include "sim/report/text_table.h"
+#include "sim/study/execute_training.h"
+#include "sim/study/output_file.h"
+#include "sim/study/progress.h"
+#include "sim/validation/compute_calibration.h"
+
+namespace collsim {
+namespace {
+
+// A figure as a person reads it: a share, a kernel's forward/backward
+// shares, or microseconds.
+std::string figureText(const CalibratedFigure& f, const DeviceModel& preset, const DeviceModel& fitted, bool isFitted) {
+  const DeviceModel& d = isFitted ? fitted : preset;
+  if (f.unit == "us") return fixed(isFitted ? f.fitted : f.preset, 1) + " us";
+  if (f.name.rfind("attention", 0) == 0) {
+    std::string kernel = f.name == "attention" ? "" : f.name.substr(std::string("attention.").size());
+    double forward = d.attentionForward, backward = d.attentionBackward;
+    for (const AttentionKernel& k : d.attentionKernels)
+      if (k.name == kernel) forward = k.forward, backward = k.backward;
+    return fixed(forward, 3) + "/" + fixed(backward, 3);
+  }
+  return fixed(isFitted ? f.fitted : f.preset, 3);
+}
+
+// One standard deviation as a person reads it: a factor for a share or a
+// scale (x1.05), microseconds for the overhead.
+std::string widthText(const CalibratedFigure& f, double width) {
+  return f.unit == "us" ? fixed(width, 1) + " us" : "x" + fixed(std::exp(width), 3);
+}
+
+double errorOf(double predicted, double measured) { return predicted / measured - 1; }
+
+} // namespace
+
+int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io) {
+  if (request.format != "table" && request.format != "json")
+    throw UsageError("--format: '" + request.format + "' is not table or json");
+  std::optional<OutputFile> out;
+  if (!request.out.empty()) out = OutputFile::check("--out", request.out);
+  std::vector<Scenario> study = loadStudyFile(request.runs, request.sets);
+  // Bounded like run: the runs once, times the simulations a fit takes
+  // (about four iterations of one pass per figure and a step).
+  std::vector<TrainingJob> jobs = trainingJobs(study);
+  WorkEstimate once = estimateTrainingJobs(jobs);
+  for (const TrainingJob& j : jobs)
+    if (!j.error.empty()) throw InputError(j.error);
+  WorkEstimate fit = once;
+  fit.events *= 4 * (computeFigureNames().size() + 2), fit.wallSeconds *= 4 * (computeFigureNames().size() + 2);
+  WorkLimits limits;
+  limits.maxEvents = request.maxEvents;
+  enforceLimits(fit, limits, "calibrating against " + request.runs);
+
+  ComputeCalibrationOptions options;
+  options.fit = request.fit;
+  options.source = request.runs;
+  options.threads = hardwareThreads();
+  std::unique_ptr<ProgressLine> line;
+  std::string stage;
+  if (io.progress)
+    options.progress = [&](int done, int total, const std::string& now) {
+      if (now != stage || !line) stage = now, line = std::make_unique<ProgressLine>(&io.err, total, "simulations (" + now + ")");
+      line->show(std::size_t(done));
+    };
+  io.err << "collsim: calibrating the compute of " << request.runs << "'s device to its measured runs\n";
+  ComputeCalibration c = calibrateCompute(study, options);
+  if (line) line->clear();
+  if (out) writeOutputFiles({{*out, c.yaml}});
+
+  std::vector<double> before, after;
+  for (const CalibratedRun& r : c.runs)
+    before.push_back(std::abs(errorOf(r.before, r.measured))), after.push_back(std::abs(errorOf(r.after, r.measured)));
+  const DeviceModel& preset = study.front().cluster.device;
+  if (request.format == "json") {
+    nlohmann::ordered_json j;
+    j["device"] = c.device.name;
+    nlohmann::ordered_json fitted = nlohmann::ordered_json::object(), figures = nlohmann::ordered_json::array();
+    for (const CalibratedFigure& f : c.figures) {
+      fitted[f.name] = f.fitted;
+      figures.push_back({{"name", f.name}, {"unit", f.unit}, {"preset", f.preset}, {"fitted", f.fitted},
+                         {"sd", f.sd}, {"prior_width", f.priorWidth}, {"determined", f.determined},
+                         {"scale", f.unit == "us" ? "linear" : "log"}});
+    }
+    j["fitted"] = fitted;
+    j["figures"] = figures;
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    for (const CalibratedRun& r : c.runs)
+      runs.push_back({{"run", r.label}, {"measured", r.measuredText}, {"measured_s", r.measured},
+                      {"before_s", r.before}, {"after_s", r.after}, {"error_before", errorOf(r.before, r.measured)},
+                      {"error_after", errorOf(r.after, r.measured)}});
+    j["runs"] = runs;
+    j["median_abs_error_before"] = median(before), j["median_abs_error"] = median(after);
+    j["max_abs_error"] = *std::max_element(after.begin(), after.end());
+    j["expected_error"] = c.error;
+    j["simulations"] = c.simulations, j["iterations"] = c.iterations;
+    if (out) j["out"] = request.out;
+    io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
+    return 0;
+  }
+  TextTable figures({"figure", "preset", "fitted", "sd", "prior_sd", "determined"});
+  for (const CalibratedFigure& f : c.figures)
+    figures.add({f.name, figureText(f, preset, c.device, false), figureText(f, preset, c.device, true),
+                 widthText(f, f.sd), widthText(f, f.priorWidth),
+                 f.determined ? "by the runs" : "poorly: the prior holds it"});
+  TextTable runs({"run", "measured", "measured_ms", "before_ms", "error", "after_ms", "error"});
+  for (const CalibratedRun& r : c.runs)
+    runs.add({r.label, r.measuredText, fixed(r.measured * 1e3, 3), fixed(r.before * 1e3, 3),
+              percent(errorOf(r.before, r.measured)), fixed(r.after * 1e3, 3), percent(errorOf(r.after, r.measured))});
+  io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# collsim calibrate: " << c.device.name
+         << "'s compute fitted to " << c.runs.size() << " measured run(s) of " << request.runs << " ("
+         << c.simulations << " simulations, " << c.iterations << " iterations)"
+         << (out ? "; device file written to " + request.out : "") << "\n"
+         << "# figures: the preset's and the fitted value; sd: one standard deviation of the fit (x: a factor),\n"
+            "# prior_sd: before the runs; a figure the runs do not pin (sd over half the prior's) stays near the preset\n"
+         << figures.text() << "# runs: the measured step against the prediction, before and after the fit\n"
+         << runs.text() << "# median |error| " << percent(median(before)) << " -> " << percent(median(after))
+         << ", max " << percent(*std::max_element(after.begin(), after.end()))
+         << "; a prediction from the fitted device is expected within " << percent(c.error)
+         << " (one sd: calibration.error)\n";
+  return 0;
+}
+
+} // namespace collsim
