@@ -15,7 +15,8 @@ scripts/build.sh fuzz
 corpus=build-asan/corpus
 seeds=build-asan/seeds
 mkdir -p "$corpus" "$seeds"
-find configs scenarios tests/data -name '*.yaml' -o -name '*.sh' -o -name '*.txt' -path '*measured*' | while read -r f; do
+find configs scenarios tests/data -name '*.yaml' -o -name '*.sh' -o -name '*.txt' -path '*measured*' \
+  -o -path '*profiles*' -name '*.json' -o -path '*profiles*' -name '*.csv' | while read -r f; do
   cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 cd build-asan

@@ -17,6 +17,7 @@ Kinds (each reaches its own parser; the default is all of them, --count each):
   journal   a study's partial results (JSON)     collsim run STUDY --out F --resume
   device    device files (calibrate's output)    collsim run RUNS --set cluster.device=FILE
   runs      measured training runs               collsim calibrate FILE
+  profile   profiler traces and kernel tables    collsim profile FILE --scenario RUNS --variant V
 
 Mutations: flip, insert or delete bytes; delete, duplicate or swap lines;
 replace a value with one of a list of hostile values (negative, zero, huge,
@@ -142,6 +143,11 @@ def kinds(binary, tmp):
         "device": (listing("tests/data/devices", ".yaml"), mutate,
                    lambda path, src: [binary, "run", "tests/data/training/measured-mpt-125m.yaml", "--set",
                                       "cluster.device=" + os.path.abspath(path)]),
+        # Profiles (traces and kernel tables), beside the run they measured.
+        "profile": (listing("tests/data/profiles", ".json") + listing("tests/data/profiles", ".csv"), mutate_fields,
+                    lambda path, src: [binary, "profile", path, "--scenario",
+                                       "tests/data/training/measured-mpt-125m.yaml", "--variant", "s512-mb1",
+                                       "--format", "json"]),
         # Measured training runs, through the calibration that fits them.
         "runs": (["tests/data/training/measured-mpt-125m.yaml"], mutate,
                  lambda path, src: [binary, "calibrate", path, "--format", "json", "--out",
@@ -163,10 +169,10 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
             path = os.path.join(os.path.dirname(src), ".mutant-%d%s" % (os.getpid(), os.path.splitext(src)[1]))
         with open(path, "wb") as f:
             f.write(mutant)
-        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs") else command(path, src)
+        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile") else command(path, src)
         if name in ("study", "cluster", "model", "env", "journal", "device", "runs"):
             cmd += ["--max-events", "5e6"]
-        if name not in ("journal", "rules", "measured", "runs"):
+        if name not in ("journal", "rules", "measured", "runs", "profile"):
             cmd += ["--out", os.path.join(tmp, "out.csv")]
         try:
             # The limit is on CPU time (SIGXCPU), so that a busy machine does not

@@ -14,6 +14,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/step_options.h"
 #include "sim/validation/compute_calibration.h"
+#include "sim/validation/profile.h"
 #include "sim/workload/measurement.h"
 #include "sim/workload/step_simulation.h"
 
@@ -174,4 +175,91 @@ TEST_CASE("collsim calibrate RUNS.yaml writes a device file that runs the runs a
   CHECK(count.status == 2);
   CHECK(contains(count.err, uncounted + ":10:"));
   CHECK(contains(count.err, "say how the FLOPs were counted"));
+}
+
+namespace {
+
+// A PyTorch profiler trace of `steps` steps in which the device spends
+// the given seconds per step in each class, one kernel each, in order:
+// GEMM, attention, memory, an exposed collective, then idle.
+std::string kinetoTrace(const ProfileClasses& c, int steps) {
+  std::string events;
+  double t = 1000; // us
+  auto event = [&](const std::string& cat, const std::string& name, double start, double seconds) {
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %.6f, "
+                  "\"dur\": %.6f, \"args\": {\"device\": 0, \"stream\": 7}}",
+                  events.empty() ? "" : ",\n", cat.c_str(), name.c_str(), start, seconds * 1e6);
+    events += b;
+  };
+  for (int s = 0; s < steps; ++s) {
+    const double start = t;
+    event("gpu_user_annotation", "ProfilerStep#" + std::to_string(s + 1), start, c.step);
+    for (auto [name, seconds] : {std::pair<const char*, double>{"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", c.gemm},
+                                 {"flash_fwd_kernel", c.attention},
+                                 {"vectorized_elementwise_kernel", c.memory},
+                                 {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", c.exposed}}) {
+      event("kernel", name, t, seconds);
+      t += seconds * 1e6;
+    }
+    t = start + c.step * 1e6;
+  }
+  return "{\"traceEvents\": [\n" + events + "\n]}\n";
+}
+
+} // namespace
+
+TEST_CASE("profiled runs pin every compute figure that step times cannot") {
+  // The "profiles": both runs simulated on an A100 whose GEMMs reach 0.7 of
+  // the peak, flash attention 0.8 of its figures, memory-bound kernels 0.6
+  // of HBM, and whose framework costs 40 us a layer and pass, each written
+  // as a trace of two steps in that run's classes.
+  TempDir dir;
+  const std::vector<std::string> truthSets = {"cluster.device.gemm_efficiency=0.7", "cluster.device.memory_efficiency=0.6",
+                                              "cluster.device.attention_efficiency=[0.52,0.44]",
+                                              "cluster.device.layer_overhead=40us"};
+  std::vector<Scenario> truth = loadStudyText(smallRuns("{step_time: 1s}", "{step_time: 1s}"), "truth.yaml", ".", truthSets);
+  std::vector<std::string> traces;
+  std::vector<ProfileClasses> measured;
+  for (const Scenario& s : truth) {
+    measured.push_back(predictedClasses(simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, "ring", 1, nullptr))));
+    traces.push_back(dir.write("trace-" + s.variant + ".json", kinetoTrace(measured.back(), 2)));
+  }
+  // Read back, a trace is what was written.
+  ProfileClasses read = breakdownOf(readProfile(traces[1])).perStep;
+  CHECK(read.gemm == doctest::Approx(measured[1].gemm));
+  CHECK(read.idle == doctest::Approx(measured[1].idle));
+  CHECK(read.step == doctest::Approx(measured[1].step));
+
+  std::vector<Scenario> runs =
+      loadStudyText(smallRuns("{profile: " + traces[0] + "}", "{profile: " + traces[1] + "}"), "runs.yaml", ".", {});
+  ComputeCalibration c = calibrateCompute(runs, {});
+  REQUIRE(c.figures.size() == 4);
+  // Every figure is found again within a few per cent, and determined.
+  const double expected[] = {0.7, 0.8, 0.6, 40};
+  for (std::size_t j = 0; j < 4; ++j) {
+    CAPTURE(c.figures[j].name);
+    CHECK(c.figures[j].fitted == doctest::Approx(expected[j]).epsilon(0.03));
+    CHECK(c.figures[j].determined);
+  }
+  for (std::size_t i = 0; i < 2; ++i) CHECK(c.runs[i].after == doctest::Approx(measured[i].step).epsilon(0.002));
+  // The same two runs measured by their steps alone leave the attention
+  // and memory figures to their priors.
+  auto ms = [](double seconds) { return "{step_time: " + std::to_string(seconds * 1e3) + "ms}"; };
+  ComputeCalibration steps =
+      calibrateCompute(loadStudyText(smallRuns(ms(measured[0].step), ms(measured[1].step)), "steps.yaml", ".", {}), {});
+  CHECK(!steps.figures[1].determined);
+  CHECK(!steps.figures[2].determined);
+  // A profile's step is the run's measured step in collsim run too.
+  CliResult r = cli({"run", dir.write("profiled.yaml", smallRuns("{profile: trace-a.json}", "{step_time: 10ms}")),
+                     "--format", "csv"});
+  REQUIRE(r.status == 0);
+  Csv csv = Csv::parse(r.out);
+  CHECK(std::stod(csv.at(0, "measured.step_us")) == doctest::Approx(measured[0].step * 1e6));
+  // A profile that is not there fails its point where the study names it.
+  CliResult missing = cli({"run", dir.write("missing.yaml", smallRuns("{profile: nope.json}", "{step_time: 10ms}"))});
+  CHECK(missing.status == 3);
+  CHECK(contains(missing.out, "missing.yaml:10:"));
+  CHECK(contains(missing.out, "measured.profile: no profile '"));
 }

@@ -286,3 +286,49 @@ TEST_CASE("a cluster names its device by preset, or by a device file beside it o
   CHECK_THROWS_WITH_AS(loadClusterFile(dir.write("by-none.yaml", cluster + "device: none.yaml\n"), {}),
                        doctest::Contains(missing.c_str()), ConfigError);
 }
+
+TEST_CASE("a layer's passes split by kind of kernel add up to its time") {
+  // The block of the test above (GEMMs 1030.8 us forward at 0.5 of 100
+  // TFLOPS, flash attention 343.6 us forward and 1073.7 us backward), with
+  // full recomputation and 20 us of overhead a pass: its GEMMs run in the
+  // forward, twice in backward and again in the recomputed forward: 4 x
+  // 1030.8 us; attention forward twice and backward once; three passes of
+  // overhead; memory free (its bandwidth is huge).
+  DeviceModel d = roundDevice();
+  d.computeUnits = 0;
+  d.memoryBandwidth = 1ULL << 62;
+  d.gemmEfficiency = 0.5, d.attentionForward = 0.25, d.attentionBackward = 0.2;
+  d.layerOverhead = 20'000'000;
+  const double s = 2048, h = 1024, f = 4096;
+  const double gemm = 2 * s * (4 * h * h + 2 * h * f) / 50e12, flash = 4 * s * s * h / 2;
+  for (const char* recomputation : {"full", "none"}) {
+    CAPTURE(recomputation);
+    ModelSpec m = shape(std::string("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, sequence: 2048, "
+                                    "gated_ffn: false, recomputation: ") + recomputation);
+    const bool full = std::string(recomputation) == "full";
+    for (const LayerCompute& l : layerCompute(m, d, {})) {
+      const double time = toSeconds(l.forward.total() + l.backward.total() + l.recompute.total());
+      CHECK(l.classes.total() == doctest::Approx(time).epsilon(1e-9));
+      CHECK(l.classes.other == 0);
+    }
+    const ClassSeconds block = layerCompute(m, d, {})[1].classes;
+    CHECK(block.gemm == doctest::Approx((full ? 4 : 3) * gemm).epsilon(1e-9));
+    CHECK(block.attention == doctest::Approx((full ? 2 : 1) * flash / 25e12 + 2.5 * flash / 20e12).epsilon(1e-9));
+    CHECK(block.overhead == doctest::Approx((full ? 3 : 2) * 20e-6));
+  }
+  // Standard attention: its products are GEMMs and its softmax is memory-bound.
+  d.memoryBandwidth = 1'000'000'000'000ULL;
+  const ClassSeconds standard = layerCompute(shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, "
+                                                   "sequence: 2048, attention: standard, recomputation: none"),
+                                             d, {})[1].classes;
+  CHECK(standard.attention == 0);
+  CHECK(standard.gemm > 3 * gemm);
+  CHECK(standard.memory > 0);
+  // A model timed by a flat utilization says nothing of its kernels.
+  ModelSpec flat = shape("layers: 2, hidden: 1024, heads: 8, ffn: 4096, vocabulary: 1, sequence: 2048");
+  flat.utilization = 0.5;
+  flat.flopsPerSample = flat.transformer->flopsPerSample();
+  const ClassSeconds byShare = layerCompute(flat, d, {})[1].classes;
+  CHECK(byShare.gemm == 0);
+  CHECK(byShare.other > 0);
+}

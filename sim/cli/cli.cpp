@@ -20,7 +20,7 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
   std::vector<Command> commands = {addRunCommand(app),        addPerfCommand(app),   addVerifyCommand(app),
                                    addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app),
                                    addHcclEnvCommand(app),    addCompareCommand(app),  addCalibrateCommand(app),
-                                   addPlanCommand(app),       addTopologyCommand(app)};
+                                   addPlanCommand(app),       addTopologyCommand(app),   addProfileCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -42,6 +42,7 @@ Command addCompareCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 Command addPlanCommand(CLI::App& app);
 Command addTopologyCommand(CLI::App& app);
+Command addProfileCommand(CLI::App& app);
 
 // `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
 // training runs (command_calibrate_compute.cpp).

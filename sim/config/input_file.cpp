@@ -25,7 +25,7 @@ void checkUtf8Text(const std::string& text, const std::string& file) {
   }
 }
 
-std::string readInputFile(const std::string& path, const std::string& role) {
+std::string readInputFile(const std::string& path, const std::string& role, std::size_t maxBytes) {
   std::string name = printable(path);
   auto refuse = [&](const std::string& why) { throw ConfigError(name + ": " + role + ": " + why); };
   if (path.empty()) throw ConfigError(role + ": the file name is empty");
@@ -40,8 +40,9 @@ std::string readInputFile(const std::string& path, const std::string& role) {
   if (::fstat(fd, &st) != 0) refuse(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) refuse("is a directory");
   if (!S_ISREG(st.st_mode)) refuse("is not a regular file (a device, FIFO or socket)");
-  if (std::size_t(st.st_size) > kMaxInputFileBytes)
-    refuse("is " + std::to_string(st.st_size >> 20) + " MiB, larger than any collsim input (16 MiB at most)");
+  const std::string most = std::to_string(maxBytes >> 20) + " MiB";
+  if (std::size_t(st.st_size) > maxBytes)
+    refuse("is " + std::to_string(st.st_size >> 20) + " MiB, larger than collsim reads (" + most + " at most)");
   std::string text;
   char buffer[65536];
   for (;;) {
@@ -50,7 +51,7 @@ std::string readInputFile(const std::string& path, const std::string& role) {
     if (n < 0) refuse(std::strerror(errno));
     if (n == 0) break;
     text.append(buffer, std::size_t(n));
-    if (text.size() > kMaxInputFileBytes) refuse("grew past 16 MiB while being read");
+    if (text.size() > maxBytes) refuse("grew past " + most + " while being read");
   }
   checkUtf8Text(text, path);
   return text;

@@ -14,8 +14,9 @@ namespace collsim {
 
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t(16) << 20;
 
-// `role` names the file in messages ("scenario file", "--env-file").
-std::string readInputFile(const std::string& path, const std::string& role);
+// `role` names the file in messages ("scenario file", "--env-file");
+// `maxBytes` is larger for the inputs that are (profiles).
+std::string readInputFile(const std::string& path, const std::string& role, std::size_t maxBytes = kMaxInputFileBytes);
 
 // Throws ConfigError "file:line:col: ..." at the first byte of `text` that is
 // not UTF-8 or is a NUL.

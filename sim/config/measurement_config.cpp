@@ -1,5 +1,6 @@
 #include "sim/config/measurement_config.h"
 
+#include <filesystem>
 #include <vector>
 
 #include "sim/config/config_node.h"
@@ -26,10 +27,11 @@ double positive(const ConfigNode& n, double v, const char* what) {
 
 } // namespace
 
-Measurement loadMeasurement(const ConfigNode& node, const TrainingSpec& training, const DeviceModel& device) {
+Measurement loadMeasurement(const ConfigNode& node, const TrainingSpec& training, const DeviceModel& device,
+                            const std::string& baseDir) {
   if (!node.isMap()) node.fail("expected a measured figure, e.g. {step_time: 3.5s} or {mfu: 0.42, flops: model}");
   node.allowOnly({"step_time", "tokens_per_second", "samples_per_second", "tflops_per_device", "mfu", "flops", "peak",
-                  "source"});
+                  "source", "profile", "device"});
   std::vector<std::string> keys;
   std::optional<ConfigNode> given;
   Measurement m;
@@ -40,7 +42,19 @@ Measurement loadMeasurement(const ConfigNode& node, const TrainingSpec& training
       given = v, m.figure = f.figure;
     }
   }
-  if (!given) node.fail("no measured figure (one of: " + joinNames(keys) + ")");
+  if (auto p = node.find("profile")) {
+    std::filesystem::path path = p->text();
+    if (path.is_relative()) path = std::filesystem::path(baseDir) / path;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) p->fail("no profile '" + path.string() + "'");
+    m.profile = path.string();
+    if (!given) given = p, m.figure = Measurement::Figure::Profile;
+  }
+  if (auto d = node.find("device")) {
+    if (m.profile.empty()) d->fail("device says which device of a profile (profile: FILE)");
+    m.profileDevice = int(d->integer(0, 1 << 20));
+  }
+  if (!given) node.fail("no measured figure (one of: " + joinNames(keys) + ", or a profile)");
   const ConfigNode& v = *given;
   switch (m.figure) {
   case Measurement::Figure::StepTime:
@@ -54,6 +68,7 @@ Measurement loadMeasurement(const ConfigNode& node, const TrainingSpec& training
     m.value = v.number();
     if (!(m.value > 0 && m.value <= 1)) v.fail("mfu is a share of the peak, in (0, 1] (41.5 % is 0.415)");
     break;
+  case Measurement::Figure::Profile: break;
   }
   const bool counted = m.figure == Measurement::Figure::TflopsPerDevice || m.figure == Measurement::Figure::Mfu;
   if (auto f = node.find("flops")) {

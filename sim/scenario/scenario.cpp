@@ -185,7 +185,7 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   loadReference(root, point, s);
   if (auto m = point.measured ? point.measured : root.find("measured")) {
     if (!s.training) m->fail("a measured figure is a training run's (a training: block)");
-    s.measured = loadMeasurement(*m, *s.training, s.cluster.device);
+    s.measured = loadMeasurement(*m, *s.training, s.cluster.device, baseDir);
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include "sim/study/progress.h"
 #include "sim/core/parallel.h"
 #include "sim/core/printable.h"
+#include "sim/validation/profile.h"
 
 namespace collsim {
 
@@ -55,9 +56,14 @@ std::string trainingPointKey(const TrainingJob& job) {
   return key + "\x1f" + job.algorithm;
 }
 
-// The measured figure as a step of the run the point simulated.
+// The measured figure as a step of the run the point simulated (a profile
+// alone: the profile's mean step).
 static void setMeasuredStep(TrainingPoint& p, const Scenario& s) {
-  if (p.measured) p.measuredStep = measuredStepSeconds(*p.measured, p.step, s.training->model);
+  if (!p.measured) return;
+  const Measurement& m = *p.measured;
+  p.measuredStep = m.figure == Measurement::Figure::Profile
+                       ? breakdownOf(readProfile(m.profile, m.profileDevice)).perStep.step
+                       : measuredStepSeconds(m, p.step, s.training->model);
 }
 
 // The row's labels and configuration, filled before the step runs.

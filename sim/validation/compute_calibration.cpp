@@ -9,14 +9,17 @@
 #include "sim/core/statistics.h"
 #include "sim/core/text_list.h"
 #include "sim/scenario/step_options.h"
+#include "sim/validation/profile.h"
 #include "sim/workload/step_simulation.h"
 
 namespace collsim {
 namespace {
 
 // A measured step's run-to-run spread: what one run's log error is worth
-// against a figure's prior width.
+// against a figure's prior width; and a profiled class's, as a share of
+// the step (kernel times are exact, steps differ by about that).
 constexpr double kNoise = 0.02;
+constexpr double kProfileNoise = 0.005;
 constexpr int kMaxIterations = 8;
 // A step is done when no figure moves by more than this share of its width.
 constexpr double kConverged = 0.01;
@@ -31,12 +34,14 @@ struct Figure {
   double step = 0; // the finite difference
 };
 
-// A run to fit: the study point, its algorithm, what it measured.
+// A run to fit: the study point, what it measured (with a profile, its
+// classes per step).
 struct Run {
   const Scenario* scenario;
   Measurement measured;
   std::string label;
   double measuredSeconds = 0; // of this run's batch (known after its first simulation)
+  std::optional<ProfileClasses> profile;
 };
 
 std::string label(const Scenario& s) {
@@ -108,7 +113,7 @@ std::vector<Figure> figuresOf(const std::vector<Run>& runs, const DeviceModel& d
     f.kernel = k;
     all.push_back(f);
   }
-  all.push_back(logFigure("memory_efficiency", device.memoryEfficiency, 1.15, 0));
+  all.push_back(logFigure("memory_efficiency", device.memoryEfficiency, 1.3, 0));
   Figure overhead;
   overhead.name = "layer_overhead", overhead.logScale = false;
   overhead.prior = toMicroseconds(device.layerOverhead), overhead.width = 50, overhead.lo = 0, overhead.hi = 1e6;
@@ -165,46 +170,74 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
   return solveL(std::move(b));
 }
 
+// The figures at one set of values, on every run.
+struct Evaluation {
+  std::vector<double> steps;     // seconds, per run
+  std::vector<double> residuals; // every run's, one after another (rowOfStep_ says where each begins)
+};
+
 class ComputeFit {
 public:
   ComputeFit(std::vector<Run>& runs, std::vector<Figure> figures, const ComputeCalibrationOptions& o)
       : runs_(runs), figures_(std::move(figures)), options_(o) {}
 
-  // The runs' step seconds with the figures at `values`, each set of values
-  // simulated on every run (in parallel).
-  std::vector<std::vector<double>> steps(const std::vector<std::vector<double>>& valueSets, const std::string& stage) {
+  // Each set of values simulated on every run (in parallel).
+  std::vector<Evaluation> evaluate(const std::vector<std::vector<double>>& valueSets, const std::string& stage) {
     const std::size_t n = runs_.size(), jobs = valueSets.size() * n;
-    std::vector<std::vector<double>> out(valueSets.size(), std::vector<double>(n));
+    std::vector<Evaluation> out(valueSets.size(), Evaluation{std::vector<double>(n), {}});
+    std::vector<std::vector<std::vector<double>>> parts(valueSets.size(), std::vector<std::vector<double>>(n));
     std::mutex lock;
     int done = 0;
     runParallel(jobs, options_.threads, [&](std::size_t job) {
       const std::size_t set = job / n, i = job % n;
-      const Run& r = runs_[i];
+      Run& r = runs_[i];
       const Scenario& s = *r.scenario;
       Cluster cluster = s.cluster;
       cluster.device = withFigures(cluster.device, figures_, valueSets[set]);
       StepOptions options = stepOptionsOf(s, s.algorithms.front(), s.simulation.seed, nullptr);
-      options.verify = false; // checked once, on the first pass
+      options.verify = !verified_; // each run's algorithms checked once, on the first pass
       StepResult step = simulateTrainingStep(cluster, *s.training, options);
-      out[set][i] = toSeconds(step.iteration);
+      out[set].steps[i] = toSeconds(step.iteration);
+      {
+        std::lock_guard guard(lock);
+        if (r.measuredSeconds == 0)
+          r.measuredSeconds = r.profile && r.measured.figure == Measurement::Figure::Profile
+                                  ? r.profile->step
+                                  : measuredStepSeconds(r.measured, step, s.training->model);
+      }
+      parts[set][i] = residualsOf(r, step);
       std::lock_guard guard(lock);
-      if (runs_[i].measuredSeconds == 0) runs_[i].measuredSeconds = measuredStepSeconds(r.measured, step, s.training->model);
       ++done;
       if (options_.progress) options_.progress(done, int(jobs), stage);
     });
+    verified_ = true;
     simulations_ += int(jobs);
+    rowOfStep_.clear();
+    for (std::size_t set = 0; set < valueSets.size(); ++set)
+      for (std::size_t i = 0; i < n; ++i) {
+        if (set == 0) rowOfStep_.push_back(out[set].residuals.size());
+        out[set].residuals.insert(out[set].residuals.end(), parts[set][i].begin(), parts[set][i].end());
+      }
     return out;
   }
 
-  std::vector<double> residuals(const std::vector<double>& seconds) const {
-    std::vector<double> r(seconds.size());
-    for (std::size_t i = 0; i < r.size(); ++i) r[i] = std::log(seconds[i] / runs_[i].measuredSeconds);
-    return r;
+  // A run's residuals, each over its noise: its step's log error; with a
+  // profile, each class's error as a share of the profiled step (a class
+  // may be 0 on one side).
+  static std::vector<double> residualsOf(const Run& r, const StepResult& step) {
+    std::vector<double> out{std::log(toSeconds(step.iteration) / r.measuredSeconds) / kNoise};
+    if (r.profile) {
+      const ProfileClasses p = predictedClasses(step), &m = *r.profile;
+      for (double ProfileClasses::*c : {&ProfileClasses::gemm, &ProfileClasses::attention, &ProfileClasses::memory,
+                                        &ProfileClasses::idle})
+        out.push_back((p.*c - m.*c) / m.step / kProfileNoise);
+    }
+    return out;
   }
 
   double cost(const std::vector<double>& residual, const std::vector<double>& values) const {
     double c = 0;
-    for (double r : residual) c += r * r / (kNoise * kNoise);
+    for (double r : residual) c += r * r;
     for (std::size_t j = 0; j < figures_.size(); ++j) {
       double z = (values[j] - figures_[j].prior) / figures_[j].width;
       c += z * z;
@@ -217,10 +250,9 @@ public:
     return v;
   }
 
-  // The Jacobian of the log steps at `values`, by forward differences
-  // (backward ones at an upper bound), with the steps there.
-  std::vector<std::vector<double>> jacobian(const std::vector<double>& values, const std::vector<double>& at,
-                                            int iteration) {
+  // The Jacobian of the residuals at `values`, by forward differences
+  // (backward ones at an upper bound).
+  std::vector<std::vector<double>> jacobian(const std::vector<double>& values, const Evaluation& at, int iteration) {
     std::vector<std::vector<double>> sets;
     std::vector<double> deltas;
     for (std::size_t j = 0; j < figures_.size(); ++j) {
@@ -229,20 +261,22 @@ public:
       v[j] += d;
       sets.push_back(v), deltas.push_back(d);
     }
-    auto moved = steps(sets, "sensitivities, iteration " + std::to_string(iteration));
-    std::vector<std::vector<double>> J(runs_.size(), std::vector<double>(figures_.size()));
+    std::vector<Evaluation> moved = evaluate(sets, "sensitivities, iteration " + std::to_string(iteration));
+    std::vector<std::vector<double>> J(at.residuals.size(), std::vector<double>(figures_.size()));
     for (std::size_t j = 0; j < figures_.size(); ++j)
-      for (std::size_t i = 0; i < runs_.size(); ++i) J[i][j] = std::log(moved[j][i] / at[i]) / deltas[j];
+      for (std::size_t row = 0; row < J.size(); ++row)
+        J[row][j] = (moved[j].residuals[row] - at.residuals[row]) / deltas[j];
     return J;
   }
 
-  // The normal matrix of the posterior at a Jacobian: J^T J / noise^2 + priors.
+  // The normal matrix of the posterior at a Jacobian (of residuals over
+  // their noise): J^T J + the priors.
   std::vector<std::vector<double>> precision(const std::vector<std::vector<double>>& J) const {
     const std::size_t p = figures_.size();
     std::vector<std::vector<double>> a(p, std::vector<double>(p, 0));
     for (const auto& row : J)
       for (std::size_t x = 0; x < p; ++x)
-        for (std::size_t y = 0; y < p; ++y) a[x][y] += row[x] * row[y] / (kNoise * kNoise);
+        for (std::size_t y = 0; y < p; ++y) a[x][y] += row[x] * row[y];
     for (std::size_t j = 0; j < p; ++j) a[j][j] += 1 / (figures_[j].width * figures_[j].width);
     return a;
   }
@@ -252,18 +286,17 @@ public:
     std::vector<double> values(p);
     for (std::size_t j = 0; j < p; ++j) values[j] = figures_[j].prior;
     values = clamp(values);
-    std::vector<double> at = steps({values}, "the runs as the device stands").front();
-    const std::vector<double> before = at;
-    std::vector<double> residual = residuals(at);
-    double current = cost(residual, values), lambda = 1e-3;
+    Evaluation at = evaluate({values}, "the runs as the device stands").front();
+    const std::vector<double> before = at.steps;
+    double current = cost(at.residuals, values), lambda = 1e-3;
     std::vector<std::vector<double>> J;
     int iteration = 0;
     for (; iteration < kMaxIterations; ++iteration) {
       J = jacobian(values, at, iteration + 1);
       std::vector<std::vector<double>> a = precision(J);
       std::vector<double> g(p, 0);
-      for (std::size_t i = 0; i < J.size(); ++i)
-        for (std::size_t j = 0; j < p; ++j) g[j] -= J[i][j] * residual[i] / (kNoise * kNoise);
+      for (std::size_t row = 0; row < J.size(); ++row)
+        for (std::size_t j = 0; j < p; ++j) g[j] -= J[row][j] * at.residuals[row];
       for (std::size_t j = 0; j < p; ++j) g[j] -= (values[j] - figures_[j].prior) / (figures_[j].width * figures_[j].width);
       bool accepted = false;
       double largestMove = 0;
@@ -278,11 +311,10 @@ public:
         for (std::size_t j = 0; j < p; ++j)
           largestMove = std::max(largestMove, std::abs(trial[j] - values[j]) / figures_[j].width);
         if (largestMove < kConverged) break;
-        std::vector<double> trialAt = steps({trial}, "a step, iteration " + std::to_string(iteration + 1)).front();
-        std::vector<double> trialResidual = residuals(trialAt);
-        double c = cost(trialResidual, trial);
+        Evaluation trialAt = evaluate({trial}, "a step, iteration " + std::to_string(iteration + 1)).front();
+        double c = cost(trialAt.residuals, trial);
         if (c < current) {
-          values = trial, at = trialAt, residual = trialResidual, current = c;
+          values = trial, at = std::move(trialAt), current = c;
           lambda = std::max(1e-6, lambda / 10);
           accepted = true;
         } else {
@@ -294,12 +326,11 @@ public:
         break;
       }
     }
-    return result(values, before, at, residual, J, iteration);
+    return result(values, before, at, J, iteration);
   }
 
 private:
-  ComputeCalibration result(const std::vector<double>& values, const std::vector<double>& before,
-                            const std::vector<double>& at, const std::vector<double>& residual,
+  ComputeCalibration result(const std::vector<double>& values, const std::vector<double>& before, const Evaluation& at,
                             const std::vector<std::vector<double>>& J, int iterations) {
     const std::size_t p = figures_.size(), n = runs_.size();
     std::vector<std::vector<double>> covariance;
@@ -318,16 +349,20 @@ private:
       used += 1 - covariance[j][j] / (f.width * f.width);
       c.figures.push_back(out);
     }
-    double squares = 0;
-    for (double r : residual) squares += r * r;
+    // The steps' residuals (a profile's classes fit the figures, but a
+    // prediction is of a step).
+    double squares = 0, carried = 0; // in the steps' log units: the rows times their noise
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t row = rowOfStep_[i];
+      squares += std::pow(at.residuals[row] * kNoise, 2);
+      for (std::size_t x = 0; x < p; ++x) // the figures' remaining uncertainty, through the run's sensitivities
+        for (std::size_t y = 0; y < p; ++y)
+          carried += J[row][x] * covariance[x][y] * J[row][y] * kNoise * kNoise / double(n);
+    }
     const double spread = std::max(kNoise * kNoise, squares / std::max(1.0, double(n) - used));
-    double carried = 0; // the figures' remaining uncertainty, through each run's sensitivities
-    for (const auto& row : J)
-      for (std::size_t x = 0; x < p; ++x)
-        for (std::size_t y = 0; y < p; ++y) carried += row[x] * covariance[x][y] * row[y] / double(n);
     c.error = std::sqrt(spread + carried);
     for (std::size_t i = 0; i < n; ++i)
-      c.runs.push_back({runs_[i].label, runs_[i].measured.text(), runs_[i].measuredSeconds, before[i], at[i]});
+      c.runs.push_back({runs_[i].label, runs_[i].measured.text(), runs_[i].measuredSeconds, before[i], at.steps[i]});
     c.device = withFigures(runs_.front().scenario->cluster.device, figures_, values);
     c.device.calibration = {int(n), c.error};
     c.simulations = simulations_;
@@ -378,6 +413,8 @@ private:
   std::vector<Figure> figures_;
   const ComputeCalibrationOptions& options_;
   int simulations_ = 0;
+  bool verified_ = false;
+  std::vector<std::size_t> rowOfStep_; // per run: the row of its step's residual
 };
 
 } // namespace
@@ -411,7 +448,10 @@ ComputeCalibration calibrateCompute(const std::vector<Scenario>& study, const Co
   for (const Scenario& s : study) {
     if (!s.loadError.empty()) throw InputError(label(s) + ": " + s.loadError);
     if (!s.training) throw InputError(s.name + " is not a training study: calibrate fits a device to training runs");
-    if (auto m = measurementOf(s)) runs.push_back({&s, *m, label(s)});
+    if (auto m = measurementOf(s)) {
+      runs.push_back({&s, *m, label(s), 0, std::nullopt});
+      if (!m->profile.empty()) runs.back().profile = breakdownOf(readProfile(m->profile, m->profileDevice)).perStep;
+    }
   }
   if (runs.empty())
     throw InputError("no run measures its step: give a run measured: {step_time: ...} (or tokens_per_second, "

@@ -13,7 +13,8 @@
 //                       (FlashAttention's versions differ by 1.3-2 x on one
 //                       device, FlashAttention-2 and -3's papers)
 //   memory_efficiency   elementwise kernels' share of HBM bandwidth; width
-//                       a factor of 1.15
+//                       a factor of 1.3 (a copy reaches 90 %, unfused
+//                       elementwise kernels and norms far less)
 //   layer_overhead      the framework's fixed cost of each pass over a layer
 //                       (DeviceModel::layerOverhead), from 0; width 50 us (a
 //                       launch takes some 5-10 us of host time and a layer's
@@ -21,9 +22,14 @@
 //                       ahead of the device, a few hundred us when it does not)
 // A run measures its step (sim/workload/measurement.h: `measured:`; a
 // variant without it but with a published step_ms, mfu, tokens_per_s or
-// samples_per_s in `reference:` counts that, MFU as collsim counts it).
-// The fit is maximum a posteriori: it minimizes the runs' squared log
-// errors over kNoise (a measured step's run-to-run spread, 2 %) plus each
+// samples_per_s in `reference:` counts that, MFU as collsim counts it);
+// a profiled run (measured.profile, sim/validation/profile.h) also where
+// its step went: the time of its GEMMs, attention and memory-bound kernels
+// and its idle time, which tell the figures apart that one step time
+// cannot. The fit is maximum a posteriori: it minimizes the runs' squared
+// log errors over kNoise (a measured step's run-to-run spread, 2 %), the
+// profiled classes' errors as shares of the step over kProfileNoise (0.5 %:
+// kernel times are exact, steps differ by about that), plus each
 // figure's squared distance from its prior over its width, by
 // Levenberg-Marquardt with a Jacobian of finite differences (every run
 // simulated again per figure and iteration), within physical bounds (no

@@ -14,7 +14,8 @@ struct Seconds {
 };
 
 // A block, the head or the embedding of a transformer, one operation at a
-// time; forward and backward in step, so that each operation is written once.
+// time; forward and backward in step, so that each operation is written
+// once. Each operation also counts its seconds by class (classes()).
 class OperationTimer {
 public:
   OperationTimer(const TransformerShape& shape, const DeviceModel& device, int microBatch, int elementBytes,
@@ -23,7 +24,7 @@ public:
         tokens_(double(microBatch) * double(shape.sequence)) {}
 
   // Forward, backward and recomputation of one block.
-  void block(Seconds& forward, Seconds& backward, Seconds& recompute) const {
+  void block(Seconds& forward, Seconds& backward, Seconds& recompute) {
     const double h = double(t_.hidden), tp = double(split_.tp), kv = double(t_.kvDim());
     const double T = tokens_, normTokens = split_.sequenceParallel ? T / tp : T;
     Seconds core; // forward of the attention core, for selective recomputation
@@ -33,7 +34,9 @@ public:
     // Attention: norm, QKV, core, output projection, residual add.
     attention(elementwise(normTokens * h * 2));
     attention(gemm({T, (h + 2 * kv) / tp, h}));
+    const ClassSeconds beforeCore = forward_;
     const Pass coreTimes = attentionCore();
+    const ClassSeconds coreClasses = forward_ - beforeCore;
     attention(coreTimes);
     core.attention = coreTimes.first;
     attention(gemm({T, h, h / tp}));
@@ -54,64 +57,85 @@ public:
       rest(gemm({T, h, f / tp}));
     }
     rest(residual(normTokens * h));
-    if (t_.recomputation == Recomputation::Full) recompute = forward;
-    else if (t_.recomputation == Recomputation::Selective && !t_.flashAttention) recompute = core;
+    if (t_.recomputation == Recomputation::Full) recompute = forward, recomputed_ = forward_;
+    else if (t_.recomputation == Recomputation::Selective && !t_.flashAttention) recompute = core, recomputed_ = coreClasses;
   }
 
   // The final norm, the logits and the softmax cross-entropy (fp32 logits
   // read and written), vocabulary-parallel over tp.
-  void head(Seconds& forward, Seconds& backward) const {
+  void head(Seconds& forward, Seconds& backward) {
     const double h = double(t_.hidden), tp = double(split_.tp), T = tokens_;
     const double normTokens = split_.sequenceParallel ? T / tp : T;
     auto add = [&](std::pair<double, double> fb) { forward.rest += fb.first, backward.rest += fb.second; };
     add(elementwise(normTokens * h * 2));
     add(gemm({T, double(t_.vocabulary) / tp, h}));
     double logits = T * double(t_.vocabulary) / tp * 4 * 2;
-    forward.rest += memorySeconds(d_, logits), backward.rest += memorySeconds(d_, logits);
+    add(memory(memorySeconds(d_, logits), memorySeconds(d_, logits)));
   }
 
   // The embedding: a gather of T rows forward, their gradients added back.
-  void embedding(Seconds& forward, Seconds& backward) const {
+  void embedding(Seconds& forward, Seconds& backward) {
     auto [f, b] = elementwise(tokens_ * double(t_.hidden) / (split_.sequenceParallel ? double(split_.tp) : 1));
     forward.rest += f, backward.rest += b;
+  }
+
+  // What the operations since the last call took, by class: forward,
+  // backward and recomputation together.
+  ClassSeconds classes() {
+    ClassSeconds all = forward_;
+    all += backward_;
+    all += recomputed_;
+    forward_ = backward_ = recomputed_ = {};
+    return all;
   }
 
 private:
   // Forward and backward of a GEMM: backward computes the input's gradient
   // (m x k x n) and the weights' (k x n x m).
-  std::pair<double, double> gemm(GemmShape g) const {
+  std::pair<double, double> gemm(GemmShape g) {
     double forward = gemmSeconds(d_, g, e_);
     double backward = gemmSeconds(d_, {g.m, g.k, g.n, g.batch}, e_) + gemmSeconds(d_, {g.k, g.n, g.m, g.batch}, e_);
+    forward_.gemm += forward, backward_.gemm += backward;
+    return {forward, backward};
+  }
+  // A memory-bound kernel's forward and backward, counted as such.
+  std::pair<double, double> memory(double forward, double backward) {
+    forward_.memory += forward, backward_.memory += backward;
     return {forward, backward};
   }
   // A kernel moving `elements` 16-bit values forward; backward moves twice as many.
-  std::pair<double, double> elementwise(double elements) const {
+  std::pair<double, double> elementwise(double elements) {
     double forward = memorySeconds(d_, elements * double(e_));
-    return {forward, 2 * forward};
+    return memory(forward, 2 * forward);
   }
   // A residual add of a branch's `elements` outputs: reads two, writes one
   // (with dropout, fused in, also writes the 1-byte mask backward reads).
-  std::pair<double, double> residual(double elements) const {
+  std::pair<double, double> residual(double elements) {
     auto [forward, backward] = elementwise(3 * elements);
     double mask = t_.dropout ? memorySeconds(d_, elements) : 0;
+    memory(mask, mask);
     return {forward + mask, backward + mask};
   }
 
   // The attention core's forward and backward.
-  std::pair<double, double> attentionCore() const {
+  std::pair<double, double> attentionCore() {
     const double s = double(t_.sequence), heads = double(t_.heads) / double(split_.tp);
     const double headSize = double(t_.hidden) / double(t_.heads), pairs = double(b_) * heads;
     if (t_.flashAttention) {
       double flops = 4 * s * s * headSize * pairs / 2; // causal: the kernel skips the masked half
-      return {attentionSeconds(d_, flops, false), attentionSeconds(d_, 2.5 * flops, true)};
+      double forward = attentionSeconds(d_, flops, false), backward = attentionSeconds(d_, 2.5 * flops, true);
+      forward_.attention += forward, backward_.attention += backward;
+      return {forward, backward};
     }
     auto [scoresF, scoresB] = gemm({s, s, headSize, pairs}); // Q K^T
     auto [mixF, mixB] = gemm({s, headSize, s, pairs});       // softmax(.) V
     double probabilities = pairs * s * s * double(e_);
-    double forward = scoresF + mixF + memorySeconds(d_, 2 * probabilities);  // softmax reads and writes
-    double backward = scoresB + mixB + memorySeconds(d_, 3 * probabilities); // reads two, writes one
+    // The softmax reads and writes; backward reads two, writes one.
+    auto [softmaxF, softmaxB] = memory(memorySeconds(d_, 2 * probabilities), memorySeconds(d_, 3 * probabilities));
+    double forward = scoresF + mixF + softmaxF, backward = scoresB + mixB + softmaxB;
     if (t_.dropout) { // reads the probabilities, writes them and a 1-byte mask; backward the same
       double dropout = memorySeconds(d_, (2 + 1.0 / double(e_)) * probabilities);
+      memory(dropout, dropout);
       forward += dropout, backward += dropout;
     }
     return {forward, backward};
@@ -123,6 +147,7 @@ private:
   ComputeSplit split_;
   int b_;
   double tokens_;
+  ClassSeconds forward_, backward_, recomputed_;
 };
 
 Time picoseconds(double seconds, const std::string& model) {
@@ -144,15 +169,15 @@ std::vector<LayerCompute> byOperations(const ModelSpec& m, const DeviceModel& d,
   std::vector<LayerCompute> out(m.layers.size());
   Seconds forward, backward, recompute;
   timer.embedding(forward, backward);
-  out.front() = {false, pieces(forward, m.name), pieces(backward, m.name), {}};
+  out.front() = {false, pieces(forward, m.name), pieces(backward, m.name), {}, false, timer.classes()};
   forward = backward = {};
   timer.block(forward, backward, recompute);
   LayerCompute block{true, pieces(forward, m.name), pieces(backward, m.name), pieces(recompute, m.name),
-                     m.transformer->recomputation == Recomputation::Full};
+                     m.transformer->recomputation == Recomputation::Full, timer.classes()};
   for (std::size_t i = 1; i + 1 < out.size(); ++i) out[i] = block;
   forward = backward = {};
   timer.head(forward, backward);
-  out.back() = {false, pieces(forward, m.name), pieces(backward, m.name), {}};
+  out.back() = {false, pieces(forward, m.name), pieces(backward, m.name), {}, false, timer.classes()};
   return out;
 }
 
@@ -171,10 +196,11 @@ std::vector<LayerCompute> byShares(const ModelSpec& m, const DeviceModel& d, con
       Time a = block ? Time(double(total) * attention) : 0;
       return PassPieces{a, total - a};
     };
-    LayerCompute c{block, split2(pass.forward), split2(pass.backward), {}};
+    LayerCompute c{block, split2(pass.forward), split2(pass.backward), {}, false, {}};
     if (block && t->recomputation == Recomputation::Full) c.recompute = c.forward, c.recomputeCollectives = true;
     if (block && t->recomputation == Recomputation::Selective && !t->flashAttention)
       c.recompute.attention = Time(double(c.forward.total()) * core);
+    c.classes.other = toSeconds(c.forward.total() + c.backward.total() + c.recompute.total());
     out.push_back(c);
   }
   return out;
@@ -186,11 +212,26 @@ void addLayerOverhead(std::vector<LayerCompute>& layers, Time overhead) {
   if (overhead == 0) return;
   for (LayerCompute& l : layers) {
     l.forward.rest += overhead, l.backward.rest += overhead;
-    if (l.recompute.total() > 0) l.recompute.rest += overhead;
+    int passes = 2;
+    if (l.recompute.total() > 0) l.recompute.rest += overhead, ++passes;
+    l.classes.overhead += passes * toSeconds(overhead);
   }
 }
 
 } // namespace
+
+ClassSeconds& ClassSeconds::operator+=(const ClassSeconds& o) {
+  gemm += o.gemm, attention += o.attention, memory += o.memory, overhead += o.overhead, other += o.other;
+  return *this;
+}
+
+ClassSeconds ClassSeconds::operator-(const ClassSeconds& o) const {
+  return {gemm - o.gemm, attention - o.attention, memory - o.memory, overhead - o.overhead, other - o.other};
+}
+
+ClassSeconds ClassSeconds::operator*(double k) const {
+  return {gemm * k, attention * k, memory * k, overhead * k, other * k};
+}
 
 static bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
 

@@ -45,10 +45,24 @@ struct PassPieces {
   Time total() const { return attention + rest; }
 };
 
+// Seconds of compute by the kind of kernel: GEMMs (and convolutions),
+// fused attention, memory-bound kernels (norms, activations, adds,
+// softmax, the optimizer), the framework's fixed costs (layer_overhead),
+// and what a model timed by a flat utilization does not say.
+struct ClassSeconds {
+  double gemm = 0, attention = 0, memory = 0, overhead = 0, other = 0;
+  double total() const { return gemm + attention + memory + overhead + other; }
+  ClassSeconds& operator+=(const ClassSeconds& o);
+  ClassSeconds operator-(const ClassSeconds& o) const;
+  ClassSeconds operator*(double k) const;
+};
+
 struct LayerCompute {
   bool block = false; // a transformer block: its TP collectives go around each piece
   PassPieces forward, backward, recompute;
   bool recomputeCollectives = false; // full recomputation: the block's collectives run again
+  // Its passes over one micro-batch (forward, backward and recomputation) by class.
+  ClassSeconds classes;
 };
 
 struct ComputeSplit {

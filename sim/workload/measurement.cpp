@@ -23,6 +23,7 @@ const char* figureKey(Measurement::Figure f) {
   case Measurement::Figure::SamplesPerSecond: return "samples_per_second";
   case Measurement::Figure::TflopsPerDevice: return "tflops_per_device";
   case Measurement::Figure::Mfu: return "mfu";
+  case Measurement::Figure::Profile: return "profile";
   }
   return "?";
 }
@@ -38,8 +39,9 @@ std::string Measurement::text() const {
   case Figure::SamplesPerSecond: std::snprintf(b, sizeof b, "%.4g samples/s", value); break;
   case Figure::TflopsPerDevice: std::snprintf(b, sizeof b, "%.4g TFLOP/s (%s)", value, flopCountName(flops)); break;
   case Figure::Mfu: std::snprintf(b, sizeof b, "mfu %.1f%% (%s)", 100 * value, flopCountName(flops)); break;
+  case Figure::Profile: return "profile " + profile.substr(profile.find_last_of('/') + 1);
   }
-  return b;
+  return profile.empty() ? std::string(b) : std::string(b) + " + profile";
 }
 
 double flopsPerSample(const ModelSpec& m, FlopCount count) {
@@ -80,6 +82,7 @@ double measuredStepSeconds(const Measurement& m, const StepResult& step, const M
     if (!(peak > 0)) throw InputError("mfu needs the device's peak (device.flops, or measured.peak)");
     return samples * flopsPerSample(model, m.flops) / (m.value * peak * devices);
   }
+  case Measurement::Figure::Profile: throw InputError("a profile's step is the profile's: read it first");
   }
   return m.value;
 }

@@ -144,6 +144,18 @@ public:
   const RankPlacement& placement() const { return placement_; }
   const std::vector<LayerCompute>& layers() const { return layers_; }
   Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
+  // A stage's compute over the step by kind of kernel: its layers' passes
+  // over every micro-batch, and its optimizer.
+  ClassSeconds classes(int stage) const {
+    ClassSeconds c;
+    for (int k = 0; k < chunks_; ++k) {
+      const LayerRange range = stages_[std::size_t(k * layout_.pp + stage)];
+      for (std::size_t i = range.first; i < range.end; ++i) c += layers_[i].classes;
+    }
+    c = c * double(layout_.microBatches);
+    c.memory += toSeconds(optimizer(stage));
+    return c;
+  }
 
 private:
   static int groupKind(char group) { return group == kTp ? 0 : group == kEp ? 1 : group == kDp ? 2 : 3; }
@@ -430,6 +442,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   int slowest = sink.slowestRank();
   result.breakdown = sink.of(slowest);
   result.optimizer = builder.optimizer(schedule.stageOf(slowest));
+  result.computeClasses = builder.classes(schedule.stageOf(slowest));
   result.compute = result.breakdown.compute + result.breakdown.optimizer;
   result.communication = unionLength(std::move(sink.bucketSpans()));
   result.exposed = result.iteration - result.compute;

@@ -277,6 +277,9 @@ StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& trai
   result.backward = pass.backward;
   result.optimizer = plan.optimizer;
   result.compute = Time(training.accumulation) * (pass.forward + pass.backward) + plan.optimizer;
+  for (const LayerCompute& l : layerCompute(model, device, {})) result.computeClasses += l.classes;
+  result.computeClasses = result.computeClasses * double(training.accumulation);
+  result.computeClasses.memory += toSeconds(plan.optimizer);
   result.communication = unionLength(std::move(spans));
   result.exposed = result.iteration - result.compute;
   int inFlight = std::min<int>(training.pipeline, int(plan.backward.buckets.size()));

@@ -10,6 +10,7 @@
 
 #include "sim/network/network.h"
 #include "sim/run/work_estimate.h"
+#include "sim/workload/layer_compute.h"
 #include "sim/workload/memory_model.h"
 #include "sim/workload/training.h"
 #include "topologies/cluster.h"
@@ -45,6 +46,10 @@ struct StepResult {
   Time iteration = 0;     // one optimizer step, on the slowest rank
   Time forward = 0, backward = 0, optimizer = 0; // per micro-batch; optimizer once
   Time compute = 0;       // all compute of the step on one device
+  // That compute by kind of kernel (layer_compute.h): every pass of the
+  // device's layers over the step's micro-batches, and the optimizer; the
+  // kernels' own times, before collectives running beside them slow them.
+  ClassSeconds computeClasses;
   Time communication = 0; // time during which some AllReduce was running
   Time exposed = 0;       // the device waited for communication: iteration - compute
   std::vector<BucketTiming> buckets;

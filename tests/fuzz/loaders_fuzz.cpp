@@ -1,7 +1,8 @@
 // libFuzzer target: every input loader of collsim on arbitrary bytes.
 //
 // The scenario/study, cluster, device, model, selector rules, selector grid,
-// HCCL env-file, measured-log (nccl-tests, hccl_test) and study-journal
+// HCCL env-file, measured-log (nccl-tests, hccl_test), profile (trace JSON,
+// op summary CSV) and study-journal
 // readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
 // yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
@@ -23,6 +24,7 @@
 #include "sim/hccl/hccl_env.h"
 #include "sim/selector/rules.h"
 #include "sim/validation/measured_curve.h"
+#include "sim/validation/profile.h"
 #include "sim/workload/model.h"
 
 using namespace collsim;
@@ -70,6 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     interpretHcclSettings(readEnvText(text, "env.sh", 16), cluster);
   });
   expectOnlyInputErrors([&] { parseMeasuredCurve(text, "log.txt"); });
+  expectOnlyInputErrors([&] { breakdownOf(parseProfile(text, "profile.json")); });
   // A journal's records after its header; the header itself fuzzed too.
   expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":1,\"study\":\"fp\"}\n" + text, "fp", "j.partial"); });
   expectOnlyInputErrors([&] { parseJournal(text, "fp", "j.partial"); });
