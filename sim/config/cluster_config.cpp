@@ -70,7 +70,9 @@ void loadAttention(const ConfigNode& n, DeviceModel& d) {
   auto kernels = n.find("attention_kernels");
   if (!kernels) return;
   if (!kernels->isMap()) kernels->fail("expected kernels mapped to [forward, backward], e.g. {flash-2: [0.65, 0.55]}");
-  for (const auto& [name, shares] : kernels->entries()) {
+  for (const auto& entry : kernels->entries()) {
+    const std::string& name = entry.first; // not a structured binding: clang 14's lambdas cannot capture one
+    const ConfigNode& shares = entry.second;
     const std::vector<std::string>& known = attentionKernelNames();
     if (std::find(known.begin(), known.end(), name) == known.end())
       shares.fail("no attention kernel '" + name + "' (kernels: " + joinNames(known) + ")");
