@@ -11,6 +11,7 @@
 #include "sim/config/config_node.h"
 #include "sim/run/simulate.h"
 #include "sim/config/model_config.h"
+#include "sim/config/training_config.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/workload/pipeline_order.h"
 
@@ -363,4 +364,128 @@ TEST_CASE("a scenario's layout that does not fit its cluster exits 2 at the layo
   r = collsim::testing::cli({"run", scenario, "--set", "cluster.servers=2", "--set", "training.parallel.ep=2"});
   CHECK(r.status == 2);
   CHECK(r.err.find("training.parallel: ep 2 needs a model with experts") != std::string::npos);
+}
+
+namespace {
+
+// The small decoder timed by its operations (GEMMs, attention, memory):
+// its backward pieces end with a weight gradient a framework may overlap.
+ModelSpec smallDecoderByOperations() {
+  std::string yaml = "{name: small-ops, transformer: {layers: 8, hidden: 64, heads: 4, ffn: 256, vocabulary: 1, "
+                     "sequence: 64, recomputation: none}, "
+                     "precision: {weights: 4, master_weights: 0, gradients: 4, optimizer_state: 8}, micro_batch: 1}";
+  return loadModel(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("small-ops.yaml")));
+}
+
+} // namespace
+
+TEST_CASE("TP collectives pipelined with the compute beside them move the same bytes and hide behind it") {
+  // tp 2 with sequence parallelism: each piece's AllGather runs while the
+  // GEMM works on the rank's own chunk (1/tp of the piece), its
+  // ReduceScatter while it computes the last chunk. On a device 100 x
+  // slower than the links need, every collective hides: the step is its
+  // compute and optimizer; blocking, it waits for each.
+  ParallelLayout l;
+  l.tp = 2, l.microBatches = 3, l.sequenceParallel = true;
+  Cluster slow = ringOf(2);
+  slow.device.flops = 1e10;
+  TrainingSpec blocking = parallelOf(l), pipelined = parallelOf(l);
+  pipelined.tpCommOverlap = true;
+  StepResult a = step(slow, blocking), b = step(slow, pipelined);
+  CHECK(b.bytesSent == a.bytesSent);
+  CHECK(a.breakdown.tensorParallel > 0);
+  CHECK(b.breakdown.tensorParallel == 0);
+  CHECK(b.iteration == b.breakdown.compute + b.breakdown.optimizer);
+  CHECK(b.iteration < a.iteration);
+  // On a fast device the collectives outlast the chunks beside them: the
+  // step still waits, but at most what it waited blocking.
+  Cluster fast = ringOf(2);
+  fast.device.flops = 1e15;
+  StepResult c = step(fast, blocking), d = step(fast, pipelined);
+  CHECK(d.breakdown.tensorParallel > 0);
+  CHECK(d.breakdown.tensorParallel <= c.breakdown.tensorParallel);
+}
+
+TEST_CASE("a backward piece's input-gradient AllReduce beside its weight gradient hides behind it") {
+  // tp 2 without sequence parallelism, recomputation none: per block and
+  // micro-batch two AllReduces forward, two backward, all of b s h. With
+  // tp_wgrad (Megatron's default) each backward one runs beside the weight
+  // gradient of the column-parallel GEMM its piece ends with (QKV, FFN up):
+  // on a device slow enough that the weight gradient outlasts it, only the
+  // forward half of the TP time is left, to within the one AllReduce that
+  // waits at the end of the last block of each micro-batch.
+  ParallelLayout l;
+  l.tp = 2, l.microBatches = 2;
+  Cluster slow = ringOf(2);
+  slow.device.flops = 1e9;
+  TrainingSpec blocking = parallelOf(l, smallDecoderByOperations()), beside = blocking;
+  beside.tpWgradOverlap = true;
+  StepResult a = step(slow, blocking), b = step(slow, beside);
+  CHECK(b.bytesSent == a.bytesSent);
+  CHECK(double(b.breakdown.tensorParallel) == doctest::Approx(double(a.breakdown.tensorParallel) / 2).epsilon(0.05));
+  // A model timed by a flat utilization says nothing of its weight
+  // gradients: nothing overlaps.
+  TrainingSpec flat = parallelOf(l), flatBeside = flat;
+  flatBeside.tpWgradOverlap = true;
+  CHECK(step(slow, flatBeside).iteration == step(slow, flat).iteration);
+}
+
+TEST_CASE("a distributed optimizer's gathers beside the next forward leave the step's end") {
+  // ZeRO 1 on 4 DP ranks: the updated weights' AllGather (3/4 n a rank, as
+  // much as the gradients' ReduceScatter) runs from the step's start, each
+  // layer's before its first forward, instead of after the optimizer. The
+  // bytes are the same; on a slow device the gathers hide behind the
+  // forward, so the DP wait is the ReduceScatter's and the first gathers':
+  // the embedding's (a few latencies), then the first block's, which the
+  // embedding's forward (next to nothing) cannot hide.
+  ModelSpec m = smallDecoder();
+  ParallelLayout l;
+  l.dp = 4, l.zero = 1;
+  TrainingSpec atEnd = parallelOf(l, m), beside = atEnd;
+  atEnd.bucket = beside.bucket = Bytes(m.gradientBytes());
+  beside.paramGatherOverlap = true;
+  Cluster slow = ringOf(4);
+  slow.device.flops = 1e10;
+  StepResult a = step(slow, atEnd), b = step(slow, beside);
+  CHECK(b.bytesSent == a.bytesSent);
+  auto alone = [&](Collective op, Bytes bytes) {
+    AlgorithmEntry ring = *findAlgorithm(op, "ring");
+    return simulateCollective(slow, {op, &ring, DataType::Float32, bytes, 1_MiB, false}).execution.finish;
+  };
+  const Time reduceScatter = alone(Collective::ReduceScatter, m.gradientBytes());
+  const Time firstGather = alone(Collective::AllGather, m.layers[0].parameters * 4) +
+                           alone(Collective::AllGather, m.layers[1].parameters * 4);
+  CHECK(b.breakdown.dataParallel == doctest::Approx(double(reduceScatter + firstGather)).epsilon(0.002));
+  CHECK(a.breakdown.dataParallel > reduceScatter + 2 * firstGather);
+  CHECK(b.iteration < a.iteration);
+}
+
+TEST_CASE("a framework sets the overlaps' defaults, and a switch that cannot apply is refused where it is set") {
+  auto training = [](const std::string& yaml) {
+    return loadTraining(ConfigNode(YAML::Load(yaml), std::make_shared<ConfigOrigins>("t.yaml")));
+  };
+  const std::string model = "model: {name: m, layers: [{name: l, parameters: 1M}], compute: {forward: 1ms}}";
+  TrainingSpec ddp = training("{" + model + "}");
+  CHECK(ddp.overlap);
+  CHECK(!ddp.tpWgradOverlap);
+  TrainingSpec megatron = training("{" + model + ", framework: megatron}");
+  CHECK(!megatron.overlap);
+  CHECK(megatron.tpWgradOverlap);
+  CHECK(!megatron.paramGatherOverlap);
+  CHECK(!training("{" + model + ", framework: deepspeed, parallel: {zero: 1}}").overlap);
+  CHECK(training("{" + model + ", framework: deepspeed, parallel: {zero: 3}}").overlap);
+  TrainingSpec set = training("{" + model + ", framework: megatron, parallel: {zero: 1, sequence_parallel: true}, "
+                              "overlap: {grad_reduce: true, param_gather: true, tp_comm: true}}");
+  CHECK(set.overlap);
+  CHECK(set.paramGatherOverlap);
+  CHECK(set.tpCommOverlap);
+  CHECK(set.tpWgradOverlap);
+  CHECK_THROWS_WITH_AS(training("{" + model + ", parallel: {tp: 2}, overlap: {tp_comm: true}}"),
+                       doctest::Contains("t.yaml:1:120: overlap.tp_comm: tp_comm pipelines sequence parallelism's"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(training("{" + model + ", parallel: {zero: 3}, overlap: {param_gather: true}}"),
+                       doctest::Contains("overlap.param_gather: param_gather overlaps a distributed optimizer's"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(training("{" + model + ", overlap: {grad: true}}"),
+                       doctest::Contains("unknown key 'grad'"), ConfigError);
 }

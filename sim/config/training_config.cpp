@@ -54,8 +54,43 @@ static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
   return l;
 }
 
+// `framework:` and `overlap:` (training_config.h).
+static void loadOverlaps(const ConfigNode& node, TrainingSpec& t) {
+  if (auto v = node.find("framework")) {
+    std::string f = v->choice({"ddp", "fsdp", "megatron", "deepspeed"});
+    t.framework = f == "ddp" ? Framework::Ddp : f == "fsdp" ? Framework::Fsdp : f == "megatron" ? Framework::Megatron
+                                                                                              : Framework::DeepSpeed;
+  }
+  const int zero = t.parallel ? t.parallel->zero : 0;
+  t.overlap = t.framework == Framework::Ddp || t.framework == Framework::Fsdp ||
+              (t.framework == Framework::DeepSpeed && zero == 3);
+  t.tpWgradOverlap = t.framework == Framework::Megatron;
+  auto v = node.find("overlap");
+  if (!v) return;
+  if (v->isScalar()) {
+    t.overlap = v->boolean();
+    return;
+  }
+  v->allowOnly({"grad_reduce", "param_gather", "tp_comm", "tp_wgrad"});
+  if (auto s = v->find("grad_reduce")) t.overlap = s->boolean();
+  if (auto s = v->find("param_gather")) {
+    t.paramGatherOverlap = s->boolean();
+    if (t.paramGatherOverlap && t.parallel && zero != 1 && zero != 2)
+      s->fail("param_gather overlaps a distributed optimizer's gathers of the updated weights: zero 1 or 2 (zero " +
+              std::to_string(zero) + " has " + (zero == 3 ? "its own, before each layer" : "none") + ")");
+  }
+  if (auto s = v->find("tp_comm")) {
+    t.tpCommOverlap = s->boolean();
+    if (t.tpCommOverlap && t.parallel && !t.parallel->sequenceParallel)
+      s->fail("tp_comm pipelines sequence parallelism's AllGathers and ReduceScatters with the GEMMs: it needs "
+              "parallel.sequence_parallel (as Megatron-LM's --tp-comm-overlap does)");
+  }
+  if (auto s = v->find("tp_wgrad")) t.tpWgradOverlap = s->boolean();
+}
+
 TrainingSpec loadTraining(const ConfigNode& node) {
-  node.allowOnly({"model", "micro_batch", "accumulation", "bucket", "pipeline", "overlap", "selector", "parallel"});
+  node.allowOnly({"model", "micro_batch", "accumulation", "bucket", "pipeline", "overlap", "selector", "parallel",
+                  "framework"});
   TrainingSpec t;
   ConfigNode model = node.at("model");
   if (!model.isMap()) model.fail("expected a model mapping or a path to a model file");
@@ -67,11 +102,11 @@ TrainingSpec loadTraining(const ConfigNode& node) {
     if (t.bucket == 0) v->fail("a bucket holds at least one gradient element");
   }
   if (auto v = node.find("pipeline")) t.pipeline = int(v->integer(1, 1 << 16));
-  if (auto v = node.find("overlap")) t.overlap = v->boolean();
   if (auto v = node.find("parallel")) {
     t.parallel = loadParallel(*v, t.accumulation);
     t.accumulation = t.parallel->microBatches;
   }
+  loadOverlaps(node, t);
   return t;
 }
 

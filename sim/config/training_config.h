@@ -6,7 +6,9 @@
 //     accumulation: 4         # micro-batches per optimizer step; only the last communicates
 //     bucket: 64MiB           # gradient bucket (PyTorch DDP bucket_cap_mb: a framework setting)
 //     pipeline: 2             # buckets whose AllReduce may be in flight at once (1: one at a time)
-//     overlap: true           # AllReduce a bucket as soon as it is ready, during backward
+//     framework: megatron     # ddp (default), fsdp, megatron or deepspeed: whose defaults the overlaps take
+//     overlap: true           # AllReduce a bucket as soon as it is ready, during backward; or each switch:
+//     overlap: {grad_reduce: true, param_gather: true, tp_comm: true, tp_wgrad: true}
 //     selector: ../configs/selector/hccl-910b.yaml  # rules for `algo: auto` (read by the scenario)
 //     parallel:               # tensor / pipeline / data parallelism (sim/workload/parallel_step.h)
 //       tp: 8                 # tensor-parallel degree (divides the heads)
@@ -28,6 +30,16 @@ namespace collsim {
 
 class ConfigNode;
 
+// The overlaps' defaults by framework (each as its own documentation gives it):
+//                 grad_reduce      param_gather  tp_comm  tp_wgrad
+//   ddp, fsdp     on (hooks)       -             -        -
+//   megatron      off              off           off      on
+//   deepspeed     on under ZeRO 3  off           off      off
+// PyTorch DDP and FSDP reduce each bucket as backward fills it; Megatron-LM's
+// --overlap-grad-reduce, --overlap-param-gather and --tp-comm-overlap are
+// off unless given, and its ColumnParallelLinear runs the input gradient's
+// collective asynchronously beside the weight gradient's GEMM; DeepSpeed's
+// overlap_comm is off unless configured, on in its ZeRO 3 defaults.
 // Everything but `selector`, which the scenario loader reads. Throws ConfigError.
 TrainingSpec loadTraining(const ConfigNode& node);
 

@@ -239,7 +239,8 @@ std::string header(const TrainingReport& r) {
         "# bucket_cap_mb), not an HCCL setting.\n"
         "# Modelled: each layer's compute, every collective and pipeline transfer on the simulated links (so\n"
         "# they contend), the schedules that order them, compute slowed by the SMs a library's collectives hold\n"
-        "# (NCCL). Not modelled: the framework's launch costs, MoE activations beyond a dense block's.\n";
+        "# (NCCL), what the framework runs beside the compute (training.overlap). Not modelled: the framework's\n"
+        "# launch costs (but a device's layer_overhead), MoE activations beyond a dense block's.\n";
   return os.str();
 }
 
@@ -311,7 +312,10 @@ nlohmann::json pointJson(const TrainingPoint& p) {
       {"variant", p.variant}, {"sweep", sweep}, {"algorithm", p.algorithm}, {"status", p.status}, {"cluster", p.cluster},
       {"servers", p.servers}, {"devices", p.devices}, {"model", p.model}, {"parameters", p.parameters},
       {"micro_batch", p.microBatch}, {"bucket_bytes", p.bucket}, {"accumulation", p.accumulation},
-      {"pipeline", p.pipeline}, {"overlap", p.overlap}, {"step_us", us(s.iteration)}, {"forward_us", us(s.forward)},
+      {"pipeline", p.pipeline}, {"overlap", p.overlap}, {"framework", frameworkName(p.framework)},
+      {"overlaps", {{"grad_reduce", p.overlap}, {"param_gather", p.paramGatherOverlap}, {"tp_comm", p.tpCommOverlap},
+                    {"tp_wgrad", p.tpWgradOverlap}}},
+      {"step_us", us(s.iteration)}, {"forward_us", us(s.forward)},
       {"backward_us", us(s.backward)}, {"optimizer_us", us(s.optimizer)}, {"compute_us", us(s.compute)},
       {"communication_us", us(s.communication)}, {"exposed_communication_us", us(s.exposed)},
       {"communication_share", s.communicationShare()}, {"exposed_share", s.exposedShare()},

@@ -25,6 +25,8 @@ struct TrainingPoint {
   Bytes bucket = 0;
   int accumulation = 1, pipeline = 1, microBatch = 1;
   bool overlap = true;
+  Framework framework = Framework::Ddp;
+  bool paramGatherOverlap = false, tpCommOverlap = false, tpWgradOverlap = false;
   StepResult step;
   // A point that could not be simulated keeps its row: "failed" and why.
   std::string status = "ok";

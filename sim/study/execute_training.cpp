@@ -87,6 +87,8 @@ static TrainingPoint describe(const TrainingJob& job) {
   p.accumulation = t.accumulation;
   p.pipeline = t.pipeline;
   p.overlap = t.overlap;
+  p.framework = t.framework;
+  p.paramGatherOverlap = t.paramGatherOverlap, p.tpCommOverlap = t.tpCommOverlap, p.tpWgradOverlap = t.tpWgradOverlap;
   p.microBatch = t.model.microBatch;
   return p;
 }

@@ -11,6 +11,7 @@ namespace {
 // Seconds of one pass's pieces, before they become picoseconds.
 struct Seconds {
   double attention = 0, rest = 0;
+  double attentionWeightGradient = 0, restWeightGradient = 0; // backward: see PassPieces
 };
 
 // A block, the head or the embedding of a transformer, one operation at a
@@ -33,7 +34,9 @@ public:
     auto rest = [&](Pass p) { forward.rest += p.first, backward.rest += p.second; };
     // Attention: norm, QKV, core, output projection, residual add.
     attention(elementwise(normTokens * h * 2));
-    attention(gemm({T, (h + 2 * kv) / tp, h}));
+    const GemmShape qkv{T, (h + 2 * kv) / tp, h};
+    attention(gemm(qkv));
+    backward.attentionWeightGradient += weightGradient(qkv);
     const ClassSeconds beforeCore = forward_;
     const Pass coreTimes = attentionCore();
     const ClassSeconds coreClasses = forward_ - beforeCore;
@@ -52,7 +55,9 @@ public:
       rest(elementwise(T * double(t_.topK) * f / tp * activation));
       rest(gemm({perExpert, h, f / tp, mine}));
     } else {
-      rest(gemm({T, up * f / tp, h}));
+      const GemmShape upAndGate{T, up * f / tp, h};
+      rest(gemm(upAndGate));
+      backward.restWeightGradient += weightGradient(upAndGate);
       rest(elementwise(T * f / tp * activation));
       rest(gemm({T, h, f / tp}));
     }
@@ -94,10 +99,11 @@ private:
   // (m x k x n) and the weights' (k x n x m).
   std::pair<double, double> gemm(GemmShape g) {
     double forward = gemmSeconds(d_, g, e_);
-    double backward = gemmSeconds(d_, {g.m, g.k, g.n, g.batch}, e_) + gemmSeconds(d_, {g.k, g.n, g.m, g.batch}, e_);
+    double backward = gemmSeconds(d_, {g.m, g.k, g.n, g.batch}, e_) + weightGradient(g);
     forward_.gemm += forward, backward_.gemm += backward;
     return {forward, backward};
   }
+  double weightGradient(GemmShape g) const { return gemmSeconds(d_, {g.k, g.n, g.m, g.batch}, e_); }
   // A memory-bound kernel's forward and backward, counted as such.
   std::pair<double, double> memory(double forward, double backward) {
     forward_.memory += forward, backward_.memory += backward;
@@ -158,7 +164,8 @@ Time picoseconds(double seconds, const std::string& model) {
 }
 
 PassPieces pieces(const Seconds& s, const std::string& model) {
-  return {picoseconds(s.attention, model), picoseconds(s.rest, model)};
+  return {picoseconds(s.attention, model), picoseconds(s.rest, model), picoseconds(s.attentionWeightGradient, model),
+          picoseconds(s.restWeightGradient, model)};
 }
 
 std::vector<LayerCompute> byOperations(const ModelSpec& m, const DeviceModel& d, const ComputeSplit& split) {

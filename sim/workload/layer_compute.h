@@ -39,9 +39,13 @@
 namespace collsim {
 
 // A pass over a layer in two pieces: a block's attention and the rest (its
-// FFN); other layers have only the rest.
+// FFN); other layers have only the rest. A block's backward pieces each end
+// with the weight gradient of their column-parallel GEMM (QKV, the FFN's
+// up and gate), which a framework may run beside the collective of the
+// piece's input gradient (Megatron's default).
 struct PassPieces {
   Time attention = 0, rest = 0;
+  Time attentionWeightGradient = 0, restWeightGradient = 0; // part of attention and of rest
   Time total() const { return attention + rest; }
 };
 

@@ -1,6 +1,17 @@
 #include "sim/workload/parallel_layout.h"
+#include "sim/workload/training.h"
 
 namespace collsim {
+
+const char* frameworkName(Framework f) {
+  switch (f) {
+  case Framework::Ddp: return "ddp";
+  case Framework::Fsdp: return "fsdp";
+  case Framework::Megatron: return "megatron";
+  case Framework::DeepSpeed: return "deepspeed";
+  }
+  return "?";
+}
 
 const char* pipelineKindName(PipelineKind k) {
   return k == PipelineKind::GPipe ? "gpipe" : k == PipelineKind::OneFOneB ? "1f1b" : "interleaved";

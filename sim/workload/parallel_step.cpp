@@ -266,6 +266,7 @@ private:
     if (pass == Pass::Recompute && time.total() == 0) return;
     // ZeRO 3 gathers the weights before a recomputation, which its backward then uses.
     if (pass != Pass::Backward || t.recompute.total() == 0) gatherWeights(p, layer);
+    if (pass == Pass::Forward) waitForUpdatedWeights(p, layer);
     const bool tp = layout_.tp > 1, moe = layout_.ep > 1;
     const bool collectives = t.block && (tp || moe) && (pass != Pass::Recompute || t.recomputeCollectives);
     if (!collectives) return add(p, Kind::Compute, StepPart::Compute, time.total());
@@ -273,16 +274,83 @@ private:
     struct Piece {
       Time compute;
       bool experts;
+      Time weightGradient; // backward: the column-parallel GEMM's, which the piece ends with
     };
-    Piece pieces[2] = {{time.attention, false}, {ffn, true}};
+    Piece pieces[2] = {{time.attention, false, time.attentionWeightGradient}, {ffn, true, time.restWeightGradient}};
     if (pass == Pass::Backward) std::swap(pieces[0], pieces[1]);
+    const bool sp = tp && layout_.sequenceParallel, pipelined = sp && training_.tpCommOverlap;
     for (const Piece& piece : pieces) {
-      if (tp && layout_.sequenceParallel) add(p, Kind::Collective, StepPart::TensorParallel, 0, kTpAllGather);
-      if (moe && piece.experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
-      add(p, Kind::Compute, StepPart::Compute, piece.compute);
-      if (moe && piece.experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
-      if (tp) add(p, Kind::Collective, StepPart::TensorParallel, 0, layout_.sequenceParallel ? kTpReduceScatter : kTpAllReduce);
+      const bool experts = moe && piece.experts;
+      // What of the compute runs beside a TP collective: pipelined in tp
+      // chunks (tp-comm-overlap: the GEMM starts on its own chunk while the
+      // AllGather brings the rest, and the ReduceScatter starts on all but
+      // the last chunk); or a backward piece's weight gradient beside the
+      // collective of its input gradient.
+      Time head = pipelined ? piece.compute / Time(layout_.tp) : 0, tail = 0;
+      if (tp && !experts && pipelined) tail = piece.compute / Time(layout_.tp);
+      else if (tp && !experts && pass == Pass::Backward && training_.tpWgradOverlap) tail = piece.weightGradient;
+      if (sp && !pipelined) add(p, Kind::Collective, StepPart::TensorParallel, 0, kTpAllGather);
+      if (experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
+      if (head > 0) {
+        beside(p, kTpAllGather, StepPart::TensorParallel);
+        add(p, Kind::Compute, StepPart::Compute, head);
+        waitBeside(p, StepPart::TensorParallel);
+      }
+      add(p, Kind::Compute, StepPart::Compute, piece.compute - head - tail);
+      if (experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
+      if (!tp) continue;
+      const int closing = sp ? kTpReduceScatter : kTpAllReduce;
+      if (tail == 0) {
+        add(p, Kind::Collective, StepPart::TensorParallel, 0, closing);
+        continue;
+      }
+      beside(p, closing, StepPart::TensorParallel);
+      add(p, Kind::Compute, StepPart::Compute, tail);
+      waitBeside(p, StepPart::TensorParallel);
     }
+  }
+
+  // Starts `collective` on the side program once the main program has done
+  // what it has so far; waitBeside makes the main program wait for it.
+  void beside(StageProgram& p, int collective, StepPart part) {
+    ProgramItem start{Kind::WaitFor, part};
+    start.waitProgram = ParallelStepSchedule::kProgramStream, start.waitItem = int(p.items.size()) - 1;
+    p.side.push_back(start);
+    p.side.push_back({Kind::Collective, part, 0, collective});
+  }
+  void waitBeside(StageProgram& p, StepPart part) {
+    ProgramItem done{Kind::WaitFor, part};
+    done.waitProgram = ParallelStepSchedule::kSideStream, done.waitItem = int(p.side.size()) - 1;
+    p.items.push_back(done);
+  }
+
+  // ZeRO 1-2 with param_gather: each layer's updated weights, gathered on
+  // the gather program from the step's start (the last step's optimizer, in
+  // a steady state), are awaited before the layer's first forward.
+  void gatherUpdatedWeights(StageProgram& p, const std::vector<std::size_t>& layers) {
+    gatheredAt_.assign(model_.layers.size(), -1);
+    if (!training_.paramGatherOverlap || (layout_.zero != 1 && layout_.zero != 2)) return;
+    const Precision& x = model_.precision;
+    for (std::size_t i : layers) {
+      DeviceParameters d = deviceParameters(model_, layout_, i);
+      auto gather = [&](std::uint64_t parameters, int replicas, char group) {
+        if (replicas > 1 && parameters >= std::uint64_t(replicas)) {
+          p.gathers.push_back({Kind::Collective, StepPart::DataParallel, 0,
+                               sizedCollective(Collective::AllGather,
+                                               parameters / std::uint64_t(replicas) * Bytes(replicas) * x.weights, group)});
+          gatheredAt_[i] = int(p.gathers.size()) - 1;
+        }
+      };
+      gather(d.dense, layout_.dp, kDp);
+      gather(d.experts, layout_.dp / layout_.ep, kExpertDp);
+    }
+  }
+  void waitForUpdatedWeights(StageProgram& p, std::size_t layer) {
+    if (gatheredAt_.empty() || gatheredAt_[layer] < 0) return;
+    ProgramItem ready{Kind::WaitFor, StepPart::DataParallel};
+    ready.waitProgram = ParallelStepSchedule::kGatherStream, ready.waitItem = gatheredAt_[layer];
+    p.items.push_back(ready);
+    gatheredAt_[layer] = -1; // the first forward waits; the weights stay
   }
 
   StageProgram stageProgram(int stage) {
@@ -295,6 +363,7 @@ private:
     for (int k = 0; k < chunks_; ++k)
       for (std::size_t i = stages_[std::size_t(k * layout_.pp + stage)].first; i < stages_[std::size_t(k * layout_.pp + stage)].end; ++i)
         layers.push_back(i);
+    gatherUpdatedWeights(p, layers);
     for (const PipelineTask& task : stageOrder(layout_.schedule, layout_.pp, layout_.microBatches, stage, chunks_)) {
       const LayerRange range = stages_[std::size_t(task.chunk * layout_.pp + stage)];
       const bool first = stage == 0 && task.chunk == 0, last = stage == layout_.pp - 1 && task.chunk == chunks_ - 1;
@@ -359,7 +428,7 @@ private:
                             stageParameters.experts / std::uint64_t(sharded ? expertReplicas : 1);
     optimizer_.push_back(serializationTime(x.optimizerTraffic(updated), cluster_.device.memoryBandwidth));
     add(p, Kind::Compute, StepPart::Optimizer, optimizer_.back());
-    if (layout_.zero == 1 || layout_.zero == 2) { // the updated weights, gathered again
+    if ((layout_.zero == 1 || layout_.zero == 2) && !training_.paramGatherOverlap) { // the updated weights, gathered again
       auto gather = [&](std::uint64_t parameters, int replicas, char group) {
         if (replicas > 1 && parameters >= std::uint64_t(replicas))
           add(p, Kind::Collective, StepPart::DataParallel, 0,
@@ -383,6 +452,7 @@ private:
   Bytes activationBytes_ = 0;
   std::vector<Time> optimizer_;
   int previousPassStart_ = 0; // ZeRO 3: the main program's item where the last layer pass began
+  std::vector<int> gatheredAt_; // param_gather: per layer, its gather's item (-1: none, or awaited)
   Bytes allToAllBytes_ = 0;
   std::vector<std::tuple<Collective, Bytes, char>> sized_; // collectives kFixedCollectives, ...
   struct RankInfo {

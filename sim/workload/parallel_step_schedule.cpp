@@ -8,7 +8,8 @@ namespace {
 
 using Kind = ProgramItem::Kind;
 
-// Program 0 (stream 0) or 1 (stream 1, the gathers) of the rank's stage.
+// Program 0 (stream 0), 1 (stream 1, the gathers) or 2 (stream 2, the
+// side) of the rank's stage.
 class ProgramStream final : public Schedule {
 public:
   ProgramStream(const ParallelStepSchedule& s, int which) : s_(s), which_(which) {}
@@ -85,13 +86,12 @@ private:
 ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan) : plan_(std::move(plan)) {
   std::size_t buckets = 0;
   for (const StageProgram& p : plan_.stages) buckets = std::max(buckets, p.buckets.size());
-  streams_.push_back(std::make_unique<ProgramStream>(*this, 0));
-  streams_.push_back(std::make_unique<ProgramStream>(*this, 1));
+  for (int which = 0; which < kPrograms; ++which) streams_.push_back(std::make_unique<ProgramStream>(*this, which));
   for (std::size_t b = 0; b < buckets; ++b) streams_.push_back(std::make_unique<BucketStream>(*this, b));
 
-  // Each rank's step numbering of both programs, shared by ranks of one
+  // Each rank's step numbering of its programs, shared by ranks of one
   // stage whose collectives take the same numbers of steps.
-  for (int which : {0, 1}) {
+  for (int which = 0; which < kPrograms; ++which) {
     std::map<std::vector<int>, std::shared_ptr<const std::vector<int>>> shared;
     firstSteps_[which].resize(std::size_t(plan_.ranks));
     for (int r = 0; r < plan_.ranks; ++r) {

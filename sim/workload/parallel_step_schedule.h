@@ -7,11 +7,15 @@
 // to the neighbouring stages, a wait for the gradient buckets, the
 // optimizer and (ZeRO 1-2) the parameter AllGather. Stream 1 runs the
 // stage's gather program (ZeRO 3: each layer's parameters gathered on the
-// DP group, one layer ahead of stream 0, which waits for them); the two
-// programs order each other with WaitFor items. Stream 2 + b runs DP bucket
-// b: it waits until stream 0 has produced the bucket's gradients in the
-// last micro-batch's backward, then runs the bucket's collective on the
-// rank's DP group, overlapping the backward passes still running.
+// DP group, one layer ahead of stream 0, which waits for them; a
+// distributed optimizer's overlapped gathers of the updated weights).
+// Stream 2 runs the side program: collectives that run beside the compute
+// of stream 0 (TP's under tp-comm-overlap, the input gradients' beside the
+// weight gradients). The programs order each other with WaitFor items.
+// Stream 3 + b runs DP bucket b: it waits until stream 0 has produced the
+// bucket's gradients in the last micro-batch's backward, then runs the
+// bucket's collective on the rank's DP group, overlapping the backward
+// passes still running.
 //
 // Programs are kept per stage (every TP and DP rank of a stage runs the
 // same one); what differs per rank is resolved when its steps are
@@ -41,13 +45,14 @@ struct ProgramItem {
   int collective = -1; // Collective: the rank's collective number (ParallelStepPlan::collective)
   Bytes bytes = 0;     // sends and receives
   // WaitFor: until item `waitItem` of program `waitProgram` (0 main, 1
-  // gathers) is done; -1: nothing to wait for.
+  // gathers, 2 side) is done; -1: nothing to wait for.
   int waitProgram = 0, waitItem = -1;
 };
 
 struct StageProgram {
   std::vector<ProgramItem> items;   // stream 0
   std::vector<ProgramItem> gathers; // stream 1
+  std::vector<ProgramItem> side;    // stream 2
   struct Bucket {
     int collective;     // the rank's collective number
     int readyAfterItem; // the bucket's gradients are all there once this item is done
@@ -76,7 +81,7 @@ public:
   int streamCount() const override { return int(streams_.size()); }
   const Schedule& stream(int i) const override { return *streams_[std::size_t(i)]; }
 
-  static constexpr int kProgramStream = 0, kGatherStream = 1, kFirstBucketStream = 2;
+  static constexpr int kProgramStream = 0, kGatherStream = 1, kSideStream = 2, kPrograms = 3, kFirstBucketStream = 3;
   // The number of the program item that step `step` of stream 0 of `rank`
   // belongs to; `from` is an item at or before it (walks forward from there:
   // O(1) for a caller that follows the steps in order).
@@ -86,13 +91,13 @@ public:
   }
   const std::vector<ProgramItem>& program(int rank, int which) const {
     const StageProgram& p = plan_.stages[std::size_t(plan_.stageOf(rank))];
-    return which == 0 ? p.items : p.gathers;
+    return which == kProgramStream ? p.items : which == kGatherStream ? p.gathers : p.side;
   }
   int stageOf(int rank) const { return plan_.stageOf(rank); }
   const ParallelStepPlan& plan() const { return plan_; }
 
   // Per rank: the first step of every item of its program (0 main, 1
-  // gathers), and one past the last (ranks whose collectives take the same
+  // gathers, 2 side), and one past the last (ranks whose collectives take the same
   // numbers of steps share it).
   const std::vector<int>& firstSteps(int rank, int which = 0) const {
     return *firstSteps_[std::size_t(which)][std::size_t(rank)];
@@ -101,7 +106,7 @@ public:
 private:
   ParallelStepPlan plan_;
   std::vector<std::unique_ptr<Schedule>> streams_;
-  std::vector<std::shared_ptr<const std::vector<int>>> firstSteps_[2];
+  std::vector<std::shared_ptr<const std::vector<int>>> firstSteps_[kPrograms];
 };
 
 } // namespace collsim

@@ -35,6 +35,7 @@ public:
       if (step > 0) bucketSpans_.emplace_back(start, end); // after its wait
       return;
     }
+    if (stream == ParallelStepSchedule::kSideStream) return; // stream 0 waits for it, and counts that
     if (stream == ParallelStepSchedule::kGatherStream) {
       const std::vector<int>& first = schedule_.firstSteps(rank, 1);
       std::size_t i = std::size_t(std::upper_bound(first.begin(), first.end(), step) - first.begin()) - 1;

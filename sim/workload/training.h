@@ -14,12 +14,21 @@
 
 namespace collsim {
 
+// The framework a run uses, whose defaults the overlaps take (training_config.h).
+enum class Framework { Ddp, Fsdp, Megatron, DeepSpeed };
+const char* frameworkName(Framework f); // "ddp", ...
+
 struct TrainingSpec {
   ModelSpec model;
   int accumulation = 1;
   Bytes bucket = 25'000'000; // PyTorch DDP's default bucket_cap_mb = 25
   int pipeline = 1;
-  bool overlap = true;
+  Framework framework = Framework::Ddp;
+  // What runs beside the compute (parallel_step.h says how each is timed):
+  bool overlap = true;             // the DP gradients reduced as backward produces them
+  bool paramGatherOverlap = false; // ZeRO 1-2: the updated weights gathered beside the next forward
+  bool tpCommOverlap = false;      // TP's AllGathers and ReduceScatters pipelined with their GEMMs
+  bool tpWgradOverlap = false;     // a backward piece's input-gradient collective beside its weight gradient
   // `parallel:`: tensor, pipeline and data parallelism (parallel_step.h);
   // absent, every device holds the whole model.
   std::optional<ParallelLayout> parallel;
