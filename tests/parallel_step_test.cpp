@@ -489,3 +489,31 @@ TEST_CASE("a framework sets the overlaps' defaults, and a switch that cannot app
   CHECK_THROWS_WITH_AS(training("{" + model + ", overlap: {grad: true}}"),
                        doctest::Contains("unknown key 'grad'"), ConfigError);
 }
+
+TEST_CASE("a user's stage split gives each stage the blocks it names") {
+  // 8 blocks on 2 stages as [6, 2]: stage 0 holds the embedding and 6
+  // blocks, stage 1 two blocks and the head.
+  ModelSpec m = smallDecoder();
+  std::vector<LayerRange> split = splitLayers(m, 2, {6, 2});
+  CHECK(split[0].first == 0);
+  CHECK(split[0].end == 7);
+  CHECK(split[1].end == m.layers.size());
+  // With free communication and many micro-batches the step follows the
+  // slowest stage: 6 blocks against 4 of the even split (the blocks
+  // dominate: the head and embedding do next to nothing), 1.5 x to within
+  // the pipeline's fill and drain; and stage 0 holds 6 blocks' weights.
+  ParallelLayout l;
+  l.pp = 2, l.microBatches = 32;
+  ParallelLayout uneven = l;
+  uneven.stageLayers = {6, 2};
+  StepResult even = step(ringOf(2, true), parallelOf(l)), skewed = step(ringOf(2, true), parallelOf(uneven));
+  CHECK(double(skewed.iteration) / double(even.iteration) == doctest::Approx(1.5).epsilon(0.05));
+  CHECK(double(skewed.memory.weights) == doctest::Approx(double(even.memory.weights) * 6 / 4).epsilon(0.01));
+  // A split that does not fit the layout or the model is refused.
+  uneven.stageLayers = {6, 1};
+  CHECK_THROWS_WITH_AS(step(ringOf(2), parallelOf(uneven)), doctest::Contains("adds up to 7 blocks, but the model has 8"),
+                       InputError);
+  uneven.stageLayers = {4, 2, 2};
+  CHECK_THROWS_WITH_AS(step(ringOf(2), parallelOf(uneven)), doctest::Contains("stage_layers gives 3 stages' blocks; the layout has 2"),
+                       InputError);
+}

@@ -10,7 +10,7 @@ namespace collsim {
 
 static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
   node.allowOnly({"tp", "pp", "dp", "ep", "expert_imbalance", "zero", "micro_batches", "schedule", "virtual_stages",
-                  "sequence_parallel", "order"});
+                  "sequence_parallel", "order", "stage_layers"});
   ParallelLayout l;
   l.dp = 0;
   if (auto v = node.find("tp")) l.tp = int(v->integer(1, 1 << 16));
@@ -38,6 +38,10 @@ static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
     l.virtualStages = int(v->integer(2, 1 << 10));
   }
   if (auto v = node.find("sequence_parallel")) l.sequenceParallel = v->boolean();
+  if (auto v = node.find("stage_layers")) { // blocks per stage, first to last (checked against the model with the layout)
+    if (!v->isSequence() || v->items().empty()) v->fail("expected the blocks of each stage, first to last: [7, 8, 8, 7]");
+    for (const ConfigNode& c : v->items()) l.stageLayers.push_back(int(c.integer(0, 1 << 20)));
+  }
   if (auto v = node.find("order")) {
     // Innermost first, e.g. tp-dp-pp; ep may appear (EP groups are always
     // consecutive ranks of the DP group).

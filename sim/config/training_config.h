@@ -21,6 +21,7 @@
 //       schedule: 1f1b        # or gpipe, or interleaved
 //       virtual_stages: 2     # interleaved: model chunks per device (default 2)
 //       sequence_parallel: true
+//       stage_layers: [7, 8, 8, 7]  # blocks per stage (interleaved: per chunk, pp x virtual_stages); default: even
 //       order: tp-dp-pp       # rank placement, innermost first
 #pragma once
 

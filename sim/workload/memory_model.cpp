@@ -22,17 +22,18 @@ MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes 
   return m;
 }
 
-// `chunkPasses`: chunk forwards held at once, each on 1/chunks of the stage's layers.
-static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, LayerRange range, int chunkPasses,
-                              int chunks) {
+// The activations a stage holds: `chunkPasses` chunk forwards at once, each
+// on 1/chunks of the stage's `layers`.
+static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, const std::vector<std::size_t>& layers,
+                              int chunkPasses, int chunks) {
   const Bytes b = Bytes(model.microBatch);
   if (!model.transformer) {
-    double share = double(range.end - range.first) / double(std::max<std::size_t>(1, model.layers.size()));
+    double share = double(layers.size()) / double(std::max<std::size_t>(1, model.layers.size()));
     return Bytes(double(model.activationsPerSample) * share / l.tp / chunks) * b * Bytes(chunkPasses);
   }
   const TransformerShape& t = *model.transformer;
   Bytes blocks = 0;
-  for (std::size_t i = range.first; i < range.end; ++i) blocks += model.layers[i].name.rfind("block.", 0) == 0;
+  for (std::size_t i : layers) blocks += model.layers[i].name.rfind("block.", 0) == 0;
   Bytes whole = t.blockActivations(l.tp, l.sequenceParallel);
   Bytes perPass = blocks / Bytes(chunks); // blocks of one chunk
   if (t.recomputation != Recomputation::Full) return Bytes(chunkPasses) * b * perPass * whole;
@@ -53,11 +54,16 @@ MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLa
   const Precision& x = model.precision;
   const int communicators = (l.tp > 1) + (l.pp > 1) + (l.dp > 1) + (l.ep > 1) + (l.ep > 1 && l.ep < l.dp);
   MemoryBreakdown most;
-  int stage = 0;
-  for (LayerRange range : splitLayers(model, l.pp)) {
+  const int chunks = l.schedule == PipelineKind::Interleaved && l.pp > 1 ? l.virtualStages : 1;
+  const std::vector<LayerRange> ranges = splitLayers(model, l.pp * chunks, l.stageLayers); // chunk k of stage s: k pp + s
+  for (int stage = 0; stage < l.pp; ++stage) {
+    std::vector<std::size_t> layers;
+    for (int k = 0; k < chunks; ++k)
+      for (std::size_t i = ranges[std::size_t(k * l.pp + stage)].first; i < ranges[std::size_t(k * l.pp + stage)].end; ++i)
+        layers.push_back(i);
     DeviceParameters d;
     std::uint64_t largest = 0;
-    for (std::size_t i = range.first; i < range.end; ++i) {
+    for (std::size_t i : layers) {
       DeviceParameters layer = deviceParameters(model, l, i);
       d.dense += layer.dense, d.experts += layer.experts;
       largest = std::max(largest, layer.dense + layer.experts);
@@ -75,9 +81,8 @@ MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLa
     m.gradients = shard(x.gradients, l.zero >= 2);
     m.optimizerState = shard(x.optimizerState, l.zero >= 1);
     m.accumulationBuffer = l.microBatches > 1 ? shard(x.accumulation, l.zero >= 2) : 0;
-    int chunks = l.schedule == PipelineKind::Interleaved ? l.virtualStages : 1;
-    int inFlight = activationsInFlight(l.schedule, l.pp, l.microBatches, stage++, chunks);
-    m.activations = stageActivations(model, l, range, inFlight, chunks);
+    int inFlight = activationsInFlight(l.schedule, l.pp, l.microBatches, stage, chunks);
+    m.activations = stageActivations(model, l, layers, inFlight, chunks);
     m.bucketBuffers = Bytes(bucketsInFlight) * std::min(bucketBytes, p * x.gradients);
     m.communicatorBuffers = 2 * hcclBufferSize * Bytes(std::max(1, communicators));
     if (m.total() > most.total()) most = m;

@@ -32,6 +32,10 @@ struct ParallelLayout {
   int microBatches = 1; // per optimizer step and pipeline
   PipelineKind schedule = PipelineKind::OneFOneB;
   int virtualStages = 1; // interleaved: model chunks per device (Megatron-LM's virtual pipeline stages)
+  // The user's split of the blocks over the stages (pp entries; interleaved:
+  // pp x virtualStages, chunk k of stage s at k pp + s); empty: as even as
+  // they go (pipeline_order.h).
+  std::vector<int> stageLayers;
   bool sequenceParallel = false;
   // The dimensions innermost first, as letters: 't', 'd', 'p'.
   std::array<char, 3> order{'t', 'd', 'p'};

@@ -66,6 +66,18 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Train
   if (t && t->heads % l.tp != 0) throw InputError("tp " + n(l.tp) + " does not divide the model's " + n(t->heads) + " heads");
   if (t && t->layers < l.pp)
     throw InputError("pp " + n(l.pp) + " is more stages than the model's " + n(t->layers) + " layers");
+  if (!l.stageLayers.empty()) {
+    const int chunks = l.schedule == PipelineKind::Interleaved && l.pp > 1 ? l.virtualStages : 1;
+    const int blocks = t ? t->layers : int(model.layers.size());
+    int sum = 0;
+    for (int c : l.stageLayers) sum += c;
+    if (int(l.stageLayers.size()) != l.pp * chunks)
+      throw InputError("stage_layers gives " + n(l.stageLayers.size()) + " stages' " + (t ? "blocks" : "layers") +
+                       "; the layout has " + n(l.pp * chunks) + (chunks > 1 ? " (pp x virtual_stages)" : ""));
+    if (sum != blocks)
+      throw InputError("stage_layers adds up to " + n(sum) + " " + (t ? "blocks" : "layers") + ", but the model has " +
+                       n(blocks));
+  }
   if (l.schedule == PipelineKind::Interleaved && l.pp > 1) {
     if (l.virtualStages < 2) throw InputError("the interleaved schedule needs virtual_stages of 2 or more");
     if (t && t->layers < l.pp * l.virtualStages)
@@ -102,7 +114,7 @@ public:
         placement_(layout_), options_(options) {
     validateLayout(layout_, cluster_, training_);
     chunks_ = layout_.schedule == PipelineKind::Interleaved && layout_.pp > 1 ? layout_.virtualStages : 1;
-    stages_ = splitLayers(model_, layout_.pp * chunks_); // chunk k of stage s: stages_[k pp + s]
+    stages_ = splitLayers(model_, layout_.pp * chunks_, layout_.stageLayers); // chunk k of stage s: stages_[k pp + s]
     layers_ = layerCompute(model_, cluster.device, {layout_.tp, layout_.ep, layout_.sequenceParallel});
     if (model_.transformer) {
       activationBytes_ = Bytes(model_.microBatch) * model_.transformer->sequence * model_.transformer->hidden *

@@ -39,9 +39,14 @@ std::vector<PipelineTask> stageOrder(PipelineKind kind, int stages, int microBat
   return out;
 }
 
-std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages) {
+std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages, const std::vector<int>& counts) {
   std::vector<LayerRange> out;
   std::size_t n = model.layers.size();
+  if (!model.transformer && !counts.empty()) {
+    std::size_t first = 0;
+    for (int c : counts) out.push_back({first, first + std::size_t(c)}), first += std::size_t(c);
+    return out;
+  }
   if (model.transformer) { // embeddings, blocks, head
     const std::size_t blocks = std::size_t(model.transformer->layers), k = std::size_t(stages);
     std::vector<std::size_t> count(k, blocks / k);
@@ -49,6 +54,7 @@ std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages) {
     for (std::size_t s = 1; s + 1 < k && extra > 0; ++s, --extra) ++count[s]; // the middle first
     for (std::size_t s : {std::size_t(0), k - 1})
       if (extra > 0) ++count[s], --extra;
+    if (!counts.empty()) count.assign(counts.begin(), counts.end());
     std::size_t first = 1; // after the embedding
     for (std::size_t s = 0; s < k; ++s) {
       out.push_back({s == 0 ? 0 : first, s + 1 == k ? n : first + count[s]});

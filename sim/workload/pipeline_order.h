@@ -41,11 +41,13 @@ std::vector<PipelineTask> stageOrder(PipelineKind kind, int stages, int microBat
 // the stages in between take the extra blocks first, since the ends carry
 // the embedding and the head (Llama 3 405B: 126 blocks on 16 stages, 7 on
 // the first and last, 8 on the others). Other models are cut into runs of
-// nearly equal layer counts.
+// nearly equal layer counts. `counts`, when given (parallel.stage_layers),
+// is the user's split instead: blocks per stage (a model's layers, for a
+// model not given by shape), as many as `stages`, adding up to them all.
 struct LayerRange {
   std::size_t first = 0, end = 0;
 };
-std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages);
+std::vector<LayerRange> splitLayers(const ModelSpec& model, int stages, const std::vector<int>& counts = {});
 
 // The most chunk passes whose activations the stage holds at once (a
 // micro-batch's on all its layers counts `chunks`).
