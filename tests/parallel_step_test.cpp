@@ -67,7 +67,8 @@ StepResult step(const Cluster& c, const TrainingSpec& t) {
   StepResult r = simulateTrainingStep(c, t, StepOptions{});
   if (usesParallelModel(t)) {
     const StepBreakdown& b = r.breakdown;
-    CHECK(b.compute + b.tensorParallel + b.expertParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer ==
+    CHECK(b.compute + b.tensorParallel + b.expertParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer +
+              b.contextParallel ==
           r.iteration);
   }
   return r;
@@ -516,4 +517,55 @@ TEST_CASE("a user's stage split gives each stage the blocks it names") {
   uneven.stageLayers = {4, 2, 2};
   CHECK_THROWS_WITH_AS(step(ringOf(2), parallelOf(uneven)), doctest::Contains("stage_layers gives 3 stages' blocks; the layout has 2"),
                        InputError);
+}
+
+TEST_CASE("context parallelism: each rank computes its share of the sequence and passes key-value blocks in a ring") {
+  // cp 2 on 2 ranks: each rank computes 32 of the 64 tokens and half of the
+  // causal attention, so every block's pass takes half as long (no
+  // quantization on this device: its time is linear in tokens, and the
+  // core's FLOPs are s^2 / cp).
+  ModelSpec m = smallDecoderByOperations();
+  DeviceModel d = ringOf(2).device;
+  LayerCompute whole = layerCompute(m, d, {})[1], half = layerCompute(m, d, {1, 1, false, 2})[1];
+  CHECK(double(half.forward.total()) == doctest::Approx(double(whole.forward.total()) / 2).epsilon(1e-6));
+  CHECK(double(half.backward.core) == doctest::Approx(double(whole.backward.core) / 2).epsilon(1e-6));
+  CHECK(half.forward.beforeCore > 0);
+  // The ring: per block and micro-batch, one step forward of each rank's
+  // keys and values (2 x 32 tokens x 64 x 4 bytes = 16 KiB) and, backward,
+  // of them and their gradients (32 KiB); the gradients are all-reduced
+  // over the 2 ranks (dp 1 x cp 2), a ring AllReduce sending n per rank.
+  ParallelLayout l;
+  l.cp = 2, l.microBatches = 3;
+  TrainingSpec t = parallelOf(l, m);
+  t.bucket = Bytes(m.gradientBytes());
+  StepResult r = step(ringOf(2), t);
+  const Bytes ringStep = 2 * 32 * 64 * 4;
+  CHECK(r.bytesSent == 2 * (8 * 3 * 3 * ringStep + Bytes(m.gradientBytes())));
+  CHECK(r.replicas == 1);
+  CHECK(r.layout->text() == "tp1 cp2 pp1 dp1");
+  // Each chunk of the core after the first waits for its block: on a slow
+  // device the ring hides behind the first chunk; on a fast one it shows.
+  Cluster slow = ringOf(2), fast = ringOf(2);
+  slow.device.flops = 1e9;
+  fast.device.flops = 1e16, fast.device.memoryBandwidth = 1ULL << 60;
+  CHECK(step(slow, t).breakdown.contextParallel == 0);
+  CHECK(step(fast, t).breakdown.contextParallel > 0);
+  // ZeRO shards over the gradients' ranks, dp x cp: 4 ranks as cp 2 x dp 2.
+  l.dp = 2, l.zero = 1;
+  StepResult sharded = step(ringOf(4), parallelOf(l, m));
+  CHECK(sharded.memory.optimizerState == Bytes(m.parameters()) * 8 / 4);
+}
+
+TEST_CASE("context parallelism that the model cannot run is refused") {
+  ParallelLayout l;
+  l.cp = 2;
+  CHECK_THROWS_WITH_AS(step(ringOf(2), parallelOf(l)), doctest::Contains("cp 2 needs a transformer timed by its operations"),
+                       InputError);
+  ModelSpec odd = smallDecoderByOperations();
+  odd.transformer->sequence = 66;
+  l.cp = 2;
+  CHECK_THROWS_WITH_AS(step(ringOf(2), parallelOf(l, odd)), doctest::Contains("66 tokens do not divide"), InputError);
+  l.cp = 3, l.dp = 2;
+  CHECK_THROWS_WITH_AS(step(ringOf(4), parallelOf(l, smallDecoderByOperations())),
+                       doctest::Contains("tp x cp x pp x dp = 1 x 3 x 1 x 2 = 6 devices"), InputError);
 }

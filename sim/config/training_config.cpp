@@ -9,12 +9,13 @@
 namespace collsim {
 
 static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
-  node.allowOnly({"tp", "pp", "dp", "ep", "expert_imbalance", "zero", "micro_batches", "schedule", "virtual_stages",
-                  "sequence_parallel", "order", "stage_layers"});
+  node.allowOnly({"tp", "cp", "pp", "dp", "ep", "expert_imbalance", "zero", "micro_batches", "schedule",
+                  "virtual_stages", "sequence_parallel", "order", "stage_layers"});
   ParallelLayout l;
   l.dp = 0;
   if (auto v = node.find("tp")) l.tp = int(v->integer(1, 1 << 16));
   if (auto v = node.find("pp")) l.pp = int(v->integer(1, 1 << 16));
+  if (auto v = node.find("cp")) l.cp = int(v->integer(1, 1 << 16));
   if (auto v = node.find("dp")) l.dp = int(v->integer(1, 1 << 24));
   if (auto v = node.find("ep")) l.ep = int(v->integer(1, 1 << 16));
   if (auto v = node.find("expert_imbalance")) {
@@ -43,17 +44,20 @@ static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
     for (const ConfigNode& c : v->items()) l.stageLayers.push_back(int(c.integer(0, 1 << 20)));
   }
   if (auto v = node.find("order")) {
-    // Innermost first, e.g. tp-dp-pp; ep may appear (EP groups are always
-    // consecutive ranks of the DP group).
+    // Innermost first, e.g. tp-cp-dp-pp; ep may appear (EP groups are always
+    // consecutive ranks of the DP group), cp may be left out (it then
+    // follows tp, as in Megatron-LM's default).
     std::string kept;
     for (const std::string& d : splitList(v->text(), '-')) {
-      if (d != "tp" && d != "dp" && d != "pp" && d != "ep") v->fail("order names tp, dp and pp (and ep), innermost first: tp-dp-pp");
+      if (d != "tp" && d != "cp" && d != "dp" && d != "pp" && d != "ep")
+        v->fail("order names tp, dp and pp (and cp, ep), innermost first: tp-cp-dp-pp");
       if (d != "ep") kept += d[0];
     }
+    if (kept.find('c') == std::string::npos) kept.insert(kept.find('t') == std::string::npos ? 0 : kept.find('t') + 1, "c");
     std::string sorted = kept;
     std::sort(sorted.begin(), sorted.end());
-    if (sorted != "dpt") v->fail("order names each of tp, dp and pp once, innermost first: tp-dp-pp");
-    l.order = {kept[0], kept[1], kept[2]};
+    if (sorted != "cdpt") v->fail("order names each of tp, dp and pp once (and cp), innermost first: tp-cp-dp-pp");
+    l.order = {kept[0], kept[1], kept[2], kept[3]};
   }
   return l;
 }

@@ -12,6 +12,7 @@
 //     selector: ../configs/selector/hccl-910b.yaml  # rules for `algo: auto` (read by the scenario)
 //     parallel:               # tensor / pipeline / data parallelism (sim/workload/parallel_step.h)
 //       tp: 8                 # tensor-parallel degree (divides the heads)
+//       cp: 2                 # context parallelism: each sequence over cp ranks (ring attention)
 //       pp: 4                 # pipeline stages (divide the layers)
 //       dp: 32                # default: the devices / (tp x pp)
 //       ep: 8                 # expert parallelism inside dp (MoE models)
@@ -22,7 +23,7 @@
 //       virtual_stages: 2     # interleaved: model chunks per device (default 2)
 //       sequence_parallel: true
 //       stage_layers: [7, 8, 8, 7]  # blocks per stage (interleaved: per chunk, pp x virtual_stages); default: even
-//       order: tp-dp-pp       # rank placement, innermost first
+//       order: tp-cp-dp-pp    # rank placement, innermost first
 #pragma once
 
 #include "sim/workload/training.h"

@@ -122,11 +122,20 @@ TextTable stepTable(const TrainingReport& r) {
   return t;
 }
 
-// Where the slowest device's step went, under parallel layouts.
+bool anyContextParallel(const TrainingReport& r) {
+  for (const auto& p : r.points)
+    if (!p.failed() && p.step.layout && p.step.layout->cp > 1) return true;
+  return false;
+}
+
+// Where the slowest device's step went, under parallel layouts (cp_ms
+// when some point has context parallelism).
 TextTable breakdownTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
+  const bool cp = anyContextParallel(r);
   for (const char* c : {"layout", "step_ms", "compute_ms", "tp_ms", "ep_ms", "pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"})
     h.push_back(c);
+  if (cp) h.push_back("cp_ms");
   TextTable t(h);
   for (const auto& p : r.points) {
     if (p.failed() || !p.step.layout) continue;
@@ -136,6 +145,7 @@ TextTable breakdownTable(const TrainingReport& r) {
     for (Time x : {p.step.iteration, b.compute, b.tensorParallel, b.expertParallel, b.pipeline, b.bubble, b.dataParallel,
                    b.optimizer})
       row.push_back(ms(x));
+    if (cp) row.push_back(ms(b.contextParallel));
     t.add(std::move(row));
   }
   return t;
@@ -271,6 +281,9 @@ std::string text(const TrainingReport& r, bool md) {
               : "# compute: the device's own; tp / ep / pp / dp: the time it waited in TP collectives, in EP\n"
                 "# AllToAlls, for pipeline transfers, for data-parallel gradients and ZeRO's AllGathers; bubble:\n"
                 "# idle until a neighbour stage got there. They add up to the step.\n";
+    if (anyContextParallel(r))
+      out += md ? "cp is the time it waited for the key-value blocks of its context-parallel ring.\n"
+                : "# cp: the time it waited for the key-value blocks of its context-parallel ring.\n";
   }
   emit("memory per device (GiB)", memoryTable(r));
   if (hasMeasured(r)) {
@@ -335,14 +348,14 @@ nlohmann::json pointJson(const TrainingPoint& p) {
   if (s.layout) {
     const ParallelLayout& l = *s.layout;
     const StepBreakdown& b = s.breakdown;
-    j["layout"] = {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"expert_imbalance", l.expertImbalance},
+    j["layout"] = {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"expert_imbalance", l.expertImbalance},
                    {"zero", l.zero}, {"micro_batches", l.microBatches},
                    {"schedule", pipelineKindName(l.schedule)}, {"virtual_stages", l.virtualStages},
                    {"sequence_parallel", l.sequenceParallel}};
     j["breakdown_us"] = {{"compute", us(b.compute)}, {"tensor_parallel", us(b.tensorParallel)},
                          {"expert_parallel", us(b.expertParallel)},
                          {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},
-                         {"optimizer", us(b.optimizer)}};
+                         {"optimizer", us(b.optimizer)}, {"context_parallel", us(b.contextParallel)}};
   }
   if (p.measured) {
     const Measurement& m = *p.measured;

@@ -64,9 +64,10 @@ json layoutJson(const StepResult& s) {
   const ParallelLayout& l = *s.layout;
   const StepBreakdown& b = s.breakdown;
   return {{l.tp, l.pp, l.dp, l.zero, l.microBatches, int(l.schedule), l.sequenceParallel,
-           std::string(l.order.begin(), l.order.end()), l.ep, l.expertImbalance, l.virtualStages},
+           std::string(l.order.begin(), l.order.end()), l.ep, l.expertImbalance, l.virtualStages, l.cp},
           s.replicas,
-          {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer, b.expertParallel}};
+          {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer, b.expertParallel,
+           b.contextParallel}};
 }
 
 void layoutFrom(const json& j, StepResult& s) {
@@ -77,13 +78,16 @@ void layoutFrom(const json& j, StepResult& s) {
   layout.schedule = PipelineKind(l.at(5).get<int>());
   layout.sequenceParallel = l.at(6);
   std::string order = l.at(7);
-  if (order.size() == 3) layout.order = {order.at(0), order.at(1), order.at(2)};
+  if (order.size() == 3) layout.order = {order.at(0), 'c', order.at(1), order.at(2)}; // journals before CP
+  if (order.size() == 4) layout.order = {order.at(0), order.at(1), order.at(2), order.at(3)};
   if (l.size() > 9) layout.ep = l.at(8), layout.expertImbalance = l.at(9);
   if (l.size() > 10) layout.virtualStages = l.at(10);
+  if (l.size() > 11) layout.cp = l.at(11);
   s.layout = layout;
   s.replicas = j.at(1);
   const json& b = j.at(2);
-  s.breakdown = {b.at(0), b.at(1), b.size() > 6 ? b.at(6).get<Time>() : 0, b.at(2), b.at(3), b.at(4), b.at(5)};
+  s.breakdown = {b.at(0), b.at(1), b.size() > 6 ? b.at(6).get<Time>() : 0, b.at(2), b.at(3), b.at(4), b.at(5),
+                 b.size() > 7 ? b.at(7).get<Time>() : 0};
 }
 
 json stepJson(const StepResult& s) {

@@ -12,6 +12,7 @@ namespace {
 struct Seconds {
   double attention = 0, rest = 0;
   double attentionWeightGradient = 0, restWeightGradient = 0; // backward: see PassPieces
+  double beforeCore = 0, core = 0;
 };
 
 // A block, the head or the embedding of a transformer, one operation at a
@@ -22,7 +23,7 @@ public:
   OperationTimer(const TransformerShape& shape, const DeviceModel& device, int microBatch, int elementBytes,
                  const ComputeSplit& split)
       : t_(shape), d_(device), e_(elementBytes), split_(split), b_(microBatch),
-        tokens_(double(microBatch) * double(shape.sequence)) {}
+        tokens_(double(microBatch) * double(shape.sequence) / double(split.cp)) {}
 
   // Forward, backward and recomputation of one block.
   void block(Seconds& forward, Seconds& backward, Seconds& recompute) {
@@ -37,13 +38,18 @@ public:
     const GemmShape qkv{T, (h + 2 * kv) / tp, h};
     attention(gemm(qkv));
     backward.attentionWeightGradient += weightGradient(qkv);
+    forward.beforeCore = forward.attention;
+    const double backwardBeforeCore = backward.attention;
     const ClassSeconds beforeCore = forward_;
     const Pass coreTimes = attentionCore();
     const ClassSeconds coreClasses = forward_ - beforeCore;
     attention(coreTimes);
-    core.attention = coreTimes.first;
+    core.attention = core.core = coreTimes.first;
+    forward.core = coreTimes.first, backward.core = coreTimes.second;
     attention(gemm({T, h, h / tp}));
     attention(residual(normTokens * h));
+    // Backward runs the projection and the residual first, then the core.
+    backward.beforeCore = backward.attention - backwardBeforeCore - backward.core;
     // FFN: norm, up (and gate), activation, down, residual add.
     const double f = double(t_.ffn), up = t_.gatedFfn ? 2 : 1, activation = t_.gatedFfn ? 3 : 2;
     rest(elementwise(normTokens * h * 2));
@@ -128,7 +134,9 @@ private:
     const double s = double(t_.sequence), heads = double(t_.heads) / double(split_.tp);
     const double headSize = double(t_.hidden) / double(t_.heads), pairs = double(b_) * heads;
     if (t_.flashAttention) {
-      double flops = 4 * s * s * headSize * pairs / 2; // causal: the kernel skips the masked half
+      // Causal: the kernel skips the masked half; under context parallelism
+      // each rank's queries meet 1 / cp of it.
+      double flops = 4 * s * s * headSize * pairs / 2 / double(split_.cp);
       double forward = attentionSeconds(d_, flops, false), backward = attentionSeconds(d_, 2.5 * flops, true);
       forward_.attention += forward, backward_.attention += backward;
       return {forward, backward};
@@ -164,8 +172,9 @@ Time picoseconds(double seconds, const std::string& model) {
 }
 
 PassPieces pieces(const Seconds& s, const std::string& model) {
-  return {picoseconds(s.attention, model), picoseconds(s.rest, model), picoseconds(s.attentionWeightGradient, model),
-          picoseconds(s.restWeightGradient, model)};
+  return {picoseconds(s.attention, model),    picoseconds(s.rest, model),
+          picoseconds(s.attentionWeightGradient, model), picoseconds(s.restWeightGradient, model),
+          picoseconds(s.beforeCore, model),   picoseconds(s.core, model)};
 }
 
 std::vector<LayerCompute> byOperations(const ModelSpec& m, const DeviceModel& d, const ComputeSplit& split) {

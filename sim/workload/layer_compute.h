@@ -43,9 +43,14 @@ namespace collsim {
 // with the weight gradient of their column-parallel GEMM (QKV, the FFN's
 // up and gate), which a framework may run beside the collective of the
 // piece's input gradient (Megatron's default).
+// A block's attention piece holds its attention core: `beforeCore` of it
+// runs first (forward: the norm and QKV; backward: the output projection
+// and the residual), then the core (`core`), which context parallelism
+// cuts into cp chunks, one per key-value block of the ring.
 struct PassPieces {
   Time attention = 0, rest = 0;
   Time attentionWeightGradient = 0, restWeightGradient = 0; // part of attention and of rest
+  Time beforeCore = 0, core = 0;                            // part of attention
   Time total() const { return attention + rest; }
 };
 
@@ -69,9 +74,13 @@ struct LayerCompute {
   ClassSeconds classes;
 };
 
+// How a layout divides a layer's work: its matrices over tp, its experts
+// over ep, its sequence over cp (each rank computes s / cp tokens, and 1 /
+// cp of the causal attention: Megatron-LM's load-balanced chunks).
 struct ComputeSplit {
   int tp = 1, ep = 1;
   bool sequenceParallel = false;
+  int cp = 1;
 };
 
 // Throws InputError when a pass would not fit the clock (kMaxComputeSeconds).

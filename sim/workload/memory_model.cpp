@@ -34,11 +34,13 @@ static Bytes stageActivations(const ModelSpec& model, const ParallelLayout& l, c
   const TransformerShape& t = *model.transformer;
   Bytes blocks = 0;
   for (std::size_t i : layers) blocks += model.layers[i].name.rfind("block.", 0) == 0;
-  Bytes whole = t.blockActivations(l.tp, l.sequenceParallel);
+  // Under context parallelism a rank holds its 1 / cp of the sequence's.
+  Bytes whole = t.blockActivations(l.tp, l.sequenceParallel) / Bytes(l.cp);
   Bytes perPass = blocks / Bytes(chunks); // blocks of one chunk
   if (t.recomputation != Recomputation::Full) return Bytes(chunkPasses) * b * perPass * whole;
   // Each block's input per micro-batch held, plus one block recomputed at a time.
-  return Bytes(chunkPasses) * b * perPass * t.blockInput(l.tp, l.sequenceParallel) + (blocks ? b * whole : 0);
+  return Bytes(chunkPasses) * b * perPass * t.blockInput(l.tp, l.sequenceParallel) / Bytes(l.cp) +
+         (blocks ? b * whole : 0);
 }
 
 DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& l, std::size_t layer) {
@@ -52,7 +54,8 @@ DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& 
 MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& l, Bytes bucketBytes,
                                         int bucketsInFlight, Bytes hcclBufferSize) {
   const Precision& x = model.precision;
-  const int communicators = (l.tp > 1) + (l.pp > 1) + (l.dp > 1) + (l.ep > 1) + (l.ep > 1 && l.ep < l.dp);
+  const int communicators =
+      (l.tp > 1) + (l.pp > 1) + (l.gradientReplicas() > 1) + (l.ep > 1) + (l.ep > 1 && l.ep < l.dp) + (l.cp > 1);
   MemoryBreakdown most;
   const int chunks = l.schedule == PipelineKind::Interleaved && l.pp > 1 ? l.virtualStages : 1;
   const std::vector<LayerRange> ranges = splitLayers(model, l.pp * chunks, l.stageLayers); // chunk k of stage s: k pp + s
@@ -69,9 +72,10 @@ MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLa
       largest = std::max(largest, layer.dense + layer.experts);
     }
     const std::uint64_t p = d.dense + d.experts;
-    // 1/dp of the dense state, 1/(dp/ep) of the experts'.
+    // 1/(dp cp) of the dense state, 1/(dp/ep) of the experts'.
     auto shard = [&](std::uint64_t bytesPerParameter, bool sharded) {
-      return sharded ? d.dense * bytesPerParameter / Bytes(l.dp) + d.experts * bytesPerParameter / Bytes(l.dp / l.ep)
+      return sharded ? d.dense * bytesPerParameter / Bytes(l.gradientReplicas()) +
+                           d.experts * bytesPerParameter / Bytes(l.dp / l.ep)
                      : p * bytesPerParameter;
     };
     MemoryBreakdown m;

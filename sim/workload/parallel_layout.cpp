@@ -18,7 +18,8 @@ const char* pipelineKindName(PipelineKind k) {
 }
 
 std::string ParallelLayout::text() const {
-  std::string s = "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp);
+  std::string s = "tp" + std::to_string(tp) + (cp > 1 ? " cp" + std::to_string(cp) : "") + " pp" + std::to_string(pp) +
+                  " dp" + std::to_string(dp);
   if (ep > 1) s += " ep" + std::to_string(ep);
   if (zero > 0) s += " zero" + std::to_string(zero);
   if (sequenceParallel) s += " sp";
@@ -33,17 +34,18 @@ int RankPlacement::stride(char dimension) const {
   int s = 1;
   for (char d : layout_.order) {
     if (d == dimension) return s;
-    s *= d == 't' ? layout_.tp : d == 'd' ? layout_.dp : layout_.pp;
+    s *= d == 't' ? layout_.tp : d == 'c' ? layout_.cp : d == 'd' ? layout_.dp : layout_.pp;
   }
   return s;
 }
 
 int RankPlacement::rank(LayoutCoordinates c) const {
-  return c.tp * stride('t') + c.dp * stride('d') + c.pp * stride('p');
+  return c.tp * stride('t') + c.dp * stride('d') + c.pp * stride('p') + c.cp * stride('c');
 }
 
 LayoutCoordinates RankPlacement::of(int rank) const {
-  return {rank / stride('t') % layout_.tp, rank / stride('d') % layout_.dp, rank / stride('p') % layout_.pp};
+  return {rank / stride('t') % layout_.tp, rank / stride('d') % layout_.dp, rank / stride('p') % layout_.pp,
+          rank / stride('c') % layout_.cp};
 }
 
 std::vector<int> RankPlacement::along(int rank, char dimension, int size) const {
@@ -55,8 +57,17 @@ std::vector<int> RankPlacement::along(int rank, char dimension, int size) const 
 }
 
 std::vector<int> RankPlacement::tpGroup(int rank) const { return along(rank, 't', layout_.tp); }
+std::vector<int> RankPlacement::cpGroup(int rank) const { return along(rank, 'c', layout_.cp); }
 std::vector<int> RankPlacement::dpGroup(int rank) const { return along(rank, 'd', layout_.dp); }
 std::vector<int> RankPlacement::stages(int rank) const { return along(rank, 'p', layout_.pp); }
+
+std::vector<int> RankPlacement::gradientGroup(int rank) const {
+  if (layout_.cp == 1) return dpGroup(rank);
+  std::vector<int> out;
+  for (int member : dpGroup(rank))
+    for (int r : cpGroup(member)) out.push_back(r);
+  return out;
+}
 
 std::vector<int> RankPlacement::epGroup(int rank) const {
   std::vector<int> dp = dpGroup(rank), out;
@@ -76,13 +87,23 @@ int RankPlacement::expertDpGroupIndex(int rank) const {
   return dpGroupIndex(rank) * layout_.ep + of(rank).dp % layout_.ep;
 }
 
-// Groups are numbered by the other two coordinates.
+// Groups are numbered by the other coordinates.
 int RankPlacement::tpGroupIndex(int rank) const {
   LayoutCoordinates c = of(rank);
-  return c.dp + layout_.dp * c.pp;
+  return c.dp + layout_.dp * (c.pp + layout_.pp * c.cp);
+}
+
+int RankPlacement::cpGroupIndex(int rank) const {
+  LayoutCoordinates c = of(rank);
+  return c.tp + layout_.tp * (c.dp + layout_.dp * c.pp);
 }
 
 int RankPlacement::dpGroupIndex(int rank) const {
+  LayoutCoordinates c = of(rank);
+  return c.tp + layout_.tp * (c.pp + layout_.pp * c.cp);
+}
+
+int RankPlacement::gradientGroupIndex(int rank) const {
   LayoutCoordinates c = of(rank);
   return c.tp + layout_.tp * c.pp;
 }

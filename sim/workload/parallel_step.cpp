@@ -18,7 +18,7 @@ namespace collsim {
 
 bool usesParallelModel(const TrainingSpec& t) {
   const auto& l = t.parallel;
-  return l && (l->tp > 1 || l->pp > 1 || l->zero > 0 || l->ep > 1);
+  return l && (l->tp > 1 || l->pp > 1 || l->zero > 0 || l->ep > 1 || l->cp > 1);
 }
 
 namespace {
@@ -38,10 +38,11 @@ enum class Pass { Forward, Recompute, Backward };
 // dp from the device count when the layout leaves it out (0).
 ParallelLayout resolvedLayout(ParallelLayout l, const Cluster& cluster) {
   if (l.dp == 0) {
-    if (cluster.ranks() % (l.tp * l.pp) != 0)
-      throw InputError("tp x pp = " + std::to_string(l.tp * l.pp) + " does not divide " + cluster.name + "'s " +
-                       std::to_string(cluster.ranks()) + " devices");
-    l.dp = cluster.ranks() / (l.tp * l.pp);
+    const int inner = l.tp * l.cp * l.pp;
+    if (cluster.ranks() % inner != 0)
+      throw InputError(std::string(l.cp > 1 ? "tp x cp x pp = " : "tp x pp = ") + std::to_string(inner) +
+                       " does not divide " + cluster.name + "'s " + std::to_string(cluster.ranks()) + " devices");
+    l.dp = cluster.ranks() / inner;
   }
   return l;
 }
@@ -57,9 +58,23 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Train
   const ModelSpec& model = training.model;
   auto n = [](auto v) { return std::to_string(v); };
   if (l.devices() != cluster.ranks())
-    throw InputError("tp x pp x dp = " + n(l.tp) + " x " + n(l.pp) + " x " + n(l.dp) + " = " + n(l.devices()) +
-                     " devices, but " + cluster.name + " has " + n(cluster.ranks()));
+    throw InputError((l.cp > 1 ? "tp x cp x pp x dp = " + n(l.tp) + " x " + n(l.cp) : "tp x pp x dp = " + n(l.tp)) +
+                     " x " + n(l.pp) + " x " + n(l.dp) + " = " + n(l.devices()) + " devices, but " + cluster.name +
+                     " has " + n(cluster.ranks()));
   const TransformerShape* t = model.transformer ? &*model.transformer : nullptr;
+  if (l.cp > 1) {
+    // Ring attention: the fused kernel on each key-value block as it passes
+    // (Megatron-LM's through Transformer Engine), and 2 cp chunks of the
+    // sequence (each rank the i-th and the (2 cp - 1 - i)-th, so that the
+    // causal work is even).
+    if (!t || !t->flashAttention || model.forward || model.utilization > 0)
+      throw InputError("cp " + n(l.cp) + " needs a transformer timed by its operations with fused attention "
+                       "(attention: flash): context parallelism passes key-value blocks between the kernel's calls");
+    if (t->sequence % std::uint64_t(2 * l.cp) != 0)
+      throw InputError("cp " + n(l.cp) + " cuts the sequence into 2 cp = " + n(2 * l.cp) + " chunks, but " +
+                       n(t->sequence) + " tokens do not divide");
+    if (l.ep > 1) throw InputError("cp with expert parallelism is not modelled yet");
+  }
   if (!t && (l.tp > 1 || l.pp > 1 || l.sequenceParallel))
     throw InputError("tp and pp need a model given by transformer: {...} (its hidden size and sequence set the "
                      "traffic between devices)");
@@ -115,10 +130,15 @@ public:
     validateLayout(layout_, cluster_, training_);
     chunks_ = layout_.schedule == PipelineKind::Interleaved && layout_.pp > 1 ? layout_.virtualStages : 1;
     stages_ = splitLayers(model_, layout_.pp * chunks_, layout_.stageLayers); // chunk k of stage s: stages_[k pp + s]
-    layers_ = layerCompute(model_, cluster.device, {layout_.tp, layout_.ep, layout_.sequenceParallel});
+    layers_ = layerCompute(model_, cluster.device, {layout_.tp, layout_.ep, layout_.sequenceParallel, layout_.cp});
     if (model_.transformer) {
-      activationBytes_ = Bytes(model_.microBatch) * model_.transformer->sequence * model_.transformer->hidden *
-                         model_.precision.weights;
+      const TransformerShape& t = *model_.transformer;
+      // A rank's share of the sequence: what its TP collectives and pipeline sends carry.
+      activationBytes_ = Bytes(model_.microBatch) * t.sequence / Bytes(layout_.cp) * t.hidden * model_.precision.weights;
+      // The key and value of a rank's share, of its TP rank's heads: what
+      // each step of the ring passes forward (backward: their gradients too).
+      ringBytes_ = 2 * Bytes(model_.microBatch) * t.sequence / Bytes(layout_.cp) * t.kvDim() / Bytes(layout_.tp) *
+                   model_.precision.weights;
       // Each token goes to top_k experts; with sequence parallelism each TP
       // rank dispatches its share of the tokens.
       allToAllBytes_ = activationBytes_ * Bytes(model_.transformer->topK) /
@@ -136,17 +156,28 @@ public:
     ranks_.clear();
     for (int r = 0; r < cluster_.ranks(); ++r) {
       LayoutCoordinates c = placement_.of(r);
-      ranks_.push_back({c.pp, -1, -1, {placement_.tpGroupIndex(r), placement_.epGroupIndex(r),
-                                      placement_.dpGroupIndex(r), placement_.expertDpGroupIndex(r)}});
+      ranks_.push_back({c.pp, -1, -1, -1, -1,
+                        {placement_.tpGroupIndex(r), placement_.epGroupIndex(r), placement_.gradientGroupIndex(r),
+                         placement_.expertDpGroupIndex(r)}});
       // Interleaved: the last stage's chunk k feeds the first stage's chunk k + 1.
       const bool wrap = chunks_ > 1;
-      if (c.pp + 1 < layout_.pp || wrap) ranks_.back().next = placement_.rank({c.tp, c.dp, (c.pp + 1) % layout_.pp});
-      if (c.pp > 0 || wrap) ranks_.back().previous = placement_.rank({c.tp, c.dp, (c.pp + layout_.pp - 1) % layout_.pp});
+      if (c.pp + 1 < layout_.pp || wrap)
+        ranks_.back().next = placement_.rank({c.tp, c.dp, (c.pp + 1) % layout_.pp, c.cp});
+      if (c.pp > 0 || wrap)
+        ranks_.back().previous = placement_.rank({c.tp, c.dp, (c.pp + layout_.pp - 1) % layout_.pp, c.cp});
+      if (layout_.cp > 1) { // the ring of the rank's CP group
+        ranks_.back().ringNext = placement_.rank({c.tp, c.dp, c.pp, (c.cp + 1) % layout_.cp});
+        ranks_.back().ringPrevious = placement_.rank({c.tp, c.dp, c.pp, (c.cp + layout_.cp - 1) % layout_.cp});
+      }
     }
     p.stageOf = [this](int rank) { return ranks_[std::size_t(rank)].stage; };
     p.neighbour = [this](int rank, int direction) {
       const RankInfo& i = ranks_[std::size_t(rank)];
       return direction > 0 ? i.next : i.previous;
+    };
+    p.ring = [this](int rank, int direction) {
+      const RankInfo& i = ranks_[std::size_t(rank)];
+      return direction > 0 ? i.ringNext : i.ringPrevious;
     };
     p.collective = [this](int rank, int c) { return collective(rank, c); };
     return p;
@@ -194,7 +225,7 @@ private:
     int index = ranks_[std::size_t(rank)].group[groupKind(group)];
     std::vector<int> members = group == kTp   ? placement_.tpGroup(rank)
                                : group == kEp ? placement_.epGroup(rank)
-                               : group == kDp ? placement_.dpGroup(rank)
+                               : group == kDp ? placement_.gradientGroup(rank)
                                               : placement_.expertDpGroup(rank);
     return groupSchedule(op, bytes, group, index, members);
   }
@@ -252,14 +283,15 @@ private:
   // by the gather program one layer pass ahead: it starts gathering this
   // layer once the main program has begun the previous pass.
   void gatherWeights(StageProgram& p, std::size_t layer) {
-    if (layout_.zero < 3 || layout_.dp == 1) return;
-    std::uint64_t shard = model_.layers[layer].parameters / std::uint64_t(layout_.tp) / std::uint64_t(layout_.dp);
+    const int replicas = layout_.gradientReplicas();
+    if (layout_.zero < 3 || replicas == 1) return;
+    std::uint64_t shard = model_.layers[layer].parameters / std::uint64_t(layout_.tp) / std::uint64_t(replicas);
     if (shard == 0) return;
     ProgramItem wait{Kind::WaitFor, StepPart::DataParallel};
     wait.waitProgram = 0, wait.waitItem = previousPassStart_ - 1;
     p.gathers.push_back(wait);
     p.gathers.push_back({Kind::Collective, StepPart::DataParallel, 0,
-                         sizedCollective(Collective::AllGather, shard * Bytes(layout_.dp) * model_.precision.weights)});
+                         sizedCollective(Collective::AllGather, shard * Bytes(replicas) * model_.precision.weights)});
     ProgramItem ready{Kind::WaitFor, StepPart::DataParallel};
     ready.waitProgram = 1, ready.waitItem = int(p.gathers.size()) - 1;
     previousPassStart_ = int(p.items.size());
@@ -279,16 +311,17 @@ private:
     // ZeRO 3 gathers the weights before a recomputation, which its backward then uses.
     if (pass != Pass::Backward || t.recompute.total() == 0) gatherWeights(p, layer);
     if (pass == Pass::Forward) waitForUpdatedWeights(p, layer);
-    const bool tp = layout_.tp > 1, moe = layout_.ep > 1;
+    const bool tp = layout_.tp > 1, moe = layout_.ep > 1, ring = t.block && layout_.cp > 1 && time.core > 0;
     const bool collectives = t.block && (tp || moe) && (pass != Pass::Recompute || t.recomputeCollectives);
-    if (!collectives) return add(p, Kind::Compute, StepPart::Compute, time.total());
+    Piece attention{time.attention, false, time.attentionWeightGradient, time.beforeCore, ring ? time.core : 0,
+                    pass == Pass::Backward ? 2 * ringBytes_ : ringBytes_};
+    if (!collectives && !ring) return add(p, Kind::Compute, StepPart::Compute, time.total());
+    if (!collectives) {
+      computeOf(p, attention, 0, attention.compute);
+      return add(p, Kind::Compute, StepPart::Compute, time.rest);
+    }
     Time ffn = moe ? Time(double(time.rest) * layout_.expertImbalance) : time.rest; // the busiest device's experts
-    struct Piece {
-      Time compute;
-      bool experts;
-      Time weightGradient; // backward: the column-parallel GEMM's, which the piece ends with
-    };
-    Piece pieces[2] = {{time.attention, false, time.attentionWeightGradient}, {ffn, true, time.restWeightGradient}};
+    Piece pieces[2] = {attention, {ffn, true, time.restWeightGradient}};
     if (pass == Pass::Backward) std::swap(pieces[0], pieces[1]);
     const bool sp = tp && layout_.sequenceParallel, pipelined = sp && training_.tpCommOverlap;
     for (const Piece& piece : pieces) {
@@ -305,10 +338,10 @@ private:
       if (experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
       if (head > 0) {
         beside(p, kTpAllGather, StepPart::TensorParallel);
-        add(p, Kind::Compute, StepPart::Compute, head);
+        computeOf(p, piece, 0, head);
         waitBeside(p, StepPart::TensorParallel);
       }
-      add(p, Kind::Compute, StepPart::Compute, piece.compute - head - tail);
+      computeOf(p, piece, head, piece.compute - tail);
       if (experts) add(p, Kind::Collective, StepPart::ExpertParallel, 0, kEpAllToAll);
       if (!tp) continue;
       const int closing = sp ? kTpReduceScatter : kTpAllReduce;
@@ -317,9 +350,51 @@ private:
         continue;
       }
       beside(p, closing, StepPart::TensorParallel);
-      add(p, Kind::Compute, StepPart::Compute, tail);
+      computeOf(p, piece, piece.compute - tail, piece.compute);
       waitBeside(p, StepPart::TensorParallel);
     }
+  }
+
+  // A piece of a layer's pass, and what in it runs beside collectives.
+  struct Piece {
+    Time compute;
+    bool experts;
+    Time weightGradient; // backward: the column-parallel GEMM's, which the piece ends with
+    // CP: the attention core at [beforeCore, beforeCore + core) in cp
+    // chunks, the first on the rank's own key-value block, each other once
+    // the ring has brought the next block (ringBytes a step).
+    Time beforeCore = 0, core = 0;
+    Bytes ringBytes = 0;
+  };
+
+  // The compute of [from, to) of a piece. Under context parallelism the
+  // ring starts beside it once the piece has computed its keys and values
+  // (at beforeCore), and each chunk of the core after the first waits for
+  // its step of the ring.
+  void computeOf(StageProgram& p, const Piece& piece, Time from, Time to) {
+    Time at = from;
+    if (piece.core > 0) {
+      const int cp = layout_.cp;
+      for (int k = 0; k < cp; ++k) {
+        const Time cut = piece.beforeCore + piece.core * Time(k) / Time(cp);
+        if (cut < from || cut >= to) continue;
+        add(p, Kind::Compute, StepPart::Compute, cut - at);
+        at = cut;
+        if (k == 0) { // the ring starts: its cp - 1 steps, one after another
+          ProgramItem start{Kind::WaitFor, StepPart::ContextParallel};
+          start.waitProgram = ParallelStepSchedule::kProgramStream, start.waitItem = int(p.items.size()) - 1;
+          p.side.push_back(start);
+          ringStart_ = int(p.side.size());
+          for (int step = 1; step < cp; ++step)
+            p.side.push_back({Kind::RingShift, StepPart::ContextParallel, 0, -1, piece.ringBytes});
+        } else { // chunk k waits for the k-th block
+          ProgramItem block{Kind::WaitFor, StepPart::ContextParallel};
+          block.waitProgram = ParallelStepSchedule::kSideStream, block.waitItem = ringStart_ + k - 1;
+          p.items.push_back(block);
+        }
+      }
+    }
+    if (to > at) add(p, Kind::Compute, StepPart::Compute, to - at);
   }
 
   // Starts `collective` on the side program once the main program has done
@@ -353,7 +428,7 @@ private:
           gatheredAt_[i] = int(p.gathers.size()) - 1;
         }
       };
-      gather(d.dense, layout_.dp, kDp);
+      gather(d.dense, layout_.gradientReplicas(), kDp);
       gather(d.experts, layout_.dp / layout_.ep, kExpertDp);
     }
   }
@@ -406,7 +481,7 @@ private:
     Bytes filled[2] = {0, 0}; // dense, experts
     auto fill = [&](int which, Bytes grads, int ready, bool lastLayer) {
       char group = which == 0 ? kDp : kExpertDp;
-      if ((which == 0 ? layout_.dp : expertReplicas) == 1) return;
+      if ((which == 0 ? layout_.gradientReplicas() : expertReplicas) == 1) return;
       while (grads > 0) {
         Bytes take = std::min(grads, bucket - filled[which]);
         filled[which] += take, grads -= take;
@@ -436,7 +511,7 @@ private:
     // The optimizer at memory speed, on 1/dp of the state under ZeRO (the
     // experts': 1 / (dp / ep)).
     const bool sharded = layout_.zero > 0;
-    std::uint64_t updated = stageParameters.dense / std::uint64_t(sharded ? layout_.dp : 1) +
+    std::uint64_t updated = stageParameters.dense / std::uint64_t(sharded ? layout_.gradientReplicas() : 1) +
                             stageParameters.experts / std::uint64_t(sharded ? expertReplicas : 1);
     optimizer_.push_back(serializationTime(x.optimizerTraffic(updated), cluster_.device.memoryBandwidth));
     add(p, Kind::Compute, StepPart::Optimizer, optimizer_.back());
@@ -446,7 +521,7 @@ private:
           add(p, Kind::Collective, StepPart::DataParallel, 0,
               sizedCollective(Collective::AllGather, parameters / std::uint64_t(replicas) * Bytes(replicas) * x.weights, group));
       };
-      gather(stageParameters.dense, layout_.dp, kDp);
+      gather(stageParameters.dense, layout_.gradientReplicas(), kDp);
       gather(stageParameters.experts, expertReplicas, kExpertDp);
     }
     return p;
@@ -464,12 +539,15 @@ private:
   Bytes activationBytes_ = 0;
   std::vector<Time> optimizer_;
   int previousPassStart_ = 0; // ZeRO 3: the main program's item where the last layer pass began
+  int ringStart_ = 0;         // CP: the side program's first ring step of the attention core at hand
   std::vector<int> gatheredAt_; // param_gather: per layer, its gather's item (-1: none, or awaited)
   Bytes allToAllBytes_ = 0;
+  Bytes ringBytes_ = 0; // CP: one forward step of the ring
   std::vector<std::tuple<Collective, Bytes, char>> sized_; // collectives kFixedCollectives, ...
   struct RankInfo {
     int stage, next, previous;
-    int group[4]; // its TP, EP, DP and expert-DP group numbers
+    int ringNext, ringPrevious; // its CP group's ring
+    int group[4];               // its TP, EP, gradient (DP x CP) and expert-DP group numbers
   };
   std::vector<RankInfo> ranks_;
   std::vector<std::vector<const Schedule*>> cache_[4]; // per group kind, per group: collective -> schedule
@@ -483,7 +561,7 @@ void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training) {
   if (!training.parallel) return;
   const ParallelLayout& l = *training.parallel;
   if (!usesParallelModel(training)) {
-    if (l.dp != 0 && l.dp != cluster.ranks())
+    if (l.dp != 0 && l.dp != cluster.ranks() && l.cp == 1)
       throw InputError("dp " + std::to_string(l.dp) + " with tp 1 and pp 1 must be " + cluster.name + "'s " +
                        std::to_string(cluster.ranks()) + " devices");
     return;
@@ -571,7 +649,7 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
     e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
   }
   // Every rank of a stage runs its program: scale the sampled rank by them.
-  e.events = double(l.tp * l.dp) * (segmentHops + messages);
+  e.events = double(l.tp * l.cp * l.dp) * (segmentHops + messages);
   // A base and a few hundred bytes per rank and stream (lanes, pair states):
   // an upper guess; the 70 B step on 1,024 ranks peaks at 38 MB.
   e.memoryBytes = 64e6 + double(cluster.ranks()) * double(schedule.streamCount()) * 256;

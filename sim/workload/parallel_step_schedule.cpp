@@ -27,6 +27,10 @@ public:
     case Kind::SendPrevious: out.push_back(Op{OpKind::Send, plan.neighbour(rank, -1), 0, item.bytes}); break;
     case Kind::ReceiveNext: out.push_back(Op{OpKind::Recv, plan.neighbour(rank, 1), 0, item.bytes}); break;
     case Kind::ReceivePrevious: out.push_back(Op{OpKind::Recv, plan.neighbour(rank, -1), 0, item.bytes}); break;
+    case Kind::RingShift:
+      out.push_back(Op{OpKind::Send, plan.ring(rank, 1), 0, item.bytes});
+      out.push_back(Op{OpKind::Recv, plan.ring(rank, -1), 0, item.bytes});
+      break;
     case Kind::WaitBuckets: {
       const auto& buckets = plan.stages[std::size_t(plan.stageOf(rank))].buckets;
       for (std::size_t b = 0; b < buckets.size(); ++b) {

@@ -33,11 +33,15 @@
 namespace collsim {
 
 // Where a step of stream 0 goes in the step's breakdown.
-enum class StepPart : std::uint8_t { Compute, TensorParallel, ExpertParallel, Pipeline, DataParallel, Optimizer };
+enum class StepPart : std::uint8_t {
+  Compute, TensorParallel, ExpertParallel, Pipeline, DataParallel, Optimizer, ContextParallel
+};
 
 struct ProgramItem {
+  // RingShift: one step of the CP group's ring, `bytes` to the next rank
+  // and from the previous, at once.
   enum class Kind : std::uint8_t {
-    Compute, Collective, SendNext, SendPrevious, ReceiveNext, ReceivePrevious, WaitBuckets, WaitFor
+    Compute, Collective, SendNext, SendPrevious, ReceiveNext, ReceivePrevious, WaitBuckets, WaitFor, RingShift
   };
   Kind kind = Kind::Compute;
   StepPart part = StepPart::Compute;
@@ -69,6 +73,8 @@ struct ParallelStepPlan {
   std::function<const Schedule*(int rank, int collective)> collective;
   // The rank of the next (+1) or previous (-1) stage on `rank`'s pipeline.
   std::function<int(int rank, int direction)> neighbour;
+  // The next (+1) or previous (-1) rank of `rank`'s CP ring.
+  std::function<int(int rank, int direction)> ring;
 };
 
 class ParallelStepSchedule final : public Schedule {

@@ -53,6 +53,7 @@ public:
     case StepPart::Pipeline: pipelineStep(rank, schedule_.item(rank, at).kind, d); break;
     case StepPart::DataParallel: b.dataParallel += d; break;
     case StepPart::Optimizer: b.optimizer += d; break;
+    case StepPart::ContextParallel: b.contextParallel += d; break;
     }
     finish_[std::size_t(rank)] = std::max(finish_[std::size_t(rank)], end);
   }

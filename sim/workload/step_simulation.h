@@ -30,10 +30,12 @@ struct BucketTiming {
 // Where the slowest device's step went under a parallel layout: its own
 // compute, the time it waited in TP collectives, in EP AllToAlls, for pipeline transfers,
 // idle in the pipeline's bubble (waiting for a neighbour stage to get
-// there), for the DP gradients after backward and in ZeRO's AllGather, and
-// the optimizer. They add up to the step.
+// there), for the DP gradients after backward and in ZeRO's AllGather, the
+// optimizer, and for the key-value blocks of the CP ring. They add up to
+// the step.
 struct StepBreakdown {
   Time compute = 0, tensorParallel = 0, expertParallel = 0, pipeline = 0, bubble = 0, dataParallel = 0, optimizer = 0;
+  Time contextParallel = 0;
 };
 
 struct StepResult {
