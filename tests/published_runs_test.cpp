@@ -11,11 +11,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <span>
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
+
+#include "sim/validation/prediction_error.h"
 
 using namespace collsim::testing;
 using json = nlohmann::json;
@@ -113,4 +116,40 @@ TEST_CASE("published runs - held-out curves on the A100 40 GB: every MPT row of 
 // listed, all are held above 15 % and under their worst gap.
 TEST_CASE("published runs - held-out curves on the H100: every MPT row of its bf16 table misses, by under 1.8 x") {
   checkAgainstPublished("scenarios/published-curves-h100.yaml", {}, {1.15, 1.80});
+}
+
+namespace {
+
+// log(predicted / published) of every row of a scenario.
+std::vector<double> logRatios(const char* scenario) {
+  CliResult r = cli({"run", source(scenario), "--format", "json"});
+  REQUIRE(r.status == 0);
+  std::vector<double> out;
+  const json doc = json::parse(r.out);
+  for (const json& p : doc["points"]) {
+    const json& mfu = p["reference"]["mfu"];
+    out.push_back(std::log(mfu["simulated"].get<double>() / mfu["published"].get<double>()));
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("published runs - the plan's uncertainty is these tables' spread (sim/validation/prediction_error.h)") {
+  // Every row of the four scenarios: the root mean square of the log
+  // errors (uncalibrated, absolute), and the same about each scenario's own
+  // mean (what tells two layouts of one run apart).
+  double squares = 0, within = 0;
+  std::size_t rows = 0;
+  for (const char* scenario : {"scenarios/published-runs.yaml", "scenarios/published-curves.yaml",
+                               "scenarios/published-curves-a100-40gb.yaml", "scenarios/published-curves-h100.yaml"}) {
+    std::vector<double> errors = logRatios(scenario);
+    double mean = 0;
+    for (double e : errors) mean += e / double(errors.size());
+    for (double e : errors) squares += e * e, within += (e - mean) * (e - mean);
+    rows += errors.size();
+  }
+  CHECK(rows == 151);
+  CHECK(std::sqrt(squares / double(rows)) == doctest::Approx(collsim::kUncalibratedError).epsilon(0.02));
+  CHECK(std::sqrt(within / double(rows)) == doctest::Approx(collsim::kBetweenLayoutsError).epsilon(0.06));
 }

@@ -50,6 +50,7 @@ struct ComputeCalibrateRequest {
   std::string runs, out, format = "table";
   std::vector<std::string> sets, fit;
   double maxEvents = WorkLimits{}.maxEvents;
+  std::vector<std::string> on, predict; // the runs to fit, and the held-out ones to predict
 };
 int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io);
 

@@ -19,7 +19,7 @@ namespace {
 
 struct CalibrateCliOptions {
   std::string measured, cluster, out, algo = "library", op, minBytes = "64KiB", format = "table";
-  std::vector<std::string> sets, fit;
+  std::vector<std::string> sets, fit, on, predict;
   EnvOptions env;
   int channels = 1;
   double maxEvents = WorkLimits{}.maxEvents;
@@ -45,8 +45,9 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   if (namesTrainingRuns(o.measured)) {
     if (!o.cluster.empty())
       throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE");
-    return runComputeCalibration({o.measured, o.out, o.format, o.sets, o.fit, o.maxEvents}, io);
+    return runComputeCalibration({o.measured, o.out, o.format, o.sets, o.fit, o.maxEvents, o.on, o.predict}, io);
   }
+  if (!o.on.empty() || !o.predict.empty()) throw UsageError("--on and --predict choose among training runs (RUNS.yaml)");
   if (o.cluster.empty()) throw UsageError("--cluster: the cluster file of the measured hardware is required for a log");
   if (o.format != "table" && o.format != "json") throw UsageError("--format: '" + o.format + "' is not table or json");
   std::optional<OutputFile> out;
@@ -111,6 +112,11 @@ Command addCalibrateCommand(CLI::App& app) {
   cmd->add_option("--out", o->out, "write the calibrated cluster file (or, for training runs, the device file) here");
   cmd->add_option("--max-events", o->maxEvents, "refuse a fit estimated past this many simulated events")
       ->check(finiteAtLeast(1))->capture_default_str();
+  cmd->add_option("--on", o->on, "training runs: fit only these (variants, by name) and predict the others held out")
+      ->delimiter(',');
+  cmd->add_option("--predict", o->predict, "with --on: the held-out runs to predict (default: every other measured run "
+                                           "on the device)")
+      ->delimiter(',');
   cmd->add_option("--algo", o->algo, "the algorithm to predict with: library (what the cluster's library picks per size), one, or several (the fastest per size)")->capture_default_str();
   cmd->add_option("--op", o->op, "the collective, when the log does not name it");
   cmd->add_option("--channels", o->channels, "a fixed channel count (default: the library's choice per size)")

@@ -48,20 +48,29 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
   std::optional<OutputFile> out;
   if (!request.out.empty()) out = OutputFile::check("--out", request.out);
   std::vector<Scenario> study = loadStudyFile(request.runs, request.sets);
-  // Bounded like run: the runs once, times the simulations a fit takes
-  // (about four iterations of one pass per figure and a step).
+  // Bounded like run: each run fitted once per simulation a fit takes
+  // (about four iterations of one pass per figure and a step), each
+  // held-out run twice (before and after).
   std::vector<TrainingJob> jobs = trainingJobs(study);
-  WorkEstimate once = estimateTrainingJobs(jobs);
+  estimateTrainingJobs(jobs);
   for (const TrainingJob& j : jobs)
     if (!j.error.empty()) throw InputError(j.error);
-  WorkEstimate fit = once;
-  fit.events *= 4 * (computeFigureNames().size() + 2), fit.wallSeconds *= 4 * (computeFigureNames().size() + 2);
+  WorkEstimate fit;
+  const double passes = 4.0 * double(computeFigureNames().size() + 2);
+  for (const TrainingJob& j : jobs) {
+    const Scenario& s = *j.scenario;
+    const bool fitted = request.on.empty() || std::find(request.on.begin(), request.on.end(), runLabel(s)) != request.on.end();
+    WorkEstimate e = estimateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, j.algorithm, 1, nullptr));
+    e.events *= fitted ? passes : 2, e.wallSeconds *= fitted ? passes : 2;
+    fit.addSequential(e);
+  }
   WorkLimits limits;
   limits.maxEvents = request.maxEvents;
   enforceLimits(fit, limits, "calibrating against " + request.runs);
 
   ComputeCalibrationOptions options;
   options.fit = request.fit;
+  options.on = request.on, options.predict = request.predict;
   options.source = request.runs;
   options.threads = hardwareThreads();
   std::unique_ptr<ProgressLine> line;
@@ -76,9 +85,13 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
   if (line) line->clear();
   if (out) writeOutputFiles({{*out, c.yaml}});
 
-  std::vector<double> before, after;
-  for (const CalibratedRun& r : c.runs)
-    before.push_back(std::abs(errorOf(r.before, r.measured))), after.push_back(std::abs(errorOf(r.after, r.measured)));
+  // |error| of runs before and after the fit: its median and largest.
+  auto errors = [](const std::vector<CalibratedRun>& runs, bool fitted) {
+    std::vector<double> e;
+    for (const CalibratedRun& r : runs) e.push_back(std::abs(errorOf(fitted ? r.after : r.before, r.measured)));
+    return e;
+  };
+  const std::vector<double> before = errors(c.runs, false), after = errors(c.runs, true);
   const DeviceModel& preset = study.front().cluster.device;
   if (request.format == "json") {
     nlohmann::ordered_json j;
@@ -100,6 +113,17 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
     j["runs"] = runs;
     j["median_abs_error_before"] = median(before), j["median_abs_error"] = median(after);
     j["max_abs_error"] = *std::max_element(after.begin(), after.end());
+    if (!c.heldOut.empty()) {
+      nlohmann::ordered_json held = nlohmann::ordered_json::array();
+      for (const CalibratedRun& r : c.heldOut)
+        held.push_back({{"run", r.label}, {"measured", r.measuredText}, {"measured_s", r.measured},
+                        {"before_s", r.before}, {"after_s", r.after}, {"error_before", errorOf(r.before, r.measured)},
+                        {"error_after", errorOf(r.after, r.measured)}});
+      const std::vector<double> b = errors(c.heldOut, false), a = errors(c.heldOut, true);
+      j["held_out"] = held;
+      j["held_out_median_abs_error_before"] = median(b), j["held_out_median_abs_error"] = median(a);
+      j["held_out_max_abs_error"] = *std::max_element(a.begin(), a.end());
+    }
     j["expected_error"] = c.error;
     j["simulations"] = c.simulations, j["iterations"] = c.iterations;
     if (out) j["out"] = request.out;
@@ -111,10 +135,14 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
     figures.add({f.name, figureText(f, preset, c.device, false), figureText(f, preset, c.device, true),
                  widthText(f, f.sd), widthText(f, f.priorWidth),
                  f.determined ? "by the runs" : "poorly: the prior holds it"});
-  TextTable runs({"run", "measured", "measured_ms", "before_ms", "error", "after_ms", "error"});
-  for (const CalibratedRun& r : c.runs)
-    runs.add({r.label, r.measuredText, fixed(r.measured * 1e3, 3), fixed(r.before * 1e3, 3),
-              percent(errorOf(r.before, r.measured)), fixed(r.after * 1e3, 3), percent(errorOf(r.after, r.measured))});
+  auto runTable = [](const std::vector<CalibratedRun>& list) {
+    TextTable t({"run", "measured", "measured_ms", "before_ms", "error", "after_ms", "error"});
+    for (const CalibratedRun& r : list)
+      t.add({r.label, r.measuredText, fixed(r.measured * 1e3, 3), fixed(r.before * 1e3, 3),
+             percent(errorOf(r.before, r.measured)), fixed(r.after * 1e3, 3), percent(errorOf(r.after, r.measured))});
+    return t;
+  };
+  TextTable runs = runTable(c.runs);
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# collsim calibrate: " << c.device.name
          << "'s compute fitted to " << c.runs.size() << " measured run(s) of " << request.runs << " ("
          << c.simulations << " simulations, " << c.iterations << " iterations)"
@@ -126,6 +154,13 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
          << ", max " << percent(*std::max_element(after.begin(), after.end()))
          << "; a prediction from the fitted device is expected within " << percent(c.error)
          << " (one sd: calibration.error)\n";
+  if (!c.heldOut.empty()) {
+    const std::vector<double> b = errors(c.heldOut, false), a = errors(c.heldOut, true);
+    io.out << "# held out: the other measured runs, which the fit did not see, predicted before and after it\n"
+           << runTable(c.heldOut).text() << "# held out: median |error| " << percent(median(b)) << " -> "
+           << percent(median(a)) << ", max " << percent(*std::max_element(a.begin(), a.end())) << " over "
+           << c.heldOut.size() << " run(s)\n";
+  }
   return 0;
 }
 

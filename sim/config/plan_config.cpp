@@ -18,14 +18,22 @@ static std::vector<int> integers(const ConfigNode& node, long long max) {
 }
 
 PlanSpace loadPlanSpace(const ConfigNode& node) {
-  node.allowOnly({"global_batch", "tp", "pp", "ep", "expert_imbalance", "micro_batch", "zero", "schedule",
-                  "virtual_stages", "sequence_parallel", "tp_across_servers"});
+  node.allowOnly({"global_batch", "tp", "pp", "ep", "cp", "expert_imbalance", "micro_batch", "zero", "schedule",
+                  "virtual_stages", "sequence_parallel", "tp_across_servers", "recomputation"});
   PlanSpace s;
   s.globalBatch = std::uint64_t(node.at("global_batch").integer(1, 1LL << 40));
   if (auto v = node.find("tp")) s.tp = integers(*v, 1 << 16);
   if (auto v = node.find("pp")) s.pp = integers(*v, 1 << 16);
   if (auto v = node.find("micro_batch")) s.microBatch = integers(*v, 1 << 20);
   if (auto v = node.find("ep")) s.ep = integers(*v, 1 << 16);
+  if (auto v = node.find("cp")) s.cp = integers(*v, 1 << 16);
+  if (auto v = node.find("recomputation"))
+    for (const ConfigNode& r : listOf(*v)) {
+      std::string kind = r.choice({"none", "selective", "full"});
+      s.recomputation.push_back(kind == "none" ? Recomputation::None
+                                : kind == "selective" ? Recomputation::Selective
+                                                      : Recomputation::Full);
+    }
   if (auto v = node.find("expert_imbalance")) {
     s.expertImbalance = v->number();
     if (!(s.expertImbalance >= 1 && s.expertImbalance <= 100))
@@ -44,7 +52,10 @@ PlanSpace loadPlanSpace(const ConfigNode& node) {
                                              : PipelineKind::Interleaved);
     }
   }
-  if (auto v = node.find("virtual_stages")) s.virtualStages = int(v->integer(2, 1 << 10));
+  if (auto v = node.find("virtual_stages")) {
+    s.virtualStages.clear();
+    for (const ConfigNode& k : listOf(*v)) s.virtualStages.push_back(int(k.integer(2, 1 << 10)));
+  }
   if (auto v = node.find("sequence_parallel")) s.sequenceParallel = v->boolean();
   if (auto v = node.find("tp_across_servers")) s.tpAcrossServers = v->boolean();
   return s;

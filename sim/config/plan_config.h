@@ -9,7 +9,9 @@
 //     micro_batch: [1, 2]      # default: the model's
 //     zero: [0, 1]             # default: 0, 1, 2, 3
 //     schedule: [1f1b, gpipe]  # default: 1f1b; interleaved too
-//     virtual_stages: 2        # the interleaved schedule's chunks per device (default 2)
+//     virtual_stages: [2, 4]   # the interleaved schedule's chunks per device (default 2)
+//     cp: [1, 2]               # context parallelism (default 1)
+//     recomputation: [none, selective, full]   # default: the model's
 //     sequence_parallel: true  # under tp > 1 (default true)
 //     tp_across_servers: false # let TP groups span servers (default false)
 // A single value stands for a list of one.

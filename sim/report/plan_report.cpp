@@ -14,31 +14,52 @@ std::string stepMs(Time t) { return fixed(toMicroseconds(t) / 1e3, 1); }
 double gibOf(Bytes b) { return double(b) / double(1ULL << 30); }
 std::string memoryGib(Bytes b) { return fixed(gibOf(b), 1); }
 
-// Expert parallelism gets columns only where some layout has it.
-bool anyExperts(const PlanReport& r) {
-  for (const auto* list : {&r.plans, &r.pruned})
-    for (const auto& p : *list)
-      if (p.candidate.layout.ep > 1) return true;
-  return false;
+const char* recomputationName(Recomputation r) {
+  return r == Recomputation::None ? "none" : r == Recomputation::Selective ? "selective" : "full";
 }
 
-std::vector<std::string> layoutCells(const PlannedLayout& p, bool experts) {
+// Columns that only some plans need: those that some layout uses.
+struct OptionalColumns {
+  bool experts = false, cp = false, recomputation = false, virtualStages = false;
+};
+OptionalColumns optionalColumns(const PlanReport& r) {
+  OptionalColumns o;
+  for (const auto* list : {&r.plans, &r.pruned})
+    for (const auto& p : *list) {
+      const ParallelLayout& l = p.candidate.layout;
+      o.experts |= l.ep > 1, o.cp |= l.cp > 1, o.recomputation |= bool(p.candidate.recomputation);
+      o.virtualStages |= l.pp > 1 && l.schedule == PipelineKind::Interleaved;
+    }
+  return o;
+}
+
+std::vector<std::string> layoutCells(const PlannedLayout& p, const OptionalColumns& o) {
   const ParallelLayout& l = p.candidate.layout;
-  std::vector<std::string> c{std::to_string(p.devices), std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.dp)};
-  if (experts) c.push_back(std::to_string(l.ep));
+  std::vector<std::string> c{std::to_string(p.devices), std::to_string(l.tp)};
+  if (o.cp) c.push_back(std::to_string(l.cp));
+  for (int x : {l.pp, l.dp}) c.push_back(std::to_string(x));
+  if (o.experts) c.push_back(std::to_string(l.ep));
   for (std::string x : {std::to_string(l.zero), std::string(l.sequenceParallel ? "yes" : "no"),
                         std::to_string(p.candidate.microBatch), std::to_string(l.microBatches),
                         std::string(l.pp > 1 ? pipelineKindName(l.schedule) : "-")})
     c.push_back(std::move(x));
+  if (o.virtualStages) c.push_back(l.pp > 1 && l.schedule == PipelineKind::Interleaved ? std::to_string(l.virtualStages) : "-");
+  if (o.recomputation) c.push_back(p.candidate.recomputation ? recomputationName(*p.candidate.recomputation) : "-");
   return c;
 }
 
 TextTable planTable(const PlanReport& r) {
-  const bool experts = anyExperts(r);
-  std::vector<std::string> h{"rank", "devices", "tp", "pp", "dp"};
+  const OptionalColumns o = optionalColumns(r);
+  const bool experts = o.experts;
+  std::vector<std::string> h{"rank", "devices", "tp"};
+  if (o.cp) h.push_back("cp");
+  for (const char* c : {"pp", "dp"}) h.push_back(c);
   if (experts) h.push_back("ep");
-  for (const char* c : {"zero", "sp", "mb", "m", "schedule", "step_ms", "tokens/s", "mfu", "memory_GiB",
-                        "headroom_GiB", "compute_ms", "tp_ms"})
+  for (const char* c : {"zero", "sp", "mb", "m", "schedule"}) h.push_back(c);
+  if (o.virtualStages) h.push_back("v");
+  if (o.recomputation) h.push_back("recompute");
+  for (const char* c : {"step_ms", "band_ms", "tie", "tokens/s", "mfu", "memory_GiB", "headroom_GiB", "compute_ms",
+                        "tp_ms"})
     h.push_back(c);
   if (experts) h.push_back("ep_ms");
   for (const char* c : {"pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"}) h.push_back(c);
@@ -49,7 +70,7 @@ TextTable planTable(const PlanReport& r) {
     if (p.devices != devices) devices = p.devices, rank = 0;
     if (r.top > 0 && rank >= r.top) continue;
     std::vector<std::string> row{std::to_string(++rank)};
-    for (auto& c : layoutCells(p, experts)) row.push_back(c);
+    for (auto& c : layoutCells(p, o)) row.push_back(c);
     if (!p.error.empty()) {
       row.push_back("FAILED");
       row.resize(h.size(), "-");
@@ -59,7 +80,9 @@ TextTable planTable(const PlanReport& r) {
     const StepResult& s = p.step;
     const StepBreakdown& b = s.breakdown;
     Bytes memory = p.candidate.memory.total();
-    for (std::string c : {stepMs(s.iteration), s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
+    const double band = double(s.iteration) * r.uncertainty.betweenLayouts;
+    for (std::string c : {stepMs(s.iteration), "+-" + stepMs(Time(band)), std::string(p.tie ? "tie" : "-"),
+                          s.tokensPerSample ? fixed(s.tokensPerSecond(), 0) : "-",
                           s.mfu() > 0 ? percent(s.mfu()) : "-", memoryGib(memory),
                           r.deviceMemory ? fixed(gibOf(r.deviceMemory) - gibOf(memory), 1) : "-", stepMs(b.compute),
                           stepMs(b.tensorParallel)})
@@ -89,7 +112,16 @@ std::string header(const PlanReport& r, bool md) {
   os << c << "mb = samples per micro-batch, m = micro-batches per step; step time broken down for the device that\n"
      << c << "finished last: compute, waits in TP collectives (and EP AllToAlls), pipeline transfers, the pipeline\n"
      << c << "bubble, DP gradients and ZeRO's AllGathers, the optimizer. Modelled: TP per block, PP (GPipe, 1F1B,\n"
-     << c << "interleaved), DP with ZeRO 0-3, EP, all on one simulated network.\n";
+     << c << "interleaved), DP with ZeRO 0-3, EP, CP, recomputation, all on one simulated network.\n";
+  const PredictionError& u = r.uncertainty;
+  if (u.calibratedRuns > 0)
+    os << c << "band: one standard deviation, " << percent(u.betweenLayouts) << " (the device's calibration to "
+       << u.calibratedRuns << " run(s)); ties: within the band of the fastest, most headroom first\n";
+  else
+    os << c << "band: one standard deviation between layouts, " << percent(u.betweenLayouts)
+       << " (docs/validation.md: the published runs about each table's own bias;\n"
+       << c << "a step time itself is within " << percent(u.absolute)
+       << " uncalibrated: calibrate the device to your runs); ties: within the band of the fastest, most headroom first\n";
   return os.str();
 }
 
@@ -114,10 +146,12 @@ std::string text(const PlanReport& r, bool md) {
 
 nlohmann::json layoutJson(const PlannedLayout& p) {
   const ParallelLayout& l = p.candidate.layout;
-  return {{"servers", p.servers}, {"devices", p.devices}, {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep},
-          {"zero", l.zero}, {"sequence_parallel", l.sequenceParallel}, {"micro_batch", p.candidate.microBatch},
-          {"micro_batches", l.microBatches}, {"schedule", pipelineKindName(l.schedule)},
-          {"virtual_stages", l.virtualStages},
+  return {{"servers", p.servers}, {"devices", p.devices}, {"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"dp", l.dp},
+          {"ep", l.ep}, {"zero", l.zero}, {"sequence_parallel", l.sequenceParallel},
+          {"micro_batch", p.candidate.microBatch}, {"micro_batches", l.microBatches},
+          {"schedule", pipelineKindName(l.schedule)}, {"virtual_stages", l.virtualStages},
+          {"recomputation", p.candidate.recomputation ? nlohmann::json(recomputationName(*p.candidate.recomputation))
+                                                      : nlohmann::json(nullptr)},
           {"memory_GiB", gibOf(p.candidate.memory.total())}};
 }
 
@@ -133,6 +167,9 @@ nlohmann::json planJson(const PlanReport& r, const PlannedLayout& p) {
   auto msOf = [](Time t) { return toMicroseconds(t) / 1e3; };
   j["status"] = "ok";
   j["step_ms"] = msOf(s.iteration);
+  j["band"] = r.uncertainty.betweenLayouts;
+  j["band_absolute"] = r.uncertainty.absolute;
+  j["tie"] = p.tie;
   j["tokens_per_s"] = s.tokensPerSample ? nlohmann::json(s.tokensPerSecond()) : nlohmann::json(nullptr);
   j["mfu"] = s.mfu() > 0 ? nlohmann::json(s.mfu()) : nlohmann::json(nullptr);
   j["headroom_GiB"] = r.deviceMemory ? nlohmann::json(gibOf(r.deviceMemory) - gibOf(p.candidate.memory.total()))

@@ -1,6 +1,8 @@
 // What `collsim plan` prints: per cluster size, the simulated layouts best
-// first (step time, tokens/s, MFU, memory and headroom, and where the step
-// went), and the layouts it pruned with the reason. Table, Markdown, CSV
+// first (step time with its uncertainty band, tokens/s, MFU, memory and
+// headroom, and where the step went), and the layouts it pruned with the
+// reason. Layouts whose steps lie within the band of the fastest are ties:
+// they come first, the most memory headroom first. Table, Markdown, CSV
 // and JSON ({"plans": [...], "pruned": [...]}).
 #pragma once
 
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "sim/report/report.h"
+#include "sim/validation/prediction_error.h"
 #include "sim/workload/layout_search.h"
 #include "sim/workload/step_simulation.h"
 
@@ -18,6 +21,7 @@ struct PlannedLayout {
   LayoutCandidate candidate;
   StepResult step;   // when simulated
   std::string error; // the simulation failed
+  bool tie = false;  // within the band of its device count's fastest layout
 };
 
 struct PlanReport {
@@ -27,6 +31,7 @@ struct PlanReport {
   std::vector<PlannedLayout> plans;  // simulated, by devices then step time
   std::vector<PlannedLayout> pruned; // candidate.pruned says why
   std::size_t top = 0;               // rows shown per device count (0: all)
+  PredictionError uncertainty;       // the device's (sim/validation/prediction_error.h)
 };
 
 std::string formatPlanReport(const PlanReport& report, OutputFormat format);

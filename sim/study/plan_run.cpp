@@ -28,6 +28,7 @@ PlanWork planWork(const std::vector<Scenario>& study) {
   report.cluster = first.cluster.name, report.model = first.training->model.name;
   report.parameters = first.training->model.parameters(), report.globalBatch = first.plan->globalBatch;
   report.deviceMemory = first.cluster.device.memory;
+  report.uncertainty = predictionError(first.cluster.device);
   report.algorithm = first.algorithms.front();
   if (first.training->model.transformer) report.sequence = first.training->model.transformer->sequence;
   for (const Scenario& s : study) {
@@ -64,6 +65,25 @@ void rankPlans(PlanWork& work) {
     if (a.error.empty() != b.error.empty()) return a.error.empty();
     return a.step.iteration < b.step.iteration;
   });
+  // Per device count: the layouts within the band of the fastest are ties,
+  // which collsim cannot tell apart; the most headroom goes first among them.
+  const double band = work.report.uncertainty.betweenLayouts;
+  for (auto first = plans.begin(); first != plans.end();) {
+    auto group = std::find_if(first, plans.end(), [&](const PlannedLayout& p) { return p.devices != first->devices; });
+    if (first->error.empty()) {
+      const double limit = double(first->step.iteration) * (1 + band);
+      auto ties = std::find_if(first, group, [&](const PlannedLayout& p) {
+        return !p.error.empty() || double(p.step.iteration) > limit;
+      });
+      if (ties - first > 1) {
+        for (auto it = first; it != ties; ++it) it->tie = true;
+        std::stable_sort(first, ties, [](const PlannedLayout& a, const PlannedLayout& b) {
+          return a.candidate.memory.total() < b.candidate.memory.total();
+        });
+      }
+    }
+    first = group;
+  }
 }
 
 } // namespace collsim

@@ -44,12 +44,6 @@ struct Run {
   std::optional<ProfileClasses> profile;
 };
 
-std::string label(const Scenario& s) {
-  std::string l = s.variant;
-  for (const auto& [key, value] : s.sweepValues) l += (l.empty() ? "" : " ") + key + "=" + value;
-  return l.empty() ? s.name : l;
-}
-
 bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
 
 // The fused kernel a run's model runs on its device; nullopt when none.
@@ -281,11 +275,18 @@ public:
     return a;
   }
 
+  const std::vector<Figure>& figures() const { return figures_; }
+  int simulations() const { return simulations_; }
+  // The figures at the device's own values (the priors' centres, within bounds).
+  std::vector<double> presetValues() const {
+    std::vector<double> values(figures_.size());
+    for (std::size_t j = 0; j < figures_.size(); ++j) values[j] = figures_[j].prior;
+    return clamp(values);
+  }
+
   ComputeCalibration run() {
     const std::size_t p = figures_.size();
-    std::vector<double> values(p);
-    for (std::size_t j = 0; j < p; ++j) values[j] = figures_[j].prior;
-    values = clamp(values);
+    std::vector<double> values = presetValues();
     Evaluation at = evaluate({values}, "the runs as the device stands").front();
     const std::vector<double> before = at.steps;
     double current = cost(at.residuals, values), lambda = 1e-3;
@@ -364,6 +365,7 @@ private:
     for (std::size_t i = 0; i < n; ++i)
       c.runs.push_back({runs_[i].label, runs_[i].measured.text(), runs_[i].measuredSeconds, before[i], at.steps[i]});
     c.device = withFigures(runs_.front().scenario->cluster.device, figures_, values);
+    c.fittedValues = values;
     c.device.calibration = {int(n), c.error};
     c.simulations = simulations_;
     c.iterations = iterations;
@@ -419,6 +421,12 @@ private:
 
 } // namespace
 
+std::string runLabel(const Scenario& s) {
+  std::string l = s.variant;
+  for (const auto& [key, value] : s.sweepValues) l += (l.empty() ? "" : " ") + key + "=" + value;
+  return l.empty() ? s.name : l;
+}
+
 std::vector<std::string> computeFigureNames() {
   return {"gemm_efficiency", "attention", "memory_efficiency", "layer_overhead"};
 }
@@ -443,26 +451,65 @@ std::optional<Measurement> measurementOf(const Scenario& s) {
   return std::nullopt;
 }
 
+namespace {
+
+// The measured runs named by `labels`, in their order; an unknown one is an
+// error that lists the known.
+std::vector<Run> named(const std::vector<Run>& runs, const std::vector<std::string>& labels, const char* option) {
+  std::vector<Run> out;
+  for (const std::string& l : labels) {
+    auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.label == l; });
+    if (it == runs.end()) {
+      std::vector<std::string> known;
+      for (const Run& r : runs) known.push_back(r.label);
+      throw InputError(std::string(option) + ": no measured run '" + l + "' (they are: " + joinNames(known) + ")");
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+} // namespace
+
 ComputeCalibration calibrateCompute(const std::vector<Scenario>& study, const ComputeCalibrationOptions& options) {
-  std::vector<Run> runs;
+  std::vector<Run> measured;
   for (const Scenario& s : study) {
-    if (!s.loadError.empty()) throw InputError(label(s) + ": " + s.loadError);
+    if (!s.loadError.empty()) throw InputError(runLabel(s) + ": " + s.loadError);
     if (!s.training) throw InputError(s.name + " is not a training study: calibrate fits a device to training runs");
     if (auto m = measurementOf(s)) {
-      runs.push_back({&s, *m, label(s), 0, std::nullopt});
-      if (!m->profile.empty()) runs.back().profile = breakdownOf(readProfile(m->profile, m->profileDevice)).perStep;
+      measured.push_back({&s, *m, runLabel(s), 0, std::nullopt});
+      if (!m->profile.empty()) measured.back().profile = breakdownOf(readProfile(m->profile, m->profileDevice)).perStep;
     }
   }
-  if (runs.empty())
+  if (measured.empty())
     throw InputError("no run measures its step: give a run measured: {step_time: ...} (or tokens_per_second, "
                      "tflops_per_device, mfu)");
+  if (!options.predict.empty() && options.on.empty()) throw InputError("--predict goes with --on (the runs to fit)");
+  std::vector<Run> runs = options.on.empty() ? measured : named(measured, options.on, "--on");
   const DeviceModel& device = runs.front().scenario->cluster.device;
   for (const Run& r : runs)
     if (r.scenario->cluster.device.name != device.name)
       throw InputError("calibrate fits one device, but " + runs.front().label + " runs on " + device.name + " and " +
                        r.label + " on " + r.scenario->cluster.device.name + ": calibrate each device's runs apart");
+  std::vector<Run> heldOut;
+  if (!options.on.empty()) {
+    heldOut = options.predict.empty() ? measured : named(measured, options.predict, "--predict");
+    std::erase_if(heldOut, [&](const Run& r) {
+      return r.scenario->cluster.device.name != device.name ||
+             std::any_of(runs.begin(), runs.end(), [&](const Run& f) { return f.label == r.label; });
+    });
+  }
   ComputeFit fit(runs, figuresOf(runs, device, options.fit), options);
-  return fit.run();
+  ComputeCalibration c = fit.run();
+  if (!heldOut.empty()) { // predicted by the preset and by the fitted figures, which the fit never set on them
+    ComputeFit predictions(heldOut, fit.figures(), options);
+    std::vector<Evaluation> at = predictions.evaluate({fit.presetValues(), c.fittedValues}, "the held-out runs");
+    for (std::size_t i = 0; i < heldOut.size(); ++i)
+      c.heldOut.push_back({heldOut[i].label, heldOut[i].measured.text(), heldOut[i].measuredSeconds, at[0].steps[i],
+                           at[1].steps[i]});
+    c.simulations += predictions.simulations();
+  }
+  return c;
 }
 
 } // namespace collsim

@@ -37,6 +37,11 @@
 // the runs need it to; one run moves mostly the figure its step spends the
 // most time in.
 //
+// `on` fits a chosen few of the measured runs and predicts the others
+// with the fitted device (held out: the fit never saw them), which says
+// what a calibration extrapolates to; `predict` names which (default:
+// every other measured run on the device).
+//
 // A figure is determined by the runs when its posterior standard deviation
 // (from the Jacobian and the priors, at the fit) is under half its prior
 // width; otherwise the prior holds it near the device's value, and the
@@ -75,15 +80,19 @@ struct ComputeCalibration {
   DeviceModel device; // the runs' device with the fitted figures
   std::vector<CalibratedFigure> figures;
   std::vector<CalibratedRun> runs;
+  std::vector<CalibratedRun> heldOut; // measured runs the fit did not see, predicted before and after it
   double error = 0;   // the expected relative error of a prediction (see above)
   int simulations = 0;
   int iterations = 0;
   std::string yaml;   // the device file: the device's name and the fitted figures
+  std::vector<double> fittedValues; // the fit's own coordinates of the figures (log of a share or scale, us)
 };
 
 struct ComputeCalibrationOptions {
   std::vector<std::string> fit; // figure names (attention: every kernel); empty: all the runs exercise
   std::string source;           // for the file's calibration.source and header
+  std::vector<std::string> on;      // the runs to fit, by label (the variant; the sweep's key=value); empty: all
+  std::vector<std::string> predict; // with `on`: the held-out runs to predict; empty: every other measured one
   int threads = 1;
   // Called after each simulation: done so far, and what is being done.
   std::function<void(int done, int total, const std::string& stage)> progress;
@@ -95,8 +104,12 @@ std::vector<std::string> computeFigureNames();
 // `runs`: the points of a training study; those with a measured (or
 // published) step are fitted, and they must share one device. Throws
 // InputError when none measures its step, when they run on different
-// devices, or for a figure no run exercises.
+// devices, for a figure no run exercises, or for a label in `on` or
+// `predict` that names no measured run (the error lists them).
 ComputeCalibration calibrateCompute(const std::vector<Scenario>& runs, const ComputeCalibrationOptions& options);
+
+// How calibrate names a run of a study: its variant, its sweep's key=value.
+std::string runLabel(const Scenario& s);
 
 // A scenario's measured step: its `measured:`, or a published throughput in
 // its `reference:` (collsim's own MFU convention); none when it has neither.

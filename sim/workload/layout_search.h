@@ -1,11 +1,13 @@
 // The layouts `collsim plan` considers for one model on one cluster: every
-// combination of the candidate degrees, micro-batch sizes, ZeRO stages and
-// pipeline schedules, each either kept for simulation or pruned with the
-// reason (it does not divide the model or the cluster, the global batch,
-// or it does not fit the device's memory, which is known before simulating).
+// combination of the candidate degrees (tp, cp, pp, ep), micro-batch
+// sizes, ZeRO stages, pipeline schedules (and virtual stages) and
+// recomputation, each either kept for simulation or pruned with the reason
+// (it does not divide the model or the cluster, the global batch, or it
+// does not fit the device's memory, which is known before simulating).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,10 @@ struct PlanSpace {
   double expertImbalance = 1;
   std::vector<int> zero{0, 1, 2, 3};
   std::vector<PipelineKind> schedules{PipelineKind::OneFOneB};
-  int virtualStages = 2; // for the interleaved schedule
+  std::vector<int> virtualStages{2}; // for the interleaved schedule
+  std::vector<int> cp{1};            // context parallelism
+  // Activation recomputation; empty: the model's own.
+  std::vector<Recomputation> recomputation;
   bool sequenceParallel = true; // under tp > 1
   bool tpAcrossServers = false;
 };
@@ -33,6 +38,7 @@ struct PlanSpace {
 struct LayoutCandidate {
   ParallelLayout layout;
   int microBatch = 1;
+  std::optional<Recomputation> recomputation; // the model's own when none
   MemoryBreakdown memory;
   std::string pruned; // why it is not simulated; empty when it is
 };
