@@ -144,6 +144,7 @@ TEST_CASE("collsim profile sets a profile beside the run it measured") {
   CHECK(contains(r.out, "   gemm                         0.450"));
   CHECK(contains(r.out, "   communication                0.175   17.5%             -       -        -"));
   CHECK(contains(r.out, "# layers: "));
+  CHECK(contains(r.out, "# collsim, one block's passes (forward, backward, recomputation) over one micro-batch: gemm "));
   CliResult json = cli({"profile", profileFile("op_summary_0_1_1.csv"), "--format", "json"});
   REQUIRE(json.status == 0);
   CHECK(contains(json.out, "\"gemm_s\": 0.000399999"));

@@ -12,6 +12,7 @@
 #include "sim/scenario/step_options.h"
 #include "sim/study/output_file.h"
 #include "sim/validation/profile.h"
+#include "sim/workload/layer_compute.h"
 
 namespace collsim {
 namespace {
@@ -81,12 +82,21 @@ int run(const ProfileCliOptions& o, CliStreams io) {
   Profile profile = readProfile(o.profile, o.device);
   ProfileBreakdown b = breakdownOf(profile);
   std::optional<ProfileClasses> predicted;
+  std::optional<ClassSeconds> block; // collsim's: one block's passes over one micro-batch
   std::string predictedText;
   if (!o.scenario.empty()) {
     std::vector<Scenario> study = loadStudyFile(o.scenario, o.sets);
     const Scenario& s = chosenRun(study, o.variant, o.scenario);
     StepResult step = simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, s.algorithms.front(), s.simulation.seed, nullptr));
     predicted = predictedClasses(step);
+    const ParallelLayout l = step.layout.value_or(ParallelLayout{});
+    std::vector<LayerCompute> layers =
+        layerCompute(s.training->model, s.cluster.device, {l.tp, l.ep, l.sequenceParallel, l.cp});
+    for (const LayerCompute& c : layers)
+      if (c.block) {
+        block = c.classes;
+        break;
+      }
     predictedText = o.scenario + (s.variant.empty() ? "" : " (" + s.variant + ")") + " on " + s.cluster.name + ": " +
                     s.training->model.name + (step.layout ? ", " + step.layout->text() + ", the device that finished last" : "");
   }
@@ -98,6 +108,9 @@ int run(const ProfileCliOptions& o, CliStreams io) {
                     {"devices", profile.devices}, {"steps", b.steps}};
     j["measured"] = classesJson(m);
     if (predicted) j["predicted"] = classesJson(*predicted), j["predicted"]["run"] = predictedText;
+    if (block)
+      j["predicted"]["block_s"] = {{"gemm", block->gemm}, {"attention", block->attention}, {"memory", block->memory},
+                                   {"overhead", block->overhead}};
     nlohmann::ordered_json kernels = nlohmann::ordered_json::array(), layers = nlohmann::ordered_json::array();
     for (const KernelTotal& k : b.topKernels)
       kernels.push_back({{"name", printable(k.name, false)}, {"class", kernelClassName(k.kind)}, {"count", k.count},
@@ -145,6 +158,10 @@ int run(const ProfileCliOptions& o, CliStreams io) {
       text += "# layers: the profile's annotations (record_function), each kernel in the innermost, per step\n" +
               layers.text();
     }
+    if (block)
+      text += "# collsim, one block's passes (forward, backward, recomputation) over one micro-batch: gemm " +
+              fixed(ms(block->gemm), 3) + " ms, attention " + fixed(ms(block->attention), 3) + " ms, memory " +
+              fixed(ms(block->memory), 3) + " ms, overhead " + fixed(ms(block->overhead), 3) + " ms\n";
   }
   if (out) writeOutputFiles({{*out, text}});
   else io.out << text;
