@@ -43,6 +43,18 @@ std::string smallRuns(const std::string& measuredA, const std::string& measuredB
          measuredB + "}\n";
 }
 
+// The two runs measured on a device with `truth` set: each one's step as
+// simulated there, as its measured step_time (the study's YAML).
+std::string runsMeasuredOn(const std::vector<std::string>& truth) {
+  std::vector<Scenario> on = loadStudyText(smallRuns("{step_time: 1s}", "{step_time: 1s}"), "truth.yaml", ".", truth);
+  std::vector<std::string> measured;
+  for (const Scenario& s : on) {
+    double step = toSeconds(simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, "ring", 1, nullptr)).iteration);
+    measured.push_back("{step_time: " + std::to_string(step * 1e3) + "ms}");
+  }
+  return smallRuns(measured[0], measured[1]);
+}
+
 } // namespace
 
 TEST_CASE("a measured figure is the step of the run it measures, under the FLOP count it names") {
@@ -88,13 +100,8 @@ TEST_CASE("a measured figure is the step of the run it measures, under the FLOP 
 TEST_CASE("calibrating the preset against runs of a known device finds that device's figures") {
   // The "measurements": the two runs simulated on an A100 whose GEMMs reach
   // 0.7 of the peak and whose framework costs 30 us a layer and pass.
-  std::vector<Scenario> truth = loadStudyText(smallRuns("{step_time: 1s}", "{step_time: 1s}"), "truth.yaml", ".",
-                                              {"cluster.device.gemm_efficiency=0.7", "cluster.device.layer_overhead=30us"});
-  std::vector<double> steps;
-  for (const Scenario& s : truth)
-    steps.push_back(toSeconds(simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, "ring", 1, nullptr)).iteration));
-  auto ms = [](double seconds) { return "{step_time: " + std::to_string(seconds * 1e3) + "ms}"; };
-  std::vector<Scenario> runs = loadStudyText(smallRuns(ms(steps[0]), ms(steps[1])), "runs.yaml", ".", {});
+  std::vector<Scenario> runs = loadStudyText(
+      runsMeasuredOn({"cluster.device.gemm_efficiency=0.7", "cluster.device.layer_overhead=30us"}), "runs.yaml", ".", {});
   ComputeCalibrationOptions options;
   options.fit = {"gemm_efficiency", "layer_overhead"};
   ComputeCalibration c = calibrateCompute(runs, options);
@@ -246,9 +253,7 @@ TEST_CASE("profiled runs pin every compute figure that step times cannot") {
   for (std::size_t i = 0; i < 2; ++i) CHECK(c.runs[i].after == doctest::Approx(measured[i].step).epsilon(0.002));
   // The same two runs measured by their steps alone leave the attention
   // and memory figures to their priors.
-  auto ms = [](double seconds) { return "{step_time: " + std::to_string(seconds * 1e3) + "ms}"; };
-  ComputeCalibration steps =
-      calibrateCompute(loadStudyText(smallRuns(ms(measured[0].step), ms(measured[1].step)), "steps.yaml", ".", {}), {});
+  ComputeCalibration steps = calibrateCompute(loadStudyText(runsMeasuredOn(truthSets), "steps.yaml", ".", {}), {});
   CHECK(!steps.figures[1].determined);
   CHECK(!steps.figures[2].determined);
   // A profile's step is the run's measured step in collsim run too.
@@ -268,13 +273,8 @@ TEST_CASE("calibrating on some runs predicts the others held out") {
   // Two runs of the known device (GEMMs at 0.7): fitted on the first alone,
   // its GEMM efficiency is found again, and the second, which the fit never
   // saw, comes out as measured, where the preset was 14-19 % fast.
-  std::vector<Scenario> truth = loadStudyText(smallRuns("{step_time: 1s}", "{step_time: 1s}"), "truth.yaml", ".",
-                                              {"cluster.device.gemm_efficiency=0.7"});
-  std::vector<double> steps;
-  for (const Scenario& s : truth)
-    steps.push_back(toSeconds(simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, "ring", 1, nullptr)).iteration));
-  auto ms = [](double seconds) { return "{step_time: " + std::to_string(seconds * 1e3) + "ms}"; };
-  std::vector<Scenario> runs = loadStudyText(smallRuns(ms(steps[0]), ms(steps[1])), "runs.yaml", ".", {});
+  const std::string measured = runsMeasuredOn({"cluster.device.gemm_efficiency=0.7"});
+  std::vector<Scenario> runs = loadStudyText(measured, "runs.yaml", ".", {});
   ComputeCalibrationOptions options;
   options.fit = {"gemm_efficiency"};
   options.on = {"a"};
@@ -292,8 +292,7 @@ TEST_CASE("calibrating on some runs predicts the others held out") {
   CHECK_THROWS_WITH_AS(calibrateCompute(runs, options), doctest::Contains("--predict: no measured run 'x'"), InputError);
   // On the command line, with the held-out table.
   TempDir dir;
-  CliResult r = cli({"calibrate", dir.write("runs.yaml", smallRuns(ms(steps[0]), ms(steps[1]))), "--on", "a", "--fit",
-                     "gemm_efficiency"});
+  CliResult r = cli({"calibrate", dir.write("runs.yaml", measured), "--on", "a", "--fit", "gemm_efficiency"});
   REQUIRE(r.status == 0);
   CHECK(contains(r.out, "# held out: the other measured runs, which the fit did not see"));
   CHECK(contains(r.out, "over 1 run(s)"));
