@@ -44,8 +44,6 @@ struct Run {
   std::optional<ProfileClasses> profile;
 };
 
-bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
-
 // The fused kernel a run's model runs on its device; nullopt when none.
 std::optional<std::string> attentionKernelOf(const Scenario& s) {
   const ModelSpec& m = s.training->model;

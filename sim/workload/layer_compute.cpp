@@ -249,7 +249,7 @@ ClassSeconds ClassSeconds::operator*(double k) const {
   return {gemm * k, attention * k, memory * k, overhead * k, other * k};
 }
 
-static bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
+bool timedByOperations(const ModelSpec& m) { return m.transformer && !m.forward && m.utilization == 0; }
 
 std::vector<LayerCompute> layerCompute(const ModelSpec& model, const DeviceModel& device, const ComputeSplit& split) {
   std::vector<LayerCompute> layers =

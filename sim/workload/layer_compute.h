@@ -83,6 +83,10 @@ struct ComputeSplit {
   int cp = 1;
 };
 
+// Whether a model is timed operation by operation (a transformer without
+// given times or a flat utilization), rather than by shares of its passes.
+bool timedByOperations(const ModelSpec& model);
+
 // Throws InputError when a pass would not fit the clock (kMaxComputeSeconds).
 std::vector<LayerCompute> layerCompute(const ModelSpec& model, const DeviceModel& device, const ComputeSplit& split);
 

@@ -67,7 +67,7 @@ void validateLayout(const ParallelLayout& l, const Cluster& cluster, const Train
     // (Megatron-LM's through Transformer Engine), and 2 cp chunks of the
     // sequence (each rank the i-th and the (2 cp - 1 - i)-th, so that the
     // causal work is even).
-    if (!t || !t->flashAttention || model.forward || model.utilization > 0)
+    if (!t || !t->flashAttention || !timedByOperations(model))
       throw InputError("cp " + n(l.cp) + " needs a transformer timed by its operations with fused attention "
                        "(attention: flash): context parallelism passes key-value blocks between the kernel's calls");
     if (t->sequence % std::uint64_t(2 * l.cp) != 0)
