@@ -14,6 +14,7 @@ Kinds (each reaches its own parser; the default is all of them, --count each):
   rules     selector rules YAML                  collsim select --cluster C --rules FILE
   env       HCCL/NCCL env files                  collsim perf --cluster C --env-file FILE
   measured  nccl-tests logs                      collsim compare FILE --cluster C
+  settings  a log's recorded NCCL settings       collsim compare FILE --cluster C (hostile # env: / NCCL INFO lines)
   journal   a study's partial results (JSON)     collsim run STUDY --out F --resume
   device    device files (calibrate's output)    collsim run RUNS --set cluster.device=FILE
   runs      measured training runs               collsim calibrate FILE
@@ -79,6 +80,25 @@ def mutate_fields(text, rnd):
     return (text[: t.start()] + value + text[t.end():]).encode("utf-8", "surrogateescape")
 
 
+HOSTILE_SETTINGS = ["NCCL_ALGO=", "NCCL_ALGO=NVLS", "NCCL_ALGO=NVLSTree", "NCCL_ALGO=^ring,tree,nvlstree",
+                    "NCCL_ALGO=CollNetChain", "NCCL_ALGO=Butterfly", "NCCL_PROTO=Fast", "NCCL_PROTO=^LL,LL128,Simple",
+                    "NCCL_MAX_NCHANNELS=0", "NCCL_MAX_NCHANNELS=999999999999", "NCCL_BUFFSIZE=7", "NCCL_BUFFSIZE=-1",
+                    "NCCL_NVLS_CHUNKSIZE=0", "=x", "X", "NCCL_ALGO=\x1b[31m", "1NCCL=2", "NCCL_ALGO=" + "ring," * 500]
+
+
+def mutate_settings(text, rnd):
+    """A log's recorded run settings: a hostile '# env:' line or NCCL INFO line, else a field mutation."""
+    lines = text.split("\n")
+    kind = rnd.randrange(3)
+    if kind == 2:
+        return mutate_fields(text, rnd)
+    setting = rnd.choice(HOSTILE_SETTINGS)
+    line = "# env: " + setting if kind == 0 else "node:1:1 [0] NCCL INFO %s set by environment to %s" % tuple(
+        (setting.split("=", 1) + [""])[:2])
+    lines.insert(rnd.randrange(len(lines) + 1), line)
+    return "\n".join(lines).encode("utf-8", "surrogateescape")
+
+
 def listing(folder, suffix):
     return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(suffix)]
 
@@ -137,6 +157,11 @@ def kinds(binary, tmp):
         "measured": ([os.path.join("tests/data/measured", n) for n in MEASURED], mutate_fields,
                      lambda path, src: [binary, "compare", path, "--cluster",
                                         "configs/clusters/%s.yaml" % MEASURED[os.path.basename(src)]]),
+        # The run's recorded NCCL settings (# env: lines, NCCL INFO lines), through compare.
+        "settings": ([os.path.join("tests/data/measured", n) for n in MEASURED], mutate_settings,
+                     lambda path, src: [binary, "compare", path, "--cluster",
+                                        "configs/clusters/%s.yaml" % MEASURED[os.path.basename(src)], "--min-bytes",
+                                        "256MiB"]),
         "journal": ([interrupted_journal(binary, study, tmp)], mutate_fields,
                     lambda path, src: [binary, "run", study, "--out", path[: -len(".partial")], "--resume"]),
         # Device files (what calibrate writes), through a run that uses one.

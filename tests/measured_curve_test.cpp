@@ -4,6 +4,8 @@
 // "measurement" is collsim's own prediction.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "test_support.h"
 
 #include "sim/config/config_node.h"
@@ -165,4 +167,35 @@ TEST_CASE("compare: a benchmark's launches hide behind the devices unless one th
   req.library = setup.library;
   req.library.launch = 0;
   CHECK(simulateCollective(setup.cluster, req).timeUs() == doctest::Approx(devices));
+}
+
+// The settings a run was made with: a sweep's "# env:" header and NCCL's
+// own INFO lines (NCCL_DEBUG=INFO prints "NCCL_ALGO set by environment to
+// Ring", src/graph/tuning.cc), each with its line.
+TEST_CASE("a log records its run's NCCL settings, and compare runs the collective as they say") {
+  const std::string row = "1048576 262144 float sum -1 100.0 10.49 19.66 0 100.0 10.49 19.66 0\n";
+  MeasuredCurve c = parseMeasuredCurve("# env: NCCL_ALGO=RING NCCL_PROTO=Simple\n"
+                                       "node1:20:20 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 4\n" + row,
+                                       "x.txt");
+  REQUIRE(c.env.size() == 3);
+  CHECK(c.env[0].name == "NCCL_ALGO");
+  CHECK(c.env[0].value == "RING");
+  CHECK(c.env[1].value == "Simple");
+  CHECK(c.env[1].origin == "x.txt:1");
+  CHECK(c.env[2].name == "NCCL_MAX_NCHANNELS");
+  CHECK(c.env[2].origin == "x.txt:2");
+  CHECK_THROWS_WITH(parseMeasuredCurve("# env: RING\n" + row, "x.txt"), doctest::Contains("x.txt:1: # env: 'RING' is not NAME=VALUE"));
+  CHECK_THROWS_WITH(parseMeasuredCurve("# env:\n" + row, "x.txt"), doctest::Contains("x.txt:1: '# env:' names no"));
+  // The shared p4d sweep fixed the ring; compare's default (the library's
+  // choice) follows it and says so, an --algo given wins.
+  const std::string p4d = source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt");
+  const std::string cluster = source("configs/clusters/p4d-2x8-efa.yaml");
+  CliResult byRun = cli({"compare", p4d, "--cluster", cluster, "--format", "json", "--min-bytes", "64MiB"});
+  REQUIRE(byRun.status == 0);
+  CHECK(contains(byRun.err, "a100-2x8-efa4x100-nccl2.8.txt:5: NCCL_ALGO=RING: runs ring"));
+  CHECK(nlohmann::json::parse(byRun.out)["algorithm"] == "ring");
+  CliResult byUser = cli({"compare", p4d, "--cluster", cluster, "--format", "json", "--min-bytes", "64MiB", "--algo", "tree"});
+  REQUIRE(byUser.status == 0);
+  CHECK(!contains(byUser.err, "NCCL_ALGO"));
+  CHECK(nlohmann::json::parse(byUser.out)["algorithm"] == "tree");
 }

@@ -13,10 +13,12 @@ using namespace collsim::testing;
 
 namespace {
 
-NcclSettings nccl(std::vector<std::pair<std::string, std::string>> vars, int servers = 2) {
+// On `servers` H100 servers (NVSwitches that reduce), with SHARP in the
+// fabric or not.
+NcclSettings nccl(std::vector<std::pair<std::string, std::string>> vars, int servers = 2, bool sharp = false) {
   std::vector<EnvSetting> s;
   for (const auto& v : vars) s.push_back({v.first, v.second, "test"});
-  return interpretNcclSettings(s, servers);
+  return interpretNcclSettings(s, NcclTopology{servers, true, sharp});
 }
 
 using Strings = std::vector<std::string>;
@@ -32,10 +34,17 @@ TEST_CASE("NCCL variables become library overrides and algorithms") {
   CHECK(nccl({{"NCCL_BUFFSIZE", "8388608"}}).overrides == Strings{"library.protocols.Simple.chunk=4194304"});
   CHECK(nccl({{"NCCL_NVLS_CHUNKSIZE", "262144"}}).overrides == Strings{"library.nvls_chunk=262144"});
   CHECK(nccl({{"NCCL_ALGO", "Ring,Tree"}}).algorithms == Strings{"ring", "tree"});
-  CHECK(nccl({{"NCCL_ALGO", "^ring"}}).algorithms == Strings{"tree", "hierpipe:nvls+ring", "hierpipe:nvls+tree"});
+  // Across servers NCCL runs NVLS only with CollNet (SHARP in the fabric),
+  // and NVLSTree across servers only (src/graph/tuning.cc, 2.18-2.28).
+  NcclSettings allButRing = nccl({{"NCCL_ALGO", "^ring"}});
+  CHECK(allButRing.algorithms == Strings{"tree", "hierpipe:nvls+tree"});
+  REQUIRE(allButRing.notices.size() == 1);
+  CHECK(contains(allButRing.notices[0], "NCCL turns off NVLS (across servers NCCL runs NVLS only with CollNet"));
+  CHECK(nccl({{"NCCL_ALGO", "^ring"}}, 2, true).algorithms == Strings{"tree", "hierpipe:nvls+sharp", "hierpipe:nvls+tree"});
   CHECK(nccl({{"NCCL_ALGO", "Ring,NVLSTree"}}).algorithms == Strings{"ring", "hierpipe:nvls+tree"});
-  CHECK(nccl({{"NCCL_ALGO", "Ring,NVLSTree"}}, 1).algorithms == Strings{"ring"}); // NCCL runs it across servers only
+  CHECK(nccl({{"NCCL_ALGO", "Ring,NVLSTree"}}, 1).algorithms == Strings{"ring"});
   CHECK(nccl({{"NCCL_ALGO", "NVLS"}}, 1).algorithms == Strings{"nvls"});
+  CHECK(nccl({{"NCCL_ALGO", "NVLS"}}, 4, true).algorithms == Strings{"hierpipe:nvls+sharp"});
   NcclSettings partly = nccl({{"NCCL_ALGO", "Ring,CollNetDirect"}, {"NCCL_DEBUG", "INFO"}, {"HCCL_BUFFSIZE", "200"}});
   CHECK(partly.algorithms == Strings{"ring"});
   REQUIRE(partly.notices.size() == 2); // HCCL_* is not NCCL's to note
@@ -46,7 +55,12 @@ TEST_CASE("NCCL variables become library overrides and algorithms") {
 TEST_CASE("bad NCCL values are errors naming the variable") {
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_PROTO", "LL,Fast"}}), doctest::Contains("test: NCCL_PROTO=LL,Fast: 'Fast'"), ConfigError);
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_ALGO", "Butterfly"}}), doctest::Contains("not an NCCL algorithm"), ConfigError);
-  CHECK_THROWS_WITH_AS(nccl({{"NCCL_ALGO", "CollNetChain"}}), doctest::Contains("leaves none"), ConfigError);
+  CHECK_THROWS_WITH_AS(nccl({{"NCCL_ALGO", "CollNetChain"}}), doctest::Contains("leaves nothing"), ConfigError);
+  // NVLS alone across servers without SHARP: NCCL 2.20 on fails the call.
+  CHECK_THROWS_WITH_AS(nccl({{"NCCL_ALGO", "NVLS"}}), doctest::Contains("NVLS (across servers NCCL runs NVLS only with CollNet"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(nccl({{"NCCL_ALGO", "NVLSTree"}}, 1), doctest::Contains("NCCL runs NVLSTree across servers only"),
+                       ConfigError);
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_MAX_NCHANNELS", "0"}}), doctest::Contains("1..256"), ConfigError);
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_MAX_NCHANNELS", "4x"}}), doctest::Contains("1..256"), ConfigError);
   CHECK_THROWS_WITH_AS(nccl({{"NCCL_BUFFSIZE", "4MiB"}}), doctest::Contains("whole number of bytes"), ConfigError);

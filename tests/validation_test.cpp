@@ -109,19 +109,26 @@ TEST_CASE("calibrate fits the network latency, asked or by default across server
 // --algo library (compare's and calibrate's default): what the cluster's
 // library would run at each size. NCCL: the fastest of its candidates (the
 // ring alone on one A100 server, whose NVSwitch does not reduce; across
-// two H100 servers the ring, the tree and NVLS with either); HCCL: the
+// two H100 servers the ring, the tree and NVLS with the tree: NVLS across
+// servers needs SHARP in the fabric, which this one has not); HCCL: the
 // algorithm its rules name for the size.
 TEST_CASE("compare predicts with the library's own choice: NCCL's candidates, HCCL's rules") {
   const Cluster a100 = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {}).cluster;
   CHECK(ncclAlgorithms(Collective::AllReduce, a100) == std::vector<std::string>{"ring"});
   ClusterSetup h100 = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {});
   CHECK(ncclAlgorithms(Collective::AllReduce, h100.cluster) ==
-        std::vector<std::string>{"ring", "tree", "hierpipe:nvls+ring", "hierpipe:nvls+tree"});
+        std::vector<std::string>{"ring", "tree", "hierpipe:nvls+tree"});
   CHECK(ncclAlgorithms(Collective::AllGather, h100.cluster) == std::vector<std::string>{"ring"});
+  // With SHARP in the fabric NCCL runs NVLS across servers too (CollNet).
+  const Cluster sharp = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"fabric.reduce=true"}).cluster;
+  CHECK(ncclAlgorithms(Collective::AllReduce, sharp) ==
+        std::vector<std::string>{"ring", "tree", "hierpipe:nvls+sharp", "hierpipe:nvls+tree"});
+  const Cluster h100One = loadClusterFile(source("configs/clusters/dgx-h100-8.yaml"), {}).cluster;
+  CHECK(ncclAlgorithms(Collective::AllReduce, h100One) == std::vector<std::string>{"ring", "nvls"});
   MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/h100-2x8-ib400-nccl2.26.txt"));
   std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes > (Bytes(4) << 20); });
   CompareOptions listed;
-  listed.algorithm = "ring,tree,hierpipe:nvls+ring,hierpipe:nvls+tree";
+  listed.algorithm = "ring,tree,hierpipe:nvls+tree";
   Comparison byLibrary = compareWithMeasured(curve, Collective::AllReduce, h100, {});
   Comparison byList = compareWithMeasured(curve, Collective::AllReduce, h100, listed);
   REQUIRE(byLibrary.points.size() == byList.points.size());

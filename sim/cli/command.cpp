@@ -16,6 +16,7 @@
 #include "sim/config/config_node.h"
 #include "sim/hccl/apply_settings.h"
 #include "sim/nccl/nccl_env.h"
+#include "sim/validation/library_algorithms.h"
 #include "sim/trace/trace_recorder.h"
 
 namespace collsim {
@@ -131,13 +132,28 @@ void addEnvOptions(CLI::App* cmd, EnvOptions& o) {
 }
 
 void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::vector<std::string>& sets,
-                  std::vector<std::string>& algorithms, CliStreams io) {
-  if (env.file.empty() && !env.process) return;
+                  std::vector<std::string>& algorithms, CliStreams io, const std::vector<EnvSetting>& recorded) {
+  if (env.file.empty() && !env.process && recorded.empty()) return;
   const Cluster cluster = loadClusterFile(clusterFile, sets).cluster;
-  NcclSettings n = interpretNcclSettings(gatherHcclSettings(env.file, env.process, cluster.ranks()), cluster.servers);
-  for (const auto& notice : n.notices) io.err << "collsim: note: " << notice << '\n';
-  if (!n.algorithms.empty()) algorithms = n.algorithms;
-  sets.insert(sets.end(), n.overrides.begin(), n.overrides.end());
+  const NcclTopology topology = ncclTopologyOf(cluster);
+  // What the measured run recorded comes first: the user's --set, --algo
+  // and settings are what-ifs on top of it.
+  std::vector<EnvSetting> run = recorded;
+  if (algorithms != std::vector<std::string>{kLibraryAlgorithm})
+    std::erase_if(run, [](const EnvSetting& s) { return s.name == "NCCL_ALGO"; });
+  NcclSettings fromRun = interpretNcclSettings(run, topology);
+  NcclSettings fromUser = interpretNcclSettings(gatherHcclSettings(env.file, env.process, cluster.ranks()), topology);
+  for (const NcclSettings* n : {&fromRun, &fromUser})
+    for (const auto& notice : n->notices) io.err << "collsim: note: " << notice << '\n';
+  if (!fromUser.algorithms.empty()) algorithms = fromUser.algorithms;
+  else if (!fromRun.algorithms.empty()) algorithms = fromRun.algorithms;
+  sets.insert(sets.begin(), fromRun.overrides.begin(), fromRun.overrides.end());
+  sets.insert(sets.end(), fromUser.overrides.begin(), fromUser.overrides.end());
+}
+
+void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io) {
+  if (algorithm == kLibraryAlgorithm && setup.library.name == "nccl" && op == Collective::AllReduce)
+    io.err << "collsim: note: " << ncclAlgorithmsNote(ncclTopologyOf(setup.cluster)) << '\n';
 }
 
 void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices) {

@@ -15,6 +15,7 @@
 #include "sim/core/units.h"
 #include "sim/run/work_estimate.h"
 #include "sim/selector/rules.h"
+#include "sim/hccl/hccl_env.h"
 
 namespace CLI {
 class App;
@@ -24,6 +25,7 @@ class Validator;
 namespace collsim {
 
 struct Scenario;
+struct ClusterSetup;
 
 // A registered subcommand: its CLI11 node and what runs it once parsed.
 struct Command {
@@ -89,11 +91,17 @@ struct EnvOptions {
   bool process = false;
 };
 void addEnvOptions(CLI::App* cmd, EnvOptions& o);
-// The NCCL_* settings of `env` (sim/nccl/nccl_env.h) for the cluster file
-// under `sets`: their overrides are appended to `sets`, NCCL_ALGO's
-// algorithms replace `algorithms`. One notice per variable on standard error.
+// The NCCL_* settings a measured run recorded (MeasuredCurve::env), then
+// those of `env` (sim/nccl/nccl_env.h), for the cluster file under `sets`:
+// the run's overrides go before `sets`, the user's after them (later ones
+// win); NCCL_ALGO's algorithms replace `algorithms`, the run's only when
+// they are `library` (an --algo given is the user's). One notice per
+// variable on standard error.
 void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::vector<std::string>& sets,
-                  std::vector<std::string>& algorithms, CliStreams io);
+                  std::vector<std::string>& algorithms, CliStreams io, const std::vector<EnvSetting>& recorded = {});
+// With --algo library on an NCCL cluster, one note of the rule that picks
+// the AllReduce candidates (sim/nccl/nccl_algorithms.h).
+void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io);
 // Applies the HCCL settings to a scenario (algorithm, loops, segment, intra-
 // server RoCE; a training study's bucket, overlap and pipeline), printing
 // one notice per variable on standard error if `notices`.

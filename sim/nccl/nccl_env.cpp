@@ -7,6 +7,7 @@
 #include "sim/config/config_node.h"
 #include "sim/core/text_list.h"
 #include "sim/core/units.h"
+#include "sim/nccl/nccl_algorithms.h"
 
 namespace collsim {
 namespace {
@@ -34,27 +35,31 @@ std::string protocolOverride(const EnvSetting& s) {
 }
 
 // NCCL_ALGO: Ring, Tree, NVLS, NVLSTree (any case), a list, or ^list for
-// all but. NCCL runs NVLSTree across servers only.
-std::vector<std::string> algorithms(const EnvSetting& s, int servers, std::vector<std::string>& unmodelled) {
-  std::vector<std::pair<std::string, std::string>> modelled = {
-      {"ring", "ring"}, {"tree", "tree"}, {"nvls", servers > 1 ? "hierpipe:nvls+ring" : "nvls"}};
-  std::vector<std::string> known = {"collnetdirect", "collnetchain", "pat"};
-  if (servers > 1) modelled.emplace_back("nvlstree", "hierpipe:nvls+tree");
-  else known.push_back("nvlstree");
+// all but; each as NCCL runs it on the topology (nccl_algorithms.h): one it
+// turns off here is left out with its reason in `off`.
+std::vector<std::string> algorithms(const EnvSetting& s, const NcclTopology& t, std::vector<std::string>& unmodelled,
+                                    std::vector<std::string>& off) {
+  const std::vector<NcclAlgorithm> all = ncclAllReduceAlgorithms(t);
+  const std::vector<std::string> known = {"collnetdirect", "collnetchain", "pat"};
   bool excluded = false;
   std::vector<std::string> listed;
   for (const auto& n : splitExcludableList(s.value, excluded)) {
     std::string key = lower(n);
-    bool isModelled = std::any_of(modelled.begin(), modelled.end(), [&](const auto& m) { return m.first == key; });
+    bool isModelled = std::any_of(all.begin(), all.end(), [&](const NcclAlgorithm& a) { return lower(a.name) == key; });
     if (!isModelled && std::find(known.begin(), known.end(), key) == known.end())
       bad(s, "'" + n + "' is not an NCCL algorithm (Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT)");
     if (!isModelled) unmodelled.push_back(n);
     listed.push_back(key);
   }
   std::vector<std::string> out;
-  for (const auto& [key, name] : modelled)
-    if ((std::find(listed.begin(), listed.end(), key) != listed.end()) != excluded) out.push_back(name);
-  if (out.empty()) bad(s, "leaves none of the algorithms collsim models (Ring, Tree, NVLS, NVLSTree across servers)");
+  for (const NcclAlgorithm& a : all) {
+    if ((std::find(listed.begin(), listed.end(), lower(a.name)) != listed.end()) == excluded) continue;
+    if (a.collsim.empty()) off.push_back(a.name + " (" + a.off + ")");
+    else out.push_back(a.collsim);
+  }
+  if (out.empty())
+    bad(s, "leaves nothing NCCL runs here that collsim models" + (off.empty() ? "" : ": " + joinNames(off)) +
+               " (NCCL 2.20 and later fail the call, 'no algorithm/protocol available'; 2.18 and 2.19 run Ring and Tree)");
   return out;
 }
 
@@ -81,7 +86,7 @@ Bytes wholeBytes(const EnvSetting& s) {
 
 } // namespace
 
-NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int servers) {
+NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, const NcclTopology& topology) {
   NcclSettings n;
   auto note = [&](const EnvSetting& s, const std::string& what) {
     n.notices.push_back(s.origin + ": " + s.name + "=" + s.value + ": " + what);
@@ -93,9 +98,10 @@ NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int 
       n.overrides.push_back("library.protocol=" + list);
       note(s, "the library runs " + list + " (library.protocol)");
     } else if (s.name == "NCCL_ALGO") {
-      std::vector<std::string> unmodelled;
-      n.algorithms = algorithms(s, servers, unmodelled);
+      std::vector<std::string> unmodelled, off;
+      n.algorithms = algorithms(s, topology, unmodelled, off);
       note(s, "runs " + joinList(n.algorithms) + " (compare and calibrate take the fastest per size)" +
+                  (off.empty() ? "" : "; NCCL turns off " + joinNames(off)) +
                   (unmodelled.empty() ? "" : "; not modelled, left out: " + joinList(unmodelled)));
     } else if (s.name == "NCCL_MAX_NCHANNELS") {
       n.overrides.push_back("library.channels=" + std::to_string(channelCount(s)));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/hccl/hccl_env.h"
+#include "sim/nccl/nccl_algorithms.h"
 
 namespace collsim {
 
@@ -23,8 +24,8 @@ struct NcclSettings {
   bool empty() const { return overrides.empty() && algorithms.empty() && notices.empty(); }
 };
 
-// Later settings override earlier ones. `servers` chooses what NVLS means
-// (nvls on one server, hierpipe:nvls+ring across several). Throws ConfigError.
-NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, int servers);
+// Later settings override earlier ones. NCCL_ALGO's algorithms are what
+// NCCL runs on `topology` (sim/nccl/nccl_algorithms.h). Throws ConfigError.
+NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, const NcclTopology& topology);
 
 } // namespace collsim

@@ -3,19 +3,14 @@
 #include <algorithm>
 
 #include "sim/core/input_error.h"
+#include "sim/nccl/nccl_algorithms.h"
 #include "sim/selector/selector.h"
 
 namespace collsim {
 
 std::vector<std::string> ncclAlgorithms(Collective op, const Cluster& cluster) {
   if (op != Collective::AllReduce) return {"ring"};
-  bool nvswitchReduces = std::any_of(cluster.nodes.begin(), cluster.nodes.end(), [](const ClusterNode& n) {
-    return n.reduces && n.kind == NodeKind::ServerSwitch;
-  });
-  if (cluster.servers <= 1) return nvswitchReduces ? std::vector<std::string>{"ring", "nvls"} : std::vector<std::string>{"ring"};
-  std::vector<std::string> out{"ring", "tree"};
-  if (nvswitchReduces) out.insert(out.end(), {"hierpipe:nvls+ring", "hierpipe:nvls+tree"});
-  return out;
+  return ncclDefaultAlgorithms(ncclTopologyOf(cluster));
 }
 
 std::function<std::vector<std::string>(Bytes)> libraryAlgorithms(Collective op, const ClusterSetup& setup,

@@ -4,10 +4,10 @@
 // - NCCL picks, per size, the algorithm and protocol its cost model
 //   predicts fastest (src/graph/tuning.cc): collsim runs its candidates and
 //   keeps the fastest, as it does for the protocols (library_model.h).
-//   Candidates for AllReduce: the ring; the double binary tree across
-//   servers (NCCL's trees span nodes; inside one it runs rings); with a
-//   reducing NVSwitch, NVLS (one server) or NVLS with a ring and NVLSTree
-//   across servers. Other collectives: the ring.
+//   Candidates: those NCCL enables on the cluster (sim/nccl/nccl_algorithms.h:
+//   for AllReduce the ring, the double binary tree across servers, with a
+//   reducing NVSwitch NVLS on one server, NVLSTree across servers, and NVLS
+//   across them only with SHARP in the fabric). Other collectives: the ring.
 // - HCCL picks by its rules (the selector's, sim/selector): one algorithm
 //   per size, the one they name.
 // - The ideal library: the ring.

@@ -1,6 +1,7 @@
 #include "sim/validation/measured_curve.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -83,6 +84,36 @@ void devicesPerThreadIn(const std::vector<std::string>& w, int& out) {
   }
 }
 
+// A setting's name as a shell takes it: letters, digits and '_'.
+bool isSettingName(const std::string& name) {
+  return !name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) == 0 &&
+         std::all_of(name.begin(), name.end(), [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
+}
+
+// The run's library settings on one line: "# env: NAME=VALUE ..." (a
+// sweep's header) or NCCL's own "... NCCL INFO NAME set by environment to
+// VALUE" (NCCL_DEBUG=INFO). Returns an error, "" when the line is fine.
+std::string settingsIn(const std::string& line, const std::vector<std::string>& w, const std::string& origin,
+                       std::vector<EnvSetting>& out) {
+  if (w.size() >= 2 && w[0] == "#" && w[1] == "env:") {
+    if (w.size() == 2) return "'# env:' names no NAME=VALUE";
+    for (std::size_t i = 2; i < w.size(); ++i) {
+      std::size_t eq = w[i].find('=');
+      if (eq == std::string::npos || eq == 0 || !isSettingName(w[i].substr(0, eq)))
+        return "# env: '" + w[i] + "' is not NAME=VALUE";
+      out.push_back({w[i].substr(0, eq), w[i].substr(eq + 1), origin});
+    }
+    return "";
+  }
+  const std::string info = "NCCL INFO ", said = " set by environment to ";
+  std::size_t at = line.find(info), to = line.find(said);
+  if (at == std::string::npos || to == std::string::npos || to < at) return "";
+  std::string name = line.substr(at + info.size(), to - at - info.size());
+  std::vector<std::string> value = words(line.substr(to + said.size()));
+  if (isSettingName(name) && name.rfind("NCCL_", 0) == 0 && value.size() == 1) out.push_back({name, value[0], origin});
+  return "";
+}
+
 } // namespace
 
 MeasuredCurve readMeasuredCurve(const std::string& file) {
@@ -101,6 +132,7 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     auto fail = [&](const std::string& why) { throw ConfigError(label + ":" + std::to_string(n) + ": " + why); };
     std::vector<std::string> w = words(line);
     if (w.empty()) continue;
+    if (std::string why = settingsIn(line, w, label + ":" + std::to_string(n), c.env); !why.empty()) fail(why);
     if (w[0] == "#" && w.size() > 2 && w[1] == "Rank") ++rankLines;
     if (w[0][0] == '#') devicesPerThreadIn(w, c.devicesPerThread);
     if (line.find("data_size") != std::string::npos) c.tool = "hccl_test";

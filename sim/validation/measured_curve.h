@@ -9,7 +9,11 @@
 //    alg_bandwidth(GB/s) check_result; the rank count is not printed.
 // The devices one thread drives come from nccl-tests' "nGpus N" header or a
 // "-g N" on its command line (1 when neither says): that thread launches
-// each collective on each of them in turn.
+// each collective on each of them in turn. The library settings the run was
+// made with come from "# env: NAME=VALUE ..." header lines (how a sweep
+// records its launcher's NCCL_ALGO, NCCL_PROTO, ...) and from NCCL's own
+// "NCCL INFO NAME set by environment to VALUE" lines (NCCL_DEBUG=INFO):
+// compare and calibrate run the collective as they say (sim/cli/command.h).
 //
 // Only the out-of-place time is kept (nccl-tests' first figure). A size
 // measured more than once (logs of several runs put together) keeps the
@@ -24,6 +28,7 @@
 #include "algorithms/core/schedule.h"
 #include "algorithms/core/dtype.h"
 #include "sim/core/units.h"
+#include "sim/hccl/hccl_env.h"
 
 namespace collsim {
 
@@ -41,6 +46,7 @@ struct MeasuredCurve {
   int ranks = 0;         // from "# Rank" lines; 0: the log does not list them
   double busFactor = 0;  // busbw / algbw as printed (nccl-tests), 0 if absent
   int devicesPerThread = 1;
+  std::vector<EnvSetting> env;       // the run's library settings, in order, each with its file:line
   std::vector<MeasuredPoint> points; // by size, ascending, each size once
   int nonPositiveTimes = 0;          // rows left out: their time was 0 or less
   int repeatedSizes = 0;             // rows of a size already read: averaged in

@@ -1,8 +1,8 @@
 // libFuzzer target: every input loader of collsim on arbitrary bytes.
 //
 // The scenario/study, cluster, device, model, selector rules, selector grid,
-// HCCL env-file, measured-log (nccl-tests, hccl_test), profile (trace JSON,
-// op summary CSV) and study-journal
+// HCCL/NCCL env-file, measured-log (nccl-tests, hccl_test, with the NCCL
+// settings it records), profile (trace JSON, op summary CSV) and study-journal
 // readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
 // yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
@@ -22,6 +22,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/selector/grid.h"
 #include "sim/hccl/hccl_env.h"
+#include "sim/nccl/nccl_env.h"
 #include "sim/selector/rules.h"
 #include "sim/validation/measured_curve.h"
 #include "sim/validation/profile.h"
@@ -71,7 +72,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cluster.devicesPerServer = 8;
     interpretHcclSettings(readEnvText(text, "env.sh", 16), cluster);
   });
-  expectOnlyInputErrors([&] { parseMeasuredCurve(text, "log.txt"); });
+  // A log, and the NCCL settings it records as compare applies them.
+  expectOnlyInputErrors([&] { interpretNcclSettings(parseMeasuredCurve(text, "log.txt").env, NcclTopology{2, true, false}); });
+  expectOnlyInputErrors([&] { interpretNcclSettings(readEnvText(text, "env.sh", 16), NcclTopology{1, true, false}); });
   expectOnlyInputErrors([&] { breakdownOf(parseProfile(text, "profile.json")); });
   // A journal's records after its header; the header itself fuzzed too.
   expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":1,\"study\":\"fp\"}\n" + text, "fp", "j.partial"); });
