@@ -71,6 +71,16 @@ TEST_CASE("mapping keys that are lists or mappings are located errors") {
           {"variant.yaml:6:11: a mapping key must be a single value"});
 }
 
+// YAML files are one document: what follows a '---' would be silently lost.
+TEST_CASE("a second YAML document is refused where it starts") {
+  TempDir dir;
+  rejects({"run", dir.write("two.yaml", scenario("") + "---\nname: other\n")}, {"two.yaml:", "a second YAML document"});
+  rejects({"perf", "--cluster", dir.write("c.yaml", "---\nname: c\n---\nname: d\n")},
+          {"c.yaml:4:1: a second YAML document"});
+  CliResult one = cli({"run", dir.write("one.yaml", "---\n" + scenario("") + "...\n")});
+  CHECK(one.status == 0); // one document, marked
+}
+
 TEST_CASE("a reference value that is not a number is a located error") {
   TempDir dir;
   rejects({"run", dir.write("ref.yaml", training("variants:\n  - name: a\n    reference: {step_ms: fast}\n"))},

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "sim/core/printable.h"
 #include "sim/config/input_file.h"
@@ -266,7 +267,12 @@ static void checkTree(const YAML::Node& root, const std::string& file) {
 YAML::Node parseYaml(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // Every document, so that a second one is refused rather than ignored.
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1)
+      throw ConfigError(located(file, documents[1].Mark()) +
+                        ": a second YAML document (after '---'); a collsim file is one document");
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     throw ConfigError(located(file, e.mark) + ": YAML syntax error: " + printable(e.msg));
   }
