@@ -1,7 +1,5 @@
 #include "sim/nccl/nccl_algorithms.h"
 
-#include <algorithm>
-
 #include "sim/core/text_list.h"
 
 namespace collsim {

@@ -9,9 +9,11 @@
 //     each server with CollNet between them, collsim's hierpipe:nvls+sharp,
 //   - NVLS and NVLSTree without NVLink SHARP (nvlsSupport: an NVSwitch that
 //     reduces and multicasts),
-// and when NCCL_ALGO leaves nothing enabled it falls back to Ring and Tree
-// (with a warning). Other collectives: the ring (NCCL's trees and NVLS
-// reduce; its AllGather and ReduceScatter on NVLS are not modelled here).
+// and when NCCL_ALGO leaves nothing enabled, 2.18 and 2.19 fall back to
+// Ring and Tree (with a warning), 2.20 on fail the call ("no algorithm/
+// protocol available", src/enqueue.cc); collsim refuses it (nccl_env.h).
+// Other collectives: the ring (NCCL's trees and NVLS reduce; its AllGather
+// and ReduceScatter on NVLS are not modelled here).
 #pragma once
 
 #include <string>

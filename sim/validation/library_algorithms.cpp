@@ -1,7 +1,5 @@
 #include "sim/validation/library_algorithms.h"
 
-#include <algorithm>
-
 #include "sim/core/input_error.h"
 #include "sim/nccl/nccl_algorithms.h"
 #include "sim/selector/selector.h"
