@@ -76,9 +76,23 @@ TEST_CASE("a second YAML document is refused where it starts") {
   TempDir dir;
   rejects({"run", dir.write("two.yaml", scenario("") + "---\nname: other\n")}, {"two.yaml:", "a second YAML document"});
   rejects({"perf", "--cluster", dir.write("c.yaml", "---\nname: c\n---\nname: d\n")},
-          {"c.yaml:4:1: a second YAML document"});
-  CliResult one = cli({"run", dir.write("one.yaml", "---\n" + scenario("") + "...\n")});
-  CHECK(one.status == 0); // one document, marked
+          {"c.yaml:3:1: a second YAML document"});
+  rejects({"run", dir.write("ended.yaml", scenario("") + "...\n# a comment\nname: other\n")},
+          {"ended.yaml:8:1: a second YAML document"});
+  CliResult one = cli({"run", dir.write("one.yaml", "%YAML 1.2\n---\n" + scenario("") + "...\n")});
+  CHECK(one.status == 0); // one document, marked, after a directive
+}
+
+// The bucket count is the step's to check, but the error says where the
+// bucket was set: in the file, or on the command line.
+TEST_CASE("a bucket that cuts the gradients too fine is an error at the bucket") {
+  TempDir dir;
+  const std::string model = source("tests/data/training/toy-model.yaml");
+  std::string file = dir.write("bucket.yaml", "name: t\ncluster: " + kRing8 + "\ntraining:\n  model: " + model +
+                                                  "\n  bucket: 1\n");
+  rejects({"run", file}, {"bucket.yaml:5:11: ", "a bucket of 1B cuts", "choose a larger training.bucket"});
+  std::string fine = dir.write("fine.yaml", "name: t\ncluster: " + kRing8 + "\ntraining:\n  model: " + model + "\n");
+  rejects({"run", fine, "--set", "training.bucket=2"}, {"--set training.bucket=2", "a bucket of 2B cuts"});
 }
 
 TEST_CASE("a reference value that is not a number is a located error") {

@@ -6,14 +6,20 @@
 
 namespace collsim {
 
-BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketBytes, std::size_t maxBuckets) {
+void checkBucketCount(const ModelSpec& model, Bytes bucketBytes, std::size_t maxBuckets) {
   const Bytes elem = model.precision.gradients;
   const Bytes bucket = std::max(elem, bucketBytes / elem * elem);
   const Bytes total = model.gradientBytes();
   if ((total + bucket - 1) / bucket > maxBuckets)
     throw InputError("a bucket of " + formatBytes(bucketBytes) + " cuts " + formatBytes(total) +
-                                " of gradients into more than " + std::to_string(maxBuckets) +
-                                " buckets; choose a larger training.bucket");
+                     " of gradients into more than " + std::to_string(maxBuckets) +
+                     " buckets; choose a larger training.bucket");
+}
+
+BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketBytes, std::size_t maxBuckets) {
+  checkBucketCount(model, bucketBytes, maxBuckets);
+  const Bytes elem = model.precision.gradients;
+  const Bytes bucket = std::max(elem, bucketBytes / elem * elem);
   BackwardPlan plan;
   Bytes produced = 0;    // gradient bytes so far, in backward order
   Bytes bucketStart = 0; // where the open bucket began; bucketStart <= produced < bucketStart + bucket

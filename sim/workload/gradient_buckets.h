@@ -32,8 +32,15 @@ struct BackwardPlan {
   std::vector<GradientBucket> buckets; // in the order they become ready
 };
 
+inline constexpr std::size_t kMaxBuckets = 100000;
+
+// Throws InputError when `bucketBytes` cuts the model's gradients into more
+// than `maxBuckets` buckets (the training loader calls it too, to say where
+// the bucket was set).
+void checkBucketCount(const ModelSpec& model, Bytes bucketBytes, std::size_t maxBuckets = kMaxBuckets);
+
 // `bucketBytes` is rounded down to whole gradient elements (at least one).
 // Throws InputError beyond `maxBuckets` buckets.
-BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketBytes, std::size_t maxBuckets = 100000);
+BackwardPlan planBackward(const ModelSpec& model, Time backward, Bytes bucketBytes, std::size_t maxBuckets = kMaxBuckets);
 
 } // namespace collsim
