@@ -43,6 +43,13 @@ TEST_CASE("the article's topology script picks by WORLD_SIZE, as its if-blocks s
   CHECK(mentions(big, "not a real HCCL setting; HCCL's is HCCL_ALGO"));
 }
 
+TEST_CASE("an unbalanced if-block is an error at its line") {
+  CHECK_THROWS_WITH_AS(readEnvText("export A=1\nif [ \"$WORLD_SIZE\" -le 8 ]; then\nexport B=2\n", "c.sh", 8),
+                       doctest::Contains("c.sh:2: 'if' without 'fi'"), ConfigError);
+  CHECK_THROWS_WITH_AS(readEnvText("export A=1\nfi\n", "c.sh", 8), doctest::Contains("c.sh:2: 'fi' without 'if'"),
+                       ConfigError);
+}
+
 TEST_CASE("the article's link script: a notice for every variable, MTU and QPs for the RoCE model") {
   Cluster c = atlas(2);
   auto env = readEnvFile(source("tests/data/env/seed-links.sh"), c.ranks());

@@ -78,6 +78,7 @@ std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& 
   std::istringstream in(text);
   std::vector<EnvSetting> out;
   std::vector<bool> active; // nested if blocks
+  std::vector<int> opened;  // and the line of each
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     std::string t = trim(line.substr(0, line.find(" #")));
@@ -86,16 +87,18 @@ std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& 
     long long limit = 0;
     if (parseIf(t, op, limit)) {
       active.push_back(compare(worldSize, op, limit));
+      opened.push_back(n);
     } else if (t == "fi") {
       if (active.empty()) throw ConfigError(file + ":" + std::to_string(n) + ": 'fi' without 'if'");
       active.pop_back();
+      opened.pop_back();
     } else if (t.rfind("if ", 0) == 0) {
       throw ConfigError(file + ":" + std::to_string(n) + ": only if [ \"$WORLD_SIZE\" -op N ]; then ... fi is understood");
     } else if (on && parseExport(t, name, value)) {
       out.push_back({name, unquote(value), file + ":" + std::to_string(n)});
     }
   }
-  if (!active.empty()) throw ConfigError(file + ": 'if' without 'fi'");
+  if (!active.empty()) throw ConfigError(file + ":" + std::to_string(opened.back()) + ": 'if' without 'fi'");
   return out;
 }
 
