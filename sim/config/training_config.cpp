@@ -5,7 +5,6 @@
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"
 #include "sim/core/text_list.h"
-#include "sim/workload/gradient_buckets.h"
 
 namespace collsim {
 
@@ -116,14 +115,6 @@ TrainingSpec loadTraining(const ConfigNode& node) {
     t.accumulation = t.parallel->microBatches;
   }
   loadOverlaps(node, t);
-  // Plain data parallelism's step check, here where the bucket was set.
-  if (auto v = node.find("bucket"); v && !t.parallel) {
-    try {
-      checkBucketCount(t.model, t.bucket);
-    } catch (const InputError& e) {
-      v->fail(e.what());
-    }
-  }
   return t;
 }
 

@@ -15,6 +15,7 @@
 #include "sim/config/plan_config.h"
 #include "sim/core/text_list.h"
 #include "sim/config/training_config.h"
+#include "sim/workload/gradient_buckets.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/config/input_file.h"
 #include "sim/scenario/study.h"
@@ -145,6 +146,17 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   if (auto p = root.find("plan")) {
     if (!s.training) p->fail("a plan searches layouts for a training: block (model, bucket)");
     s.plan = loadPlanSpace(*p);
+  }
+  // Plain data parallelism's step check, here where the bucket was set (a
+  // plan prunes its layouts by their own).
+  if (s.training && !s.plan && !s.training->parallel) {
+    if (auto b = root.at("training").find("bucket")) {
+      try {
+        checkBucketCount(s.training->model, s.training->bucket);
+      } catch (const InputError& e) {
+        b->fail(e.what());
+      }
+    }
   }
   if (s.training) {
     if (auto op = root.find("op"); op && op->text() != "allreduce")
