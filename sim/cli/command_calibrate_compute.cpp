@@ -105,22 +105,20 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
     }
     j["fitted"] = fitted;
     j["figures"] = figures;
-    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-    for (const CalibratedRun& r : c.runs)
-      runs.push_back({{"run", r.label}, {"measured", r.measuredText}, {"measured_s", r.measured},
-                      {"before_s", r.before}, {"after_s", r.after}, {"error_before", errorOf(r.before, r.measured)},
-                      {"error_after", errorOf(r.after, r.measured)}});
-    j["runs"] = runs;
+    auto runsJson = [](const std::vector<CalibratedRun>& list) {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const CalibratedRun& r : list)
+        out.push_back({{"run", r.label}, {"measured", r.measuredText}, {"measured_s", r.measured},
+                       {"before_s", r.before}, {"after_s", r.after}, {"error_before", errorOf(r.before, r.measured)},
+                       {"error_after", errorOf(r.after, r.measured)}});
+      return out;
+    };
+    j["runs"] = runsJson(c.runs);
     j["median_abs_error_before"] = median(before), j["median_abs_error"] = median(after);
     j["max_abs_error"] = *std::max_element(after.begin(), after.end());
     if (!c.heldOut.empty()) {
-      nlohmann::ordered_json held = nlohmann::ordered_json::array();
-      for (const CalibratedRun& r : c.heldOut)
-        held.push_back({{"run", r.label}, {"measured", r.measuredText}, {"measured_s", r.measured},
-                        {"before_s", r.before}, {"after_s", r.after}, {"error_before", errorOf(r.before, r.measured)},
-                        {"error_after", errorOf(r.after, r.measured)}});
       const std::vector<double> b = errors(c.heldOut, false), a = errors(c.heldOut, true);
-      j["held_out"] = held;
+      j["held_out"] = runsJson(c.heldOut);
       j["held_out_median_abs_error_before"] = median(b), j["held_out_median_abs_error"] = median(a);
       j["held_out_max_abs_error"] = *std::max_element(a.begin(), a.end());
     }

@@ -50,18 +50,17 @@ std::vector<std::string> layoutCells(const PlannedLayout& p, const OptionalColum
 
 TextTable planTable(const PlanReport& r) {
   const OptionalColumns o = optionalColumns(r);
-  const bool experts = o.experts;
   std::vector<std::string> h{"rank", "devices", "tp"};
   if (o.cp) h.push_back("cp");
   for (const char* c : {"pp", "dp"}) h.push_back(c);
-  if (experts) h.push_back("ep");
+  if (o.experts) h.push_back("ep");
   for (const char* c : {"zero", "sp", "mb", "m", "schedule"}) h.push_back(c);
   if (o.virtualStages) h.push_back("v");
   if (o.recomputation) h.push_back("recompute");
   for (const char* c : {"step_ms", "band_ms", "tie", "tokens/s", "mfu", "memory_GiB", "headroom_GiB", "compute_ms",
                         "tp_ms"})
     h.push_back(c);
-  if (experts) h.push_back("ep_ms");
+  if (o.experts) h.push_back("ep_ms");
   for (const char* c : {"pp_ms", "bubble_ms", "dp_ms", "optimizer_ms"}) h.push_back(c);
   TextTable t(h);
   int devices = -1;
@@ -87,7 +86,7 @@ TextTable planTable(const PlanReport& r) {
                           r.deviceMemory ? fixed(gibOf(r.deviceMemory) - gibOf(memory), 1) : "-", stepMs(b.compute),
                           stepMs(b.tensorParallel)})
       row.push_back(std::move(c));
-    if (experts) row.push_back(stepMs(b.expertParallel));
+    if (o.experts) row.push_back(stepMs(b.expertParallel));
     for (Time x : {b.pipeline, b.bubble, b.dataParallel, b.optimizer}) row.push_back(stepMs(x));
     t.add(std::move(row));
   }
