@@ -304,3 +304,22 @@ TEST_CASE("an error in an item of a --set list names the --set, not the file") {
   CHECK(r.status == 2);
   CHECK(contains(r.err, "collsim: error: --set sizes=[1MiB,foo]: sizes[1]: 'foo' is not a size"));
 }
+
+TEST_CASE("DCQCN presets and parameters: the old name production and values out of range are located errors") {
+  TempDir dir;
+  const std::string head = "name: c\nservers: 2\ndevices: 1\nhccs: {shape: ring, bandwidth: 12GB/s, latency: 1us}\n";
+  rejects({"perf", "--cluster",
+           dir.write("old.yaml", head + "roce:\n  bandwidth: 100Gbps\n  latency: 1us\n  dcqcn: production\n")},
+          {"old.yaml:8:10:", "'production' is now 'connectx'"});
+  rejects({"perf", "--cluster", dir.write("unknown.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {preset: fast}}\n")},
+          {"unknown.yaml:5:", "unknown DCQCN preset 'fast' (connectx, paper or off)"});
+  rejects({"perf", "--cluster", dir.write("alpha.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {initial_alpha: 2}}\n")},
+          {"alpha.yaml:5:", "initial_alpha is in (0, 1]"});
+  rejects({"perf", "--cluster", dir.write("clamp.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {clamp_target: maybe}}\n")},
+          {"clamp.yaml:5:"});
+  CliResult ok = cli({"perf", "--cluster",
+                      dir.write("ok.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {preset: connectx, "
+                                                  "decrease_period: 0us, clamp_target: true}}\n"),
+                      "-b", "1MiB", "-e", "1MiB"});
+  CHECK(ok.status == 0);
+}

@@ -3,6 +3,9 @@
 
 #include <map>
 
+#include <numeric>
+
+#include "sim/config/cluster_config.h"
 #include "sim/network/link_network.h"
 #include "topologies/server_shapes.h"
 
@@ -87,4 +90,47 @@ TEST_CASE("messages sharing a channel take turns segment by segment") {
   Bytes total = 0;
   for (const auto& s : net.channelStats()) total += s.bytes;
   CHECK(total == 4_MiB); // 2 messages x 2 hops x 1 MiB
+}
+
+TEST_CASE("queue pairs: a RoCE message is striped in whole packets over the pair's ECMP paths and delivered once") {
+  // Two one-device servers on two leaves joined by four spines: a flow's
+  // leaf-to-spine uplink is its ECMP choice.
+  ClusterSetup setup = loadCluster(ConfigNode(
+      parseYaml("{name: ls, servers: 2, devices: 1, hccs: {shape: ring, bandwidth: 12GB/s, latency: 1us},"
+                " roce: {bandwidth: 100Gbps, latency: 1us},"
+                " fabric: {type: leaf-spine, servers_per_leaf: 1, spines: 4}}",
+                "test"),
+      std::make_shared<ConfigOrigins>("test")));
+  const Cluster& c = setup.cluster;
+  // Bytes a message leaves on the uplinks (leaf to spine directions), per uplink used.
+  auto uplinks = [&](int queuePairs, Bytes bytes) {
+    EventEngine engine;
+    LinkNetwork net(engine, c, 4096, 1_MiB, queuePairs);
+    Deliveries d;
+    d.engine = &engine;
+    net.setListener(&d);
+    net.send(c.rankNode[0], c.rankNode[1], bytes, 7);
+    engine.run();
+    CHECK(d.at.size() == 1); // one delivery, when the last part is in
+    std::vector<Bytes> used;
+    for (std::size_t l = 0; l < c.links.size(); ++l) {
+      const ClusterLink& link = c.links[l];
+      bool leafToSpine = c.nodes[std::size_t(link.a)].name.rfind("leaf", 0) == 0 &&
+                         c.nodes[std::size_t(link.b)].name.rfind("spine", 0) == 0;
+      if (!leafToSpine) continue;
+      if (Bytes b = net.channelStats()[2 * l].bytes) used.push_back(b);
+    }
+    return used;
+  };
+  auto sum = [](const std::vector<Bytes>& v) { return std::accumulate(v.begin(), v.end(), Bytes(0)); };
+  std::vector<Bytes> one = uplinks(1, 64_MiB), eight = uplinks(8, 64_MiB);
+  CHECK(one.size() == 1);
+  CHECK(eight.size() > 1); // eight parts hash onto more than one spine
+  CHECK(sum(eight) == 64_MiB);
+  // 8 MiB per part: each uplink carries a multiple of it.
+  for (Bytes b : eight) CHECK(b % 8_MiB == 0);
+  // Two packets go as two parts of one packet each, not eight.
+  std::vector<Bytes> small = uplinks(8, 8_KiB);
+  CHECK(sum(small) == 8_KiB);
+  CHECK(small.size() <= 2);
 }

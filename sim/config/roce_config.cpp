@@ -5,33 +5,47 @@ namespace {
 
 bool isWord(const ConfigNode& n, const char* word) { return n.isScalar() && n.text() == word; }
 
+// A preset by name; `production`, the name before the NICs' shipped defaults
+// replaced its mix of paper and NIC values, says where it went.
+void applyPreset(const ConfigNode& name, RoceModel& m) {
+  if (applyDcqcnPreset(name.text(), m)) return;
+  if (name.text() == "production")
+    name.fail("DCQCN preset 'production' is now 'connectx': the ConnectX firmware defaults (1 us alpha updates, "
+              "4 us between cuts), not the paper's 55 us alpha period");
+  name.fail("unknown DCQCN preset '" + name.text() + "' (connectx, paper or off)");
+}
+
 void loadDcqcn(const ConfigNode& n, RoceModel& m) {
   if (isWord(n, "off")) {
     m.dcqcn.enabled = false;
     return;
   }
-  if (n.isScalar()) {
-    if (!applyDcqcnPreset(n.text(), m)) n.fail("unknown DCQCN preset '" + n.text() + "' (paper, production or off)");
-    return;
-  }
-  n.allowOnly({"preset", "g", "cnp_interval", "alpha_period", "increase_period", "byte_counter", "fast_recovery",
-               "additive_increase", "hyper_increase", "min_rate"});
-  if (auto p = n.find("preset"); p && !applyDcqcnPreset(p->text(), m))
-    p->fail("unknown DCQCN preset '" + p->text() + "' (paper or production)");
+  if (n.isScalar()) return applyPreset(n, m);
+  n.allowOnly({"preset", "g", "cnp_interval", "alpha_period", "increase_period", "decrease_period", "clamp_target",
+               "clamp_after_timer", "initial_alpha", "byte_counter", "fast_recovery", "additive_increase",
+               "hyper_increase", "min_rate"});
+  if (auto p = n.find("preset")) applyPreset(*p, m);
   DcqcnModel& d = m.dcqcn;
-  if (auto v = n.find("g")) {
-    d.g = v->number();
-    if (d.g <= 0 || d.g > 1) v->fail("g is a gain in (0, 1]");
-  }
+  auto fraction = [](const ConfigNode& v, const char* what) {
+    double x = v.number();
+    if (x <= 0 || x > 1) v.fail(std::string(what) + " is in (0, 1]");
+    return x;
+  };
+  if (auto v = n.find("g")) d.g = fraction(*v, "g, a gain,");
+  if (auto v = n.find("initial_alpha")) d.initialAlpha = fraction(*v, "initial_alpha");
   if (auto v = n.find("cnp_interval")) d.cnpInterval = v->time();
   if (auto v = n.find("alpha_period")) d.alphaPeriod = v->time();
   if (auto v = n.find("increase_period")) d.increasePeriod = v->time();
+  if (auto v = n.find("decrease_period")) d.decreasePeriod = v->time();
+  if (auto v = n.find("clamp_target")) d.clampTarget = v->boolean();
+  if (auto v = n.find("clamp_after_timer")) d.clampAfterTimerIncrease = v->boolean();
   if (auto v = n.find("byte_counter")) d.byteCounter = v->bytes();
   if (auto v = n.find("fast_recovery")) d.fastRecoverySteps = int(v->integer(0, 1000));
   if (auto v = n.find("additive_increase")) d.additiveIncrease = v->bandwidth();
   if (auto v = n.find("hyper_increase")) d.hyperIncrease = v->bandwidth();
   if (auto v = n.find("min_rate")) d.minRate = v->bandwidth();
   if (d.alphaPeriod <= 0 || d.increasePeriod <= 0) n.fail("the DCQCN timers need positive periods");
+  if (d.decreasePeriod < 0) n.fail("decrease_period is a time, 0 to cut at each CNP");
   m.dcqcnPreset = "custom";
   m.dcqcnPresetRate = 0;
 }

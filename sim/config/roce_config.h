@@ -8,7 +8,7 @@
 //     queue_pairs: 4              # per connection (HCCL_RDMA_QPS_PER_CONNECTION)
 //     buffer: 4MB                 # per switch egress port
 //     retransmit_timeout: 100us
-//     dcqcn: production           # paper | production | off | {preset: paper, g: 0.0039, cnp_interval: 50us, ...}
+//     dcqcn: connectx             # connectx | paper | off | {preset: paper, g: 0.0039, cnp_interval: 50us, ...}
 //     ecn: {kmin: 400KB, kmax: 1.6MB, pmax: 0.2}   # or off
 //     pfc: {xoff: 512KB, xon: 384KB}               # on | off | thresholds
 //     jitter: {median: 0.5us, sigma: 0.5, tail_fraction: 0.001, tail_scale: 5us, tail_shape: 2}

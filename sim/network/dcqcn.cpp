@@ -1,21 +1,61 @@
 #include "sim/network/dcqcn.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace collsim {
 
-void DcqcnRate::onCnp() {
-  target_ = current_;
-  current_ = std::max(double(model_->minRate), current_ * (1 - alpha_ / 2));
-  alpha_ = (1 - model_->g) * alpha_ + model_->g;
-  cnpThisPeriod_ = true;
-  timerRounds_ = byteRounds_ = 0;
-  bytesSinceRound_ = 0;
+void DcqcnRate::advanceAlpha(Time now) {
+  const std::int64_t tick = now / model_->alphaPeriod;
+  const double keep = 1 - model_->g;
+  if (cnpTick_ >= alphaTick_ && cnpTick_ < tick) { // a finished period with a CNP
+    alpha_ *= std::pow(keep, double(cnpTick_ - alphaTick_));
+    alpha_ = keep * alpha_ + model_->g;
+    alphaTick_ = cnpTick_ + 1;
+  }
+  if (tick > alphaTick_) {
+    alpha_ *= std::pow(keep, double(tick - alphaTick_));
+    alphaTick_ = tick;
+  }
 }
 
-void DcqcnRate::onAlphaTimer() {
-  if (!cnpThisPeriod_) alpha_ *= 1 - model_->g;
-  cnpThisPeriod_ = false;
+double DcqcnRate::alpha(Time now) {
+  if (seenCnp_) advanceAlpha(now);
+  return alpha_;
+}
+
+DcqcnRate::CnpEffect DcqcnRate::onCnp(Time now) {
+  if (!seenCnp_) {
+    seenCnp_ = true;
+    alpha_ = model_->initialAlpha;
+    alphaTick_ = now / model_->alphaPeriod;
+  } else {
+    advanceAlpha(now);
+    cnpTick_ = now / model_->alphaPeriod;
+  }
+  if (model_->decreasePeriod <= 0) {
+    cut(now);
+    return CnpEffect::Cut;
+  }
+  if (cutDueAt_ >= now) return CnpEffect::AlreadyPending;
+  cutDueAt_ = (now / model_->decreasePeriod + 1) * model_->decreasePeriod;
+  return CnpEffect::CutAtPeriodEnd;
+}
+
+void DcqcnRate::onDecreaseTimer(Time now) {
+  cutDueAt_ = -1;
+  cut(now);
+}
+
+void DcqcnRate::cut(Time now) {
+  advanceAlpha(now);
+  // ConnectX's clamp_tgt_rate off: the target stays where it was through
+  // back-to-back cuts, and follows the rate down only once it has risen.
+  if (model_->clampTarget || byteRounds_ > 0 || (model_->clampAfterTimerIncrease && timerRounds_ > 0))
+    target_ = current_;
+  current_ = std::max(double(model_->minRate), current_ * (1 - alpha_ / 2));
+  timerRounds_ = byteRounds_ = 0;
+  bytesSinceRound_ = 0;
 }
 
 void DcqcnRate::onIncreaseTimer() {

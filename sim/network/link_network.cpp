@@ -19,8 +19,10 @@ std::uint32_t hopOf(std::uint64_t packed) { return std::uint32_t(packed & 0xff);
 
 } // namespace
 
-LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint32_t roceMtu, Bytes segmentSize)
-    : engine_(engine), cluster_(cluster), routing_(cluster), mtu_(roceMtu), segment_(segmentSize) {
+LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint32_t roceMtu, Bytes segmentSize,
+                         int queuePairs)
+    : engine_(engine), cluster_(cluster), routing_(cluster), mtu_(roceMtu), segment_(segmentSize),
+      queuePairs_(std::max(1, queuePairs)) {
   if (segment_ == 0) throw std::invalid_argument("segment size must be positive");
   channels_.reserve(2 * cluster.links.size());
   for (const auto& l : cluster.links) {
@@ -35,8 +37,32 @@ Bytes LinkNetwork::segmentBytes(const Message& m, std::uint32_t index) const {
   return index + 1 < m.segments ? segment_ : m.bytes - Bytes(m.segments - 1) * segment_;
 }
 
+// Over RoCE with several queue pairs the message goes as whole MTU packets
+// per QP, as even as they go (a small one uses fewer QPs), each QP on the
+// ECMP path its number hashes to: the packet model's striping.
 void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
-  Routing::Route route = routing_.route(src, dst);
+  int count = 1;
+  if (queuePairs_ > 1) {
+    Routing::Route probe = routing_.route(src, dst);
+    for (std::uint32_t h = 0; h < probe.hops && count == 1; ++h)
+      if (channels_[routing_.channel(probe, h)].roce) count = queuePairs_;
+  }
+  if (count == 1) return sendPart(src, dst, bytes, 0, cookie, kNoStripe);
+  const Bytes packets = std::max<Bytes>(1, (bytes + mtu_ - 1) / mtu_);
+  const Bytes perQp = (packets + Bytes(count) - 1) / Bytes(count);
+  const auto parts = std::uint32_t((packets + perQp - 1) / perQp);
+  std::uint32_t stripe = stripes_.add({cookie, parts, engine_.now()});
+  Bytes left = bytes;
+  for (std::uint32_t i = 0; i < parts; ++i) {
+    Bytes part = std::min(left, perQp * mtu_);
+    left -= part;
+    sendPart(src, dst, part, i, 0, stripe);
+  }
+}
+
+void LinkNetwork::sendPart(int src, int dst, Bytes bytes, std::uint32_t flow, std::uint64_t cookie,
+                           std::uint32_t stripe) {
+  Routing::Route route = routing_.route(src, dst, flow);
   if (route.hops > kMaxHops) throw std::runtime_error("route longer than 255 hops");
   std::uint32_t id = messages_.acquire();
   Message& m = messages_[id];
@@ -46,6 +72,7 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   m.bytes = bytes;
   m.cookie = cookie;
   m.sentAt = engine_.now();
+  m.stripe = stripe;
   m.hops.assign(route.hops, Hop{0, 0, kNoTail, kNoTail});
   if (route.hops == 0) { // same node: nothing crosses a link
     m.delivered = m.segments - 1;
@@ -162,14 +189,24 @@ NetworkMetrics LinkNetwork::metrics(Time runTime) const {
   return m;
 }
 
+void LinkNetwork::delivered(std::uint64_t cookie, Time sentAt) {
+  latency_.add(engine_.now() - sentAt);
+  if (listener_) listener_->onDelivered(cookie);
+}
+
 void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
   Message& m = messages_[id];
   if (hop == m.route.hops) {
     if (++m.delivered == m.segments) {
-      latency_.add(engine_.now() - m.sentAt);
-      std::uint64_t cookie = m.cookie;
+      const std::uint64_t cookie = m.cookie;
+      const std::uint32_t stripe = m.stripe;
+      const Time sentAt = m.sentAt;
       messages_.release(id);
-      if (listener_) listener_->onDelivered(cookie);
+      if (stripe == kNoStripe) return delivered(cookie, sentAt);
+      if (--stripes_[stripe].partsLeft > 0) return;
+      Stripe whole = stripes_[stripe];
+      stripes_.release(stripe);
+      delivered(whole.cookie, whole.sentAt);
     }
     return;
   }

@@ -37,7 +37,9 @@ struct ChannelStats {
 
 class LinkNetwork final : public Network, public EventHandler {
 public:
-  LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint32_t roceMtu, Bytes segmentSize);
+  // `queuePairs`: a message that crosses RoCE is striped over that many
+  // parts, each hashed onto its own ECMP path, as the packet model's QPs are.
+  LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint32_t roceMtu, Bytes segmentSize, int queuePairs = 1);
 
   void send(int src, int dst, Bytes bytes, std::uint64_t cookie) override;
   void onEvent(std::uint64_t arg) override;
@@ -73,9 +75,19 @@ private:
     Bytes bytes;
     std::uint64_t cookie;
     Time sentAt;
+    std::uint32_t stripe;  // the striped message it is a part of, or kNoStripe
     std::vector<Hop> hops; // one vector, set once per message
   };
+  // A message striped over queue pairs: delivered when its last part is.
+  struct Stripe {
+    std::uint64_t cookie;
+    std::uint32_t partsLeft;
+    Time sentAt;
+  };
+  static constexpr std::uint32_t kNoStripe = ~std::uint32_t(0);
 
+  void sendPart(int src, int dst, Bytes bytes, std::uint32_t flow, std::uint64_t cookie, std::uint32_t stripe);
+  void delivered(std::uint64_t cookie, Time sentAt);
   Bytes segmentBytes(const Message& m, std::uint32_t index) const;
   Bytes wireBytes(const Channel& ch, Bytes bytes, bool first) const;
   void arrive(std::uint32_t msg, std::uint32_t hop);
@@ -87,6 +99,8 @@ private:
   Routing routing_;
   std::uint32_t mtu_;
   Bytes segment_;
+  int queuePairs_;
+  IndexPool<Stripe> stripes_;
   std::vector<Channel> channels_;
   std::vector<ChannelStats> stats_;
   IndexPool<Message> messages_; // reused with their per-hop vectors

@@ -8,9 +8,9 @@ namespace collsim {
 const std::vector<NetworkModelEntry>& networkModels() {
   static const std::vector<NetworkModelEntry> models = {
       {Fidelity::Fast, "fast",
-       "links with large segments shared fairly, RoCE framing, no per-packet congestion control (thousands of devices)",
+       "links with large segments shared fairly, RoCE framing, queue pairs on their ECMP paths, no per-packet congestion control (thousands of devices)",
        [](EventEngine& e, const Cluster& c, const NetworkOptions& o) -> std::unique_ptr<Network> {
-         return std::make_unique<LinkNetwork>(e, c, o.roce.mtu, o.segment);
+         return std::make_unique<LinkNetwork>(e, c, o.roce.mtu, o.segment, o.roce.queuePairs);
        }},
       {Fidelity::Packet, "packet",
        "MTU packets through switch queues: ECN, PFC, DCQCN, queue pairs, go-back-N, jitter",

@@ -43,10 +43,17 @@ struct PfcModel {
   Bytes xoff = 0, xon = 0; // per ingress port (one priority)
 };
 
+// DCQCN at the NICs (dcqcn.h). The paper's reaction point is the special
+// case decreasePeriod 0, clampTarget on, initialAlpha 1.
 struct DcqcnModel {
   bool enabled = true;
-  double g = 1.0 / 256;
-  Time cnpInterval = 0, alphaPeriod = 0, increasePeriod = 0;
+  double g = 1.0 / 256;           // alpha's gain per alpha period
+  Time cnpInterval = 0;           // receiver: at most one CNP per QP per interval
+  Time alphaPeriod = 0, increasePeriod = 0;
+  Time decreasePeriod = 0;        // CNPs in a period cut once, at its end (0: each CNP cuts)
+  bool clampTarget = true;        // a cut sets target = current (off: only after an increase)
+  bool clampAfterTimerIncrease = true; // with clampTarget off: a timer increase counts too
+  double initialAlpha = 1.0;      // alpha at the first CNP
   Bytes byteCounter = 0;
   int fastRecoverySteps = 5;
   Bandwidth additiveIncrease = 0, hyperIncrease = 0;
@@ -68,7 +75,7 @@ struct RoceModel {
   Bytes switchBuffer = Bytes(1) << 20;    // per egress port; packets beyond it are dropped (without PFC)
   Time retransmitTimeout = 0;             // go-back-N after this long without progress
   int ackEvery = 64;                      // the receiver acknowledges every n packets (and each message)
-  std::string dcqcnPreset;                // "paper", "production" or "custom"
+  std::string dcqcnPreset;                // "paper", "connectx" or "custom"
   Bandwidth dcqcnPresetRate = 0; // the line rate the preset was made for (0: custom)
   EcnModel ecn;
   PfcModel pfc;
@@ -78,10 +85,10 @@ struct RoceModel {
   std::vector<SwitchSettings> switches;   // per-switch ECN and buffer; later entries win
 };
 
-// The defaults: the production-like 100 G preset (../shared/reference/roce-facts.md).
+// The defaults: the connectx preset at 100 G (roce_model.cpp gives the sources).
 RoceModel defaultRoceModel();
 // DCQCN and ECN parameters of a preset, "paper" (Zhu et al., 40 G) or
-// "production" (100 G NIC defaults); false for an unknown name.
+// "connectx" (ConnectX firmware defaults at 100 G); false for an unknown name.
 bool applyDcqcnPreset(const std::string& name, RoceModel& model);
 
 } // namespace collsim

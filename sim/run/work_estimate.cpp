@@ -84,6 +84,15 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
   for (const auto& l : c.links) slowest = std::min(slowest, l.params.bandwidth), latency = std::max(latency, l.params.latency);
   if (c.links.empty()) slowest = 1;
   const double unit = double(w.fidelity == Fidelity::Packet ? std::max<std::uint32_t>(w.mtu, 1) : std::max<Bytes>(w.segment, 1));
+  // Segments or packets of one message. The fast model stripes a RoCE
+  // message over its queue pairs in whole packets, a segment count each:
+  // counted for every message, an upper bound.
+  auto unitsOf = [&](Bytes bytes) {
+    double units = std::max(1.0, std::ceil(double(bytes) / unit));
+    if (w.fidelity != Fidelity::Fast || w.queuePairs <= 1) return units;
+    double packets = std::max(1.0, std::ceil(double(bytes) / double(std::max<std::uint32_t>(w.mtu, 1))));
+    return units + std::min(double(w.queuePairs), packets) - 1;
+  };
 
   std::vector<int> sample;
   if (p <= 32) {
@@ -116,7 +125,7 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
           if (op.kind == OpKind::Send) {
             int h = hops(r, op.peer);
             part.messages += 1;
-            part.unitHops += std::max(1.0, std::ceil(double(op.bytes) / unit)) * h;
+            part.unitHops += unitsOf(op.bytes) * h;
             part.routeHops += h;
             if (peers.size() < 4096 && std::find(peers.begin(), peers.end(), op.peer) == peers.end())
               peers.push_back(op.peer);

@@ -69,6 +69,7 @@ struct CollectiveWork {
   Fidelity fidelity = Fidelity::Fast;
   Bytes loopBytes = 0; // HCCL_BUFFSIZE loops: one loop and the tail are simulated
   std::uint32_t mtu = 4096; // packet level: the RoCE MTU
+  int queuePairs = 1;       // fast model: a RoCE message's parts, one per QP
 };
 
 WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& work);

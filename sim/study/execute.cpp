@@ -34,7 +34,7 @@ WorkEstimate estimateScenario(const Scenario& s) {
     AlgorithmEntry algo = requireAlgorithm(s.op, name, s.cluster, s.name);
     for (Bytes size : s.sizes) {
       CollectiveWork w{s.op, &algo, size, dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
-                       s.simulation.fidelity, s.simulation.loopBytes, s.roce.mtu};
+                       s.simulation.fidelity, s.simulation.loopBytes, s.roce.mtu, s.roce.queuePairs};
       total.addSequential(estimateCollective(s.cluster, w));
     }
   }

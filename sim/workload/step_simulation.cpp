@@ -201,7 +201,8 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
       if (!entries.count(name))
         entries.emplace(name, requireAlgorithm(Collective::AllReduce, name, cluster, "gradient buckets"));
       CollectiveWork w{Collective::AllReduce, &entries.at(name), b.bytes, model.precision.gradients, 0,
-                       options.segment, options.fidelity, options.hcclBufferSize, options.roce.mtu};
+                       options.segment, options.fidelity, options.hcclBufferSize, options.roce.mtu,
+                       options.roce.queuePairs};
       seen[key] = estimateCollective(cluster, w);
     }
     const WorkEstimate& e = seen[key];

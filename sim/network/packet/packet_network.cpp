@@ -337,9 +337,11 @@ void PacketNetwork::onControl(std::uint32_t id) {
   SenderQp& q = senders_[c.qp];
   switch (c.kind) {
   case Control::Cnp:
-    q.rate.onCnp();
-    traceRate(c.qp);
-    armTimers(c.qp);
+    switch (q.rate.onCnp(engine_.now())) {
+    case DcqcnRate::CnpEffect::Cut: afterCut(c.qp); break;
+    case DcqcnRate::CnpEffect::CutAtPeriodEnd: engine_.schedule(q.rate.cutDueAt(), &decreaseTimer_, c.qp); break;
+    case DcqcnRate::CnpEffect::AlreadyPending: break;
+    }
     break;
   case Control::Ack: q.onAck(c.seq); break;
   case Control::Nack:
@@ -353,33 +355,42 @@ void PacketNetwork::goBack(std::uint32_t qp, std::uint32_t seq) {
   if (senders_[qp].goBack(seq)) activate(qp);
 }
 
-// DCQCN's timers run while the QP is below line rate and has data out or
-// waiting; an idle QP keeps its rate until it sends again.
+// DCQCN's increase timer runs while the QP is below line rate and has data
+// out or waiting; an idle QP keeps its rate until it sends again. A cut
+// restarts it: the event already scheduled finds itself stale.
 void PacketNetwork::armTimers(std::uint32_t qp) {
   SenderQp& q = senders_[qp];
-  if (!model_.dcqcn.enabled || !q.rate.limited() || q.allAcknowledged()) return;
-  if (!q.alphaTimer) {
-    q.alphaTimer = true;
-    engine_.scheduleAfter(model_.dcqcn.alphaPeriod, &alphaTimer_, qp);
-  }
-  if (!q.increaseTimer) {
-    q.increaseTimer = true;
-    engine_.scheduleAfter(model_.dcqcn.increasePeriod, &increaseTimer_, qp);
-  }
+  if (!model_.dcqcn.enabled || q.increaseTimer || !q.rate.limited() || q.allAcknowledged()) return;
+  q.increaseTimer = true;
+  q.increaseDueAt = engine_.now() + model_.dcqcn.increasePeriod;
+  engine_.schedule(q.increaseDueAt, &increaseTimer_, qp);
 }
 
-void PacketNetwork::onAlphaTimer(std::uint32_t qp) {
-  senders_[qp].alphaTimer = false;
-  senders_[qp].rate.onAlphaTimer();
+void PacketNetwork::afterCut(std::uint32_t qp) {
+  senders_[qp].increaseTimer = false;
+  rateChanged(qp);
+}
+
+void PacketNetwork::rateChanged(std::uint32_t qp) {
+  SenderQp& q = senders_[qp];
+  Time before = q.nextSendAt;
+  q.repace();
+  if (q.listed && q.nextSendAt < before) kick(q.firstPort);
   traceRate(qp);
   armTimers(qp);
+}
+
+void PacketNetwork::onDecreaseTimer(std::uint32_t qp) {
+  senders_[qp].rate.onDecreaseTimer(engine_.now());
+  afterCut(qp);
 }
 
 void PacketNetwork::onIncreaseTimer(std::uint32_t qp) {
-  senders_[qp].increaseTimer = false;
-  senders_[qp].rate.onIncreaseTimer();
-  traceRate(qp);
-  armTimers(qp);
+  SenderQp& q = senders_[qp];
+  if (!q.increaseTimer || q.increaseDueAt != engine_.now()) return; // restarted by a cut since
+  q.increaseTimer = false;
+  q.rate.onIncreaseTimer();
+  rateChanged(qp);
 }
 
 void PacketNetwork::armRetransmitTimer(std::uint32_t qp) {

@@ -100,7 +100,9 @@ private:
   void goBack(std::uint32_t qp, std::uint32_t seq);
   void armTimers(std::uint32_t qp);
   void armRetransmitTimer(std::uint32_t qp);
-  void onAlphaTimer(std::uint32_t qp);
+  void afterCut(std::uint32_t qp);
+  void rateChanged(std::uint32_t qp);
+  void onDecreaseTimer(std::uint32_t qp);
   void onIncreaseTimer(std::uint32_t qp);
   void onRetransmitTimer(std::uint32_t qp);
   // Counters for the trace: a switch queue's depth, a QP's rate.
@@ -128,7 +130,7 @@ private:
   On<&PacketNetwork::onControl> control_{this};
   On<&PacketNetwork::onPause> pause_{this};
   On<&PacketNetwork::onResume> resume_{this};
-  On<&PacketNetwork::onAlphaTimer> alphaTimer_{this};
+  On<&PacketNetwork::onDecreaseTimer> decreaseTimer_{this};
   On<&PacketNetwork::onIncreaseTimer> increaseTimer_{this};
   On<&PacketNetwork::onRetransmitTimer> retransmitTimer_{this};
   On<&PacketNetwork::onLocalDelivery> localDelivery_{this};

@@ -39,7 +39,13 @@ bool SenderQp::goBack(std::uint32_t seq) {
 
 void SenderQp::paceAfter(Bytes wire, Time now) {
   rate.onSent(wire);
-  nextSendAt = rate.limited() ? now + Time(double(wire) / rate.rate() * double(kPsPerSec)) : now;
+  lastSentAt = now;
+  lastWire = wire;
+  repace();
+}
+
+void SenderQp::repace() {
+  nextSendAt = rate.limited() ? lastSentAt + Time(double(lastWire) / rate.rate() * double(kPsPerSec)) : lastSentAt;
 }
 
 } // namespace collsim

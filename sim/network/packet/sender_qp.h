@@ -29,10 +29,12 @@ struct SenderQp {
 
   std::deque<Part> parts; // not yet acknowledged (on RoCE) or not yet sent (otherwise)
   std::uint32_t nextSeq = 0, endSeq = 0, ackedSeq = 0, sentHigh = 0;
-  Time nextSendAt = 0;
+  Time nextSendAt = 0, lastSentAt = 0;
+  Bytes lastWire = 0;
   bool listed = false; // among its first port's sources
   DcqcnRate rate;
-  bool alphaTimer = false, increaseTimer = false, rtoTimer = false;
+  bool increaseTimer = false, rtoTimer = false;
+  Time increaseDueAt = 0; // the live increase timer's time (a cut leaves older ones stale)
   std::uint64_t progress = 0, progressAtArm = 0; // ACKs and NACKs seen, for the timeout
 
   bool hasUnsent() const { return nextSeq < endSeq; }
@@ -47,6 +49,9 @@ struct SenderQp {
   bool goBack(std::uint32_t seq);
   // A packet of `wire` bytes left at `now`: DCQCN decides when the next may go.
   void paceAfter(Bytes wire, Time now);
+  // The rate changed: the next packet's time follows it (a NIC's rate
+  // limiter spaces packets at the rate it has now, not the one it had).
+  void repace();
 };
 
 } // namespace collsim
