@@ -374,11 +374,10 @@ TEST_CASE("a congested 2:1 leaf-spine: packets with the NICs' DCQCN stay near th
   // rate climbs back half way within 300 us, and the next packet follows the
   // rate the NIC has now (a cut QP is not stuck behind a gap set at 1 Mb/s).
   using collsim::testing::source;
+  // The cluster file spells out the connectx preset's parameters.
   std::vector<std::string> packet = {source("scenarios/roce-hierarchical-vs-flat.yaml"), "--set",
-                                     "cluster=" + source("configs/clusters/atlas-16x8-leafspine.yaml"), "--set",
-                                     "cluster.servers=4", "--set", "cluster.fabric.servers_per_leaf=2", "--set",
-                                     "cluster.fabric.oversubscription=2", "--set", "sizes=[64MiB]", "--set",
-                                     "algo=[hier:ring+rhd]"};
+                                     "cluster=" + source("configs/clusters/atlas-4x8-leafspine-2to1.yaml"), "--set",
+                                     "sizes=[64MiB]", "--set", "algo=[hier:ring+rhd]"};
   auto fast = packet;
   fast.insert(fast.end(), {"--set", "simulation.fidelity=fast"});
   auto withPfcOnly = packet;
