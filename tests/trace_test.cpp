@@ -236,3 +236,19 @@ TEST_CASE("a trace stops at its event limit, says so, and stays valid JSON") {
   for (const auto& e : doc["traceEvents"]) steps += e["ph"] == "X" ? 1 : 0;
   CHECK(steps == 5);
 }
+
+TEST_CASE("every link direction that carried data has its track, switch to switch too") {
+  // 4 x 8 on a 2:1 leaf-spine: cross-leaf traffic climbs to the spines.
+  Traced t = traced({"perf", "--cluster", source("configs/clusters/atlas-4x8-leafspine-2to1.yaml"), "--algo",
+                     "hier:ring+rhd", "-b", "4MiB", "-e", "4MiB"});
+  checkTracksNamed(t.events);
+  int spineUp = 0, spineDown = 0;
+  for (const auto& e : t.events)
+    if (e["name"] == "thread_name") {
+      const std::string name = e["args"]["name"];
+      spineUp += name.rfind("link leaf", 0) == 0 && contains(name, "-> spine");
+      spineDown += name.rfind("link spine", 0) == 0 && contains(name, "-> leaf");
+    }
+  CHECK(spineUp > 0);
+  CHECK(spineDown > 0);
+}

@@ -68,7 +68,8 @@ public:
           selectedNode_[std::size_t(to)] = true;
     for (const auto& l : cluster.links) {
       const std::string &a = cluster.nodes[l.a].name, &b = cluster.nodes[l.b].name;
-      bool kept = selectedNode_[std::size_t(l.a)] || selectedNode_[std::size_t(l.b)];
+      // Without a rank filter every link direction is kept, switch to switch too.
+      bool kept = owner.ranks_.empty() || selectedNode_[std::size_t(l.a)] || selectedNode_[std::size_t(l.b)];
       channelNames_.push_back(a + " -> " + b + " (" + l.type + ")");
       channelNames_.push_back(b + " -> " + a + " (" + l.type + ")");
       channelKept_.push_back(kept);
