@@ -358,6 +358,7 @@ TEST_CASE("fast and packet level agree within 5 % where nothing is congested") {
     fast.insert(fast.end(), {"--set", "simulation.fidelity=fast"});
     nlohmann::json f = runJson(fast), p = runJson(packet);
     REQUIRE(f["results"].size() == p["results"].size());
+    CHECK(f["notes"].empty()); // no switch port shared: no congestion to warn of
     for (std::size_t i = 0; i < f["results"].size(); ++i) {
       CAPTURE(f["results"][i]["algorithm"].get<std::string>());
       CHECK(p["results"][i]["network"]["ecn_marks"] == 0);
@@ -382,7 +383,11 @@ TEST_CASE("a congested 2:1 leaf-spine: packets with the NICs' DCQCN stay near th
   fast.insert(fast.end(), {"--set", "simulation.fidelity=fast"});
   auto withPfcOnly = packet;
   withPfcOnly.insert(withPfcOnly.end(), {"--set", "cluster.roce.pfc=on", "--set", "cluster.roce.dcqcn=off"});
-  const double f = runJson(fast)["results"][0]["time_us"].get<double>();
+  const nlohmann::json fastRun = runJson(fast);
+  const double f = fastRun["results"][0]["time_us"].get<double>();
+  // The fast run says it met a shared switch port, where packets would mark.
+  REQUIRE(fastRun["notes"].size() == 1);
+  CHECK(collsim::testing::contains(fastRun["notes"][0].get<std::string>(), "messages shared the switch port"));
   const nlohmann::json shipped = runJson(packet)["results"][0], pfc = runJson(withPfcOnly)["results"][0];
   MESSAGE("4x8 2:1 leaf-spine, 64 MiB hier:ring+rhd: fast " << f << " us; packet, PFC only "
                                                             << pfc["time_us"].get<double>() << " us; packet, connectx "

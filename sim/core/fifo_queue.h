@@ -14,6 +14,7 @@ template <typename T>
 class FifoQueue {
 public:
   bool empty() const { return head_ == items_.size(); }
+  std::size_t size() const { return items_.size() - head_; }
   const T& front() const { return items_[head_]; }
   void push_back(const T& value) { items_.push_back(value); }
   void pop_front() {

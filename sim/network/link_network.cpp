@@ -25,10 +25,11 @@ LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint3
       queuePairs_(std::max(1, queuePairs)) {
   if (segment_ == 0) throw std::invalid_argument("segment size must be positive");
   channels_.reserve(2 * cluster.links.size());
+  auto isSwitch = [&](int node) { return cluster.nodes[std::size_t(node)].kind == NodeKind::Switch; };
   for (const auto& l : cluster.links) {
     bool roce = l.type == "roce";
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, BusyPeriod{}, {}});
-    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, 0, false, BusyPeriod{}, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, isSwitch(l.a), 0, false, BusyPeriod{}, {}});
+    channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, isSwitch(l.b), 0, false, BusyPeriod{}, {}});
   }
   stats_.resize(channels_.size());
 }
@@ -186,6 +187,13 @@ NetworkMetrics LinkNetwork::metrics(Time runTime) const {
   m.latencyP99 = latency_.quantile(0.99);
   m.latencyP999 = latency_.quantile(0.999);
   m.messages = latency_.count();
+  m.switchPortSharing = maxSharing_;
+  if (maxSharing_ > 0) {
+    const ClusterLink& l = cluster_.links[sharedChannel_ / 2];
+    const bool back = sharedChannel_ % 2;
+    m.switchPortShared = cluster_.nodes[std::size_t(back ? l.b : l.a)].name + " -> " +
+                         cluster_.nodes[std::size_t(back ? l.a : l.b)].name;
+  }
   return m;
 }
 
@@ -211,7 +219,14 @@ void LinkNetwork::arrive(std::uint32_t id, std::uint32_t hop) {
     return;
   }
   std::uint32_t c = routing_.channel(m.route, hop);
-  if (m.hops[hop].queued++ == 0) channels_[c].waiting.push_back(pack(id, hop));
+  Channel& ch = channels_[c];
+  if (m.hops[hop].queued++ == 0) {
+    ch.waiting.push_back(pack(id, hop));
+    if (ch.fromSwitch && int(ch.waiting.size()) > maxSharing_) {
+      maxSharing_ = int(ch.waiting.size());
+      sharedChannel_ = c;
+    }
+  }
   kick(c);
 }
 

@@ -54,6 +54,7 @@ private:
     Bandwidth bandwidth;
     Time latency;
     bool roce;                         // frames its segments as RoCE packets
+    bool fromSwitch;                   // leaves an Ethernet switch
     Time freeAt = 0;                   // end of the current serialization
     bool wakeupPending = false;        // a kChannelFree event is scheduled
     BusyPeriod busy;                   // for the trace
@@ -101,6 +102,8 @@ private:
   Bytes segment_;
   int queuePairs_;
   IndexPool<Stripe> stripes_;
+  int maxSharing_ = 0;                     // the most messages waiting at once at a switch port
+  std::uint32_t sharedChannel_ = 0;
   std::vector<Channel> channels_;
   std::vector<ChannelStats> stats_;
   IndexPool<Message> messages_; // reused with their per-hop vectors

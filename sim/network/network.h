@@ -65,6 +65,11 @@ struct NetworkMetrics {
   // Per message: from send to last byte delivered.
   Time latencyP50 = 0, latencyP99 = 0, latencyP999 = 0;
   std::uint64_t messages = 0;
+  // Fast model: the most messages that waited at once for one Ethernet
+  // switch port, and that port. Two or more share a port whose inputs
+  // outrun it: at packet level a queue that ECN marks (for notes only).
+  int switchPortSharing = 0;
+  std::string switchPortShared;
 };
 
 // Sums link directions up per link type for NetworkMetrics::links, and

@@ -59,6 +59,23 @@ static void noteDcqcnPreset(const Scenario& s, Report& report) {
     }
 }
 
+// The fast model shares a switch port fairly between the messages that meet
+// there, with no congestion control: where several did, a packet-level run
+// would see the queue pass ECN's threshold and DCQCN cut the senders.
+static void noteSharedSwitchPorts(const Scenario& s, Report& report) {
+  if (s.simulation.fidelity != Fidelity::Fast || !s.roce.dcqcn.enabled || !s.roce.ecn.enabled) return;
+  const CollectiveRun* most = nullptr;
+  for (const auto& r : report.results)
+    if (!most || r.execution.network.switchPortSharing > most->execution.network.switchPortSharing) most = &r;
+  if (!most || most->execution.network.switchPortSharing < 2) return;
+  const NetworkMetrics& n = most->execution.network;
+  report.notes.push_back(std::to_string(n.switchPortSharing) + " messages shared the switch port " +
+                         n.switchPortShared + " at once (" + most->algorithm + ", " + formatBytes(most->bytes) +
+                         "): the fast model shares it fairly, without congestion control; at packet level its queue "
+                         "would pass ECN's threshold and DCQCN cut the senders (--set simulation.fidelity=packet "
+                         "measures what that costs)");
+}
+
 // What a reader of the results should know about the scenario's settings.
 static void noteSettings(const Scenario& s, Report& report) {
   noteDcqcnPreset(s, report);
@@ -103,6 +120,7 @@ Report executeScenario(const Scenario& s, const std::string& command, const Exec
                              "checks every algorithm's schedule shapes");
   }
   progress.clear();
+  noteSharedSwitchPorts(s, report);
   return report;
 }
 
