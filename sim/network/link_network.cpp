@@ -38,9 +38,8 @@ Bytes LinkNetwork::segmentBytes(const Message& m, std::uint32_t index) const {
   return index + 1 < m.segments ? segment_ : m.bytes - Bytes(m.segments - 1) * segment_;
 }
 
-// Over RoCE with several queue pairs the message goes as whole MTU packets
-// per QP, as even as they go (a small one uses fewer QPs), each QP on the
-// ECMP path its number hashes to: the packet model's striping.
+// Over RoCE with several queue pairs the message is striped as the packet
+// model stripes it, each QP's part on the ECMP path its number hashes to.
 void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   int count = 1;
   if (queuePairs_ > 1) {
@@ -48,14 +47,12 @@ void LinkNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
     for (std::uint32_t h = 0; h < probe.hops && count == 1; ++h)
       if (channels_[routing_.channel(probe, h)].roce) count = queuePairs_;
   }
-  if (count == 1) return sendPart(src, dst, bytes, 0, cookie, kNoStripe);
-  const Bytes packets = std::max<Bytes>(1, (bytes + mtu_ - 1) / mtu_);
-  const Bytes perQp = (packets + Bytes(count) - 1) / Bytes(count);
-  const auto parts = std::uint32_t((packets + perQp - 1) / perQp);
-  std::uint32_t stripe = stripes_.add({cookie, parts, engine_.now()});
+  const QpStripe split = stripeOverQueuePairs(bytes, mtu_, count);
+  if (split.parts == 1) return sendPart(src, dst, bytes, 0, cookie, kNoStripe);
+  std::uint32_t stripe = stripes_.add({cookie, split.parts, engine_.now()});
   Bytes left = bytes;
-  for (std::uint32_t i = 0; i < parts; ++i) {
-    Bytes part = std::min(left, perQp * mtu_);
+  for (std::uint32_t i = 0; i < split.parts; ++i) {
+    Bytes part = std::min(left, split.partBytes);
     left -= part;
     sendPart(src, dst, part, i, 0, stripe);
   }

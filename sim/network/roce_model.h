@@ -4,6 +4,7 @@
 // section (sim/config/roce_config.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -84,6 +85,19 @@ struct RoceModel {
   JitterModel hccsJitter;                 // on HCCS and PCIe links
   std::vector<SwitchSettings> switches;   // per-switch ECN and buffer; later entries win
 };
+
+// A message striped over a connection's queue pairs, as both network models
+// do: whole MTU packets per QP, as even as they go, so a small message uses
+// fewer QPs. Each part carries `partBytes` but the last, which takes the rest.
+struct QpStripe {
+  Bytes partBytes;
+  std::uint32_t parts;
+};
+inline QpStripe stripeOverQueuePairs(Bytes bytes, std::uint32_t mtu, int queuePairs) {
+  const Bytes packets = std::max<Bytes>(1, (bytes + mtu - 1) / mtu);
+  const Bytes perQp = (packets + Bytes(std::max(1, queuePairs)) - 1) / Bytes(std::max(1, queuePairs));
+  return {perQp * mtu, std::uint32_t((packets + perQp - 1) / perQp)};
+}
 
 // The defaults: the connectx preset at 100 G (roce_model.cpp gives the sources).
 RoceModel defaultRoceModel();

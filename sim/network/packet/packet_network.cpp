@@ -92,17 +92,14 @@ void PacketNetwork::send(int src, int dst, Bytes bytes, std::uint64_t cookie) {
   }
   std::uint32_t first = connection(src, dst);
   int count = senders_[first].roce ? model_.queuePairs : 1;
-  const Bytes mtu = model_.mtu;
-  Bytes packets = std::max<Bytes>(1, (bytes + mtu - 1) / mtu);
-  // Whole packets per QP, as even as they go; a small message uses fewer QPs.
-  Bytes perQp = (packets + Bytes(count) - 1) / Bytes(count);
+  const QpStripe stripe = stripeOverQueuePairs(bytes, model_.mtu, count);
   Bytes left = bytes;
-  for (int i = 0; i < count && (i == 0 || left > 0); ++i) {
-    Bytes part = std::min(left, perQp * mtu);
+  for (std::uint32_t i = 0; i < stripe.parts; ++i) {
+    Bytes part = std::min(left, stripe.partBytes);
     left -= part;
-    senders_[first + std::uint32_t(i)].addPart(m, part, mtu);
+    senders_[first + i].addPart(m, part, model_.mtu);
     ++messages_[m].partsLeft;
-    activate(first + std::uint32_t(i));
+    activate(first + i);
   }
 }
 
