@@ -11,6 +11,7 @@
 #include "sim/config/config_node.h"
 #include "sim/run/simulate.h"
 #include "sim/validation/compare.h"
+#include "sim/validation/size_regions.h"
 
 using namespace collsim;
 using namespace collsim::testing;
@@ -198,4 +199,37 @@ TEST_CASE("a log records its run's NCCL settings, and compare runs the collectiv
   REQUIRE(byUser.status == 0);
   CHECK(!contains(byUser.err, "NCCL_ALGO"));
   CHECK(nlohmann::json::parse(byUser.out)["algorithm"] == "tree");
+}
+
+// Errors by size region (size_regions.h): the regions' bounds are fixed at
+// 1 MiB and 64 MiB, a region's median is its own sizes' only, and one past
+// 20 % either way is systematic. Here: 64 KiB -30 %, 512 KiB -8 % (small:
+// median -19 %, |e| 19 %); 1 MiB +25 %, 4 MiB +21 %, 32 MiB
+// -5 % (mid: median +21 %, systematic; |e| 21 %); 64 MiB -2 % (large).
+TEST_CASE("compare's error by size region: fixed bounds, each region's own median, systematic past 20 %") {
+  auto point = [](Bytes bytes, double error) {
+    return ComparedPoint{bytes, 100.0, 100.0 * (1 + error), 100.0, "", 1, "", false};
+  };
+  constexpr Bytes KiB = 1024, MiB = KiB * KiB;
+  std::vector<ComparedPoint> points = {point(64 * KiB, -0.30), point(512 * KiB, -0.08), point(MiB, 0.25),
+                                       point(4 * MiB, 0.21),   point(32 * MiB, -0.05),  point(64 * MiB, -0.02)};
+  std::vector<SizeRegionError> r = errorBySizeRegion(points);
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].name == "small");
+  CHECK(r[0].sizes == 2);
+  CHECK(r[0].medianError == doctest::Approx(-0.19));
+  CHECK(r[0].medianAbsError == doctest::Approx(0.19));
+  CHECK_FALSE(r[0].systematic());
+  CHECK(r[1].sizes == 3);
+  CHECK(r[1].medianError == doctest::Approx(0.21));
+  CHECK(r[1].medianAbsError == doctest::Approx(0.21));
+  CHECK(r[1].systematic());
+  CHECK(r[2].sizes == 1);
+  CHECK(r[2].medianError == doctest::Approx(-0.02));
+  CHECK_FALSE(r[2].systematic());
+  // An empty region has no sizes and is never systematic.
+  std::vector<SizeRegionError> largeOnly = errorBySizeRegion({point(128 * MiB, -0.5)});
+  CHECK(largeOnly[0].sizes == 0);
+  CHECK_FALSE(largeOnly[0].systematic());
+  CHECK(largeOnly[2].systematic());
 }

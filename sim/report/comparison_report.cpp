@@ -1,8 +1,29 @@
 #include "sim/report/comparison_report.h"
 
 #include "sim/report/text_table.h"
+#include "sim/validation/size_regions.h"
 
 namespace collsim {
+namespace {
+
+// "small (under 1MiB): 4 sizes, median -12.3% (|e| 12.3%); ...": the
+// regions that hold a compared size.
+std::string sizeRegionLine(const std::vector<SizeRegionError>& regions) {
+  std::string line;
+  for (const SizeRegionError& r : regions) {
+    if (r.sizes == 0) continue;
+    std::string bounds = r.from == 0    ? "under " + formatBytes(r.below)
+                         : r.below == 0 ? formatBytes(r.from) + " and more"
+                                        : formatBytes(r.from) + " to " + formatBytes(r.below);
+    line += (line.empty() ? "" : "; ") + r.name + " (" + bounds + "): " + std::to_string(r.sizes) +
+            (r.sizes == 1 ? " size" : " sizes") + ", median " + (r.medianError > 0 ? "+" : "") +
+            percent(r.medianError) + " (|error| " + percent(r.medianAbsError) + ")" +
+            (r.systematic() ? ", systematic" : "");
+  }
+  return line;
+}
+
+} // namespace
 
 std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, const std::string& clusterName) {
   bool library = c.library != "ideal";
@@ -29,6 +50,7 @@ std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, con
   s += "# median |error| " + percent(c.medianAbsError) + ", max " + percent(c.maxAbsError) +
        "; the two-point line through the end sizes: median " + percent(c.lineMedianAbsError) + ", max " +
        percent(c.lineMaxAbsError) + "\n";
+  s += "# by size: " + sizeRegionLine(errorBySizeRegion(c.points)) + "\n";
   return s;
 }
 
@@ -45,13 +67,26 @@ nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparis
     }
     points.push_back(point);
   }
+  nlohmann::ordered_json regions = nlohmann::ordered_json::array();
+  for (const SizeRegionError& r : errorBySizeRegion(c.points)) {
+    nlohmann::ordered_json region = {{"name", r.name}, {"from_bytes", r.from}};
+    region["below_bytes"] = r.below > 0 ? nlohmann::ordered_json(r.below) : nlohmann::ordered_json(nullptr);
+    region["sizes"] = r.sizes;
+    if (r.sizes > 0) {
+      region["median_error"] = r.medianError;
+      region["median_abs_error"] = r.medianAbsError;
+      region["systematic"] = r.systematic();
+    }
+    regions.push_back(region);
+  }
   nlohmann::ordered_json j = {{"measured", curve.source}, {"tool", curve.tool},     {"op", collectiveName(c.op)},
                               {"dtype", dataTypeInfo(curve.dtype).name},          {"ranks", c.ranks},
                               {"cluster", clusterName},   {"algorithm", c.algorithm}, {"library", c.library},
                               {"host_us", c.hostUs},      {"devices_per_thread", curve.devicesPerThread},
                               {"points", points},
                               {"median_abs_error", c.medianAbsError},             {"max_abs_error", c.maxAbsError},
-                              {"line_median_abs_error", c.lineMedianAbsError},    {"line_max_abs_error", c.lineMaxAbsError}};
+                              {"line_median_abs_error", c.lineMedianAbsError},    {"line_max_abs_error", c.lineMaxAbsError},
+                              {"size_regions", regions}};
   return j;
 }
 
