@@ -259,6 +259,21 @@ TEST_CASE("a --set error names the option, not the scenario file") {
   rejects({"run", source("tests/data/small.yaml"), "--set", "nokey=1"}, {"--set nokey=1: nokey: unknown key 'nokey'"});
 }
 
+// small.yaml's cluster says hccs:; a user who types the section's general
+// name (scale_up) reaches it, and is answered in their own words.
+TEST_CASE("a mistyped key gets the nearest known one, in the spelling the user typed") {
+  rejects({"run", source("tests/data/small.yaml"), "--set", "cluster.scale_up.bandwith=3GB/s"},
+          {"--set cluster.scale_up.bandwith=3GB/s: cluster.scale_up.bandwith: unknown key 'bandwith'; did you mean "
+           "'bandwidth'?"});
+  TempDir dir;
+  std::string cluster = dir.write("c.yaml", "name: c\nservers: 1\ndevices: 8\nscale_up: {shape: ring, bandwidth: "
+                                            "1GB/s, latncy: 1us}\n");
+  rejects({"perf", "--cluster", cluster, "-e", "1MiB"},
+          {"c.yaml:4:43: scale_up.latncy: unknown key 'latncy'; did you mean 'latency'?"});
+  // Nothing near: no guess.
+  rejects({"run", source("tests/data/small.yaml"), "--set", "cluster.hccs.xyzzy=1"}, {"unknown key 'xyzzy' (expected"});
+}
+
 TEST_CASE("work too large is refused in a second with its estimate") {
   TempDir dir;
   rejects({"run", dir.write("huge.yaml", "op: allreduce\nalgo: ring\nsizes: [1MiB]\ncluster: {servers: 1048576, devices: "

@@ -6,15 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/closest_name.h"
+
 namespace CLI {
 class App;
 }
 
 namespace collsim {
-
-// The name in `known` nearest `typed` (within a third of its length, at
-// least 2 edits), or "" when none is that near.
-std::string closestName(const std::string& typed, const std::vector<std::string>& known);
 
 // A line per argument that CLI11 did not expect (`error` is its message),
 // naming the option of the subcommand that was parsed, or the subcommand,

@@ -370,7 +370,7 @@ std::string asWrittenInCluster(const YAML::Node& cluster, const std::string& ass
 
 void applyClusterOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins) {
   if (assignment.rfind("library.", 0) == 0) libraryAsMapping(root);
-  applyOverride(root, asWrittenInCluster(root, assignment, ""), origins);
+  applyOverride(root, asWrittenInCluster(root, assignment, ""), origins, assignment);
 }
 
 void inlineDevice(YAML::Node& cluster, const std::string& path, const std::filesystem::path& base,

@@ -4,10 +4,18 @@
 #include <cmath>
 #include <set>
 
+#include "sim/core/closest_name.h"
 #include "sim/core/printable.h"
 #include "sim/config/input_file.h"
 
 namespace collsim {
+
+std::string ConfigOrigins::asTyped(const std::string& path) const {
+  for (const auto& [stored, typed] : spellings_)
+    if (path == stored || path.rfind(stored + ".", 0) == 0 || path.rfind(stored + "[", 0) == 0)
+      return typed + path.substr(stored.size());
+  return path;
+}
 
 std::string ConfigOrigins::locate(const std::string& path, const YAML::Mark& mark) const {
   // The longest override or file prefix of `path` wins.
@@ -32,7 +40,8 @@ ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const ConfigOrigins> ori
 
 void ConfigNode::fail(const std::string& problem) const {
   std::string where = origins_->locate(path_, node_.Mark());
-  throw ConfigError(printable(where + ": " + (path_.empty() ? "" : path_ + ": ") + problem));
+  std::string shown = origins_->asTyped(path_);
+  throw ConfigError(printable(where + ": " + (shown.empty() ? "" : shown + ": ") + problem));
 }
 
 // A key is quoted in messages only when it looks like one: the content of a
@@ -77,6 +86,8 @@ void ConfigNode::allowOnly(std::initializer_list<const char*> allowed) const {
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
       std::string shown = looksLikeKey(key) ? "unknown key '" + key + "'" : "a line that is not a collsim key";
+      std::string near = looksLikeKey(key) ? closestName(key, {allowed.begin(), allowed.end()}) : "";
+      if (!near.empty()) shown += "; did you mean '" + near + "'?";
       ConfigNode(it->first, origins_, childPath(keyName(key))).fail(shown + " (expected one of: " + list + ")");
     }
   }
@@ -199,14 +210,26 @@ std::vector<std::string> splitKeyPath(const std::string& path, const std::string
   return keys;
 }
 
-// Applies "a.b.c=value" to the tree, creating maps on the way.
-void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins) {
+// Applies "a.b.c=value" to the tree, creating maps on the way. `typed` is
+// the assignment as the user wrote it, when an alias made it `assignment`
+// (scale_up. for a file's hccs.): messages quote and name it as typed.
+void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins, const std::string& typed) {
+  const std::string& shown = typed.empty() ? assignment : typed;
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw ConfigError("--set " + assignment + ": expected key.path=value");
+    throw ConfigError("--set " + printable(shown) + ": expected key.path=value");
   std::string path = assignment.substr(0, eq);
-  YAML::Node value = parseYaml(assignment.substr(eq + 1), "--set " + assignment);
-  setPath(root, path, value, origins, "--set " + assignment);
+  YAML::Node value = parseYaml(assignment.substr(eq + 1), "--set " + shown);
+  setPath(root, path, value, origins, "--set " + shown);
+  std::string typedPath = shown.substr(0, shown.find('='));
+  if (typedPath == path) return;
+  // The two spellings differ in their heads: keep those, the tails are one.
+  std::size_t tail = 0;
+  while (tail < path.size() && tail < typedPath.size() &&
+         path[path.size() - 1 - tail] == typedPath[typedPath.size() - 1 - tail])
+    ++tail;
+  while (tail > 0 && path[path.size() - tail] != '.') --tail; // whole keys only
+  origins.setSpelling(path.substr(0, path.size() - tail), typedPath.substr(0, typedPath.size() - tail));
 }
 
 void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value, ConfigOrigins& origins,

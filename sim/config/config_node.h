@@ -41,11 +41,16 @@ public:
   void setOverride(const std::string& path, const std::string& text) { overrides_[path] = text; }
   // "file:line:col" or "--set a.b=c" for a node at `path`.
   std::string locate(const std::string& path, const YAML::Mark& mark) const;
+  // An override typed `typed` (cluster.scale_up) reached the file's own
+  // spelling `stored` (cluster.hccs): messages name its keys as typed.
+  void setSpelling(const std::string& stored, const std::string& typed) { spellings_[stored] = typed; }
+  std::string asTyped(const std::string& path) const;
 
 private:
   std::string defaultFile_;
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> overrides_;
+  std::map<std::string, std::string> spellings_;
 };
 
 class ConfigNode {
@@ -114,7 +119,8 @@ std::string inlineYamlFile(YAML::Node& parent, const std::string& key, const std
 std::vector<std::string> splitKeyPath(const std::string& path, const std::string& label);
 // Applies a --set assignment "a.b.c=value" to `root`, creating mappings on
 // the way, and records it in `origins` so errors point at the option.
-void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins);
+void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigins& origins,
+                   const std::string& typed = "");
 // Sets the node at dotted `path` to `value` the same way; `label` says where
 // the assignment came from ("sweep training.bucket=64MiB").
 void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value, ConfigOrigins& origins,

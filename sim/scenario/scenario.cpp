@@ -237,7 +237,7 @@ static std::string asWrittenHere(const YAML::Node& root, const std::string& key)
 static void applyPointOverrides(YAML::Node& root, const std::vector<std::string>& overrides, ConfigOrigins& origins) {
   for (const auto& o : overrides)
     if (!isFileKey(o, "cluster") && !isFileKey(o, "training.model") && !isFileKey(o, "cluster.device") && !isStudyKey(o))
-      applyOverride(root, asWrittenHere(root, o), origins);
+      applyOverride(root, asWrittenHere(root, o), origins, o);
 }
 
 // The scenario's cluster from its file (relative to `base`), and the
