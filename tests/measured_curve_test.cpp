@@ -233,3 +233,34 @@ TEST_CASE("compare's error by size region: fixed bounds, each region's own media
   CHECK_FALSE(largeOnly[0].systematic());
   CHECK(largeOnly[2].systematic());
 }
+
+// The NCCL release a log names, whichever way it names it: NCCL's own INFO
+// line, nccl-tests' header (nccl-library=MMmmpp), or a sweep's hardware
+// line; the first one wins, and a line naming none leaves it unset.
+TEST_CASE("a log names its NCCL release, and compare rates with that release's tuning model") {
+  const std::string row = "1048576 262144 float sum -1 100.0 10.0 17.5 0 100.0 10.0 17.5 0\n";
+  struct Case {
+    std::string header;
+    int minor;
+  };
+  const Case cases[] = {
+      {"host:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n", 19},
+      {"# nccl-tests version 2.13.8 nccl-headers=21903 nccl-library=22106\n", 21},
+      {"# hardware: 8 A100, NCCL 2.8.3.\n", 8},
+      {"# hardware: 8 A100 (no library named)\n# NCCL version unknown\n", 0},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.header);
+    MeasuredCurve curve = parseMeasuredCurve("# all_reduce_perf\n" + c.header + row, "log.txt");
+    CHECK(curve.ncclMinor == c.minor);
+    if (c.minor > 0) CHECK(curve.ncclVersionOrigin == "log.txt:2");
+  }
+  CliResult r = cli({"compare", source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt"), "--cluster",
+                     source("configs/clusters/dgx-a100-8.yaml")});
+  CHECK(r.status == 0);
+  CHECK(contains(r.err, "a100-1x8-nvswitch-nccl2.19.txt:1: NCCL 2.19: library.version=2.19"));
+  CHECK(contains(r.err, "NCCL 2.19-2.21's tuning model"));
+  r = cli({"compare", source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt"), "--cluster",
+           source("configs/clusters/dgx-a100-8.yaml"), "--set", "library.version=2.26"});
+  CHECK(contains(r.err, "NCCL 2.23-2.27's tuning model"));
+}

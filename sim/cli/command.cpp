@@ -151,9 +151,20 @@ void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::ve
   sets.insert(sets.end(), fromUser.overrides.begin(), fromUser.overrides.end());
 }
 
-void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io) {
-  if (algorithm == kLibraryAlgorithm && setup.library.name == "nccl" && op == Collective::AllReduce)
+void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io,
+                     int channels) {
+  if (setup.library.name != "nccl") return;
+  if (algorithm == kLibraryAlgorithm && op == Collective::AllReduce)
     io.err << "collsim: note: " << ncclAlgorithmsNote(ncclTopologyOf(setup.cluster)) << '\n';
+  io.err << "collsim: note: " << NcclPicker(op, setup, channels > 1 ? channels : 0).rule() << '\n';
+}
+
+void applyRecordedVersion(const MeasuredCurve& curve, std::vector<std::string>& sets, CliStreams io) {
+  if (curve.ncclMinor == 0) return;
+  std::string version = "2." + std::to_string(curve.ncclMinor);
+  io.err << "collsim: note: " << curve.ncclVersionOrigin << ": NCCL " << version
+         << ": library.version=" << version << " (a --set library.version wins)\n";
+  sets.insert(sets.begin(), "library.version=" + version);
 }
 
 void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices) {

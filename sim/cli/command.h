@@ -16,6 +16,7 @@
 #include "sim/run/work_estimate.h"
 #include "sim/selector/rules.h"
 #include "sim/hccl/hccl_env.h"
+#include "sim/validation/measured_curve.h"
 
 namespace CLI {
 class App;
@@ -99,9 +100,14 @@ void addEnvOptions(CLI::App* cmd, EnvOptions& o);
 // variable on standard error.
 void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::vector<std::string>& sets,
                   std::vector<std::string>& algorithms, CliStreams io, const std::vector<EnvSetting>& recorded = {});
-// With --algo library on an NCCL cluster, one note of the rule that picks
-// the AllReduce candidates (sim/nccl/nccl_algorithms.h).
-void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io);
+// On an NCCL cluster: with --algo library, a note of the rule that picks
+// the AllReduce candidates (sim/nccl/nccl_algorithms.h); always, one of the
+// tuning model that picks among them (library_algorithms.h, NcclPicker).
+void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io,
+                     int channels = 0);
+// The NCCL release a measured log names becomes library.version (ahead of
+// the user's --set, which wins), with a note naming its line.
+void applyRecordedVersion(const MeasuredCurve& curve, std::vector<std::string>& sets, CliStreams io);
 // Applies the HCCL settings to a scenario (algorithm, loops, segment, intra-
 // server RoCE; a training study's bucket, overlap and pipeline), printing
 // one notice per variable on standard error if `notices`.

@@ -58,11 +58,12 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
   // NCCL settings are part of what is fitted: the calibrated file keeps them.
   std::vector<std::string> sets = o.sets, algorithms{o.algo};
+  applyRecordedVersion(curve, sets, io);
   applyNcclEnv(o.env, o.cluster, sets, algorithms, io, curve.env);
   CalibrateOptions options;
   options.fit = o.fit;
   options.compare.algorithm = joinList(algorithms);
-  noteLibraryRule(options.compare.algorithm, op, loadClusterFile(o.cluster, sets), io);
+  noteLibraryRule(options.compare.algorithm, op, loadClusterFile(o.cluster, sets), io, o.channels);
   SelectorRules rules = defaultSelectorRules();
   options.compare.rules = &rules;
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);

@@ -29,11 +29,12 @@ int run(const CompareCliOptions& o, CliStreams io) {
   if (o.op.empty() && !curve.opKnown)
     io.err << "collsim: note: " << curve.source << " does not name its operation; comparing as allreduce (--op)\n";
   std::vector<std::string> sets = o.sets, algorithms{o.algo};
+  applyRecordedVersion(curve, sets, io);
   applyNcclEnv(o.env, o.cluster, sets, algorithms, io, curve.env);
   ClusterSetup setup = loadClusterFile(o.cluster, sets);
   CompareOptions options;
   options.algorithm = joinList(algorithms);
-  noteLibraryRule(options.algorithm, op, setup, io);
+  noteLibraryRule(options.algorithm, op, setup, io, o.channels);
   SelectorRules rules = defaultSelectorRules();
   options.rules = &rules;
   options.minBytes = optionBytes("--min-bytes", o.minBytes);

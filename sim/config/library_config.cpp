@@ -1,5 +1,6 @@
 #include "sim/config/library_config.h"
 
+#include <cstdio>
 #include <vector>
 
 #include "sim/core/units.h"
@@ -57,6 +58,16 @@ void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
 
 } // namespace
 
+// "2.26" (or 2.26.6): the release whose tuning model applies, as 2.x's x.
+int libraryVersion(const ConfigNode& v) {
+  const std::string text = v.text();
+  int major = 0, minor = 0, used = 0;
+  if (std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &used) != 2 || major != 2 || minor < 0 || minor > 99 ||
+      (text.size() > std::size_t(used) && text[std::size_t(used)] != '.'))
+    v.fail("expected a 2.x release, as NCCL numbers them (2.8, 2.19, 2.26.6)");
+  return minor;
+}
+
 LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
   LibraryModel m;
   if (!node) return m;
@@ -64,9 +75,11 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
     if (!libraryPreset(node->text(), m)) node->fail("unknown library (libraries: " + presetList() + ")");
     return m;
   }
-  node->allowOnly({"name", "protocol", "channels", "min_channels", "compute_units_per_channel", "launch", "nvls_chunk", "nvls_latency", "protocols"});
+  node->allowOnly({"name", "version", "protocol", "channels", "min_channels", "compute_units_per_channel", "launch", "nvls_chunk",
+                   "nvls_latency", "protocols"});
   ConfigNode name = node->at("name");
   if (!libraryPreset(name.text(), m)) name.fail("unknown library (libraries: " + presetList() + ")");
+  if (auto v = node->find("version")) m.version = libraryVersion(*v);
   if (auto v = node->find("launch")) m.launch = v->time();
   if (auto v = node->find("channels")) m.channels = int(v->integer(1, 256));
   if (auto v = node->find("min_channels")) m.minChannels = int(v->integer(1, 256));

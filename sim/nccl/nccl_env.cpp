@@ -100,7 +100,7 @@ NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, cons
     } else if (s.name == "NCCL_ALGO") {
       std::vector<std::string> unmodelled, off;
       n.algorithms = algorithms(s, topology, unmodelled, off);
-      note(s, "runs " + joinList(n.algorithms) + " (compare and calibrate take the fastest per size)" +
+      note(s, "runs " + joinList(n.algorithms) + " (compare and calibrate rate its protocols with NCCL's tuning model, and take the fastest of several algorithms per size)" +
                   (off.empty() ? "" : "; NCCL turns off " + joinNames(off)) +
                   (unmodelled.empty() ? "" : "; not modelled, left out: " + joinList(unmodelled)));
     } else if (s.name == "NCCL_MAX_NCHANNELS") {

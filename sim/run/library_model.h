@@ -100,6 +100,9 @@ struct LibraryModel {
   // 25 us hop over NVLink where a ring counts a few us a step); SHARP in the
   // fabric alone keeps the protocol's. 0: the protocol's.
   Time nvlsLatency = 0;
+  // The library's release as 2.x's x (NCCL 2.26: 26), whose tuning model
+  // picks what runs (sim/nccl/nccl_tuning.h); 0: the newest modelled.
+  int version = 0;
   // "auto", one protocol, a list ("LL,LL128") or all but a list ("^LL128"),
   // as NCCL_PROTO takes them.
   std::string protocol = "auto";

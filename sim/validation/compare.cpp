@@ -50,10 +50,30 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   if (used.empty()) throw InputError(curve.source + ": no measured size at or above " + formatBytes(o.minBytes));
 
   // Every size's candidates, found before the sizes run on several threads.
+  // Under NCCL its tuning model picks, as NCCL does: the library's choice
+  // is its pick alone, and each algorithm of a list runs under the protocol
+  // it rates fastest ("" below: the simulation tries them all).
+  std::optional<NcclPicker> nccl;
+  if (setup.library.name == "nccl") nccl.emplace(op, setup, o.channels > 1 ? o.channels : 0);
   std::vector<std::vector<const AlgorithmEntry*>> algos;
+  std::vector<std::vector<std::string>> protocols; // per size, per algorithm
   std::vector<std::string> names; // those that run, in their first size's order
   for (const auto& p : used) {
-    algos.push_back(algorithmsFor(p.bytes));
+    std::vector<const AlgorithmEntry*> candidates = algorithmsFor(p.bytes);
+    std::vector<std::string> chosen(candidates.size());
+    if (nccl && byLibrary) {
+      std::vector<std::string> candidateNames;
+      for (const AlgorithmEntry* a : candidates) candidateNames.push_back(a->name);
+      NcclPicker::Pick pick = nccl->pick(candidateNames, p.bytes);
+      if (!pick.algorithm.empty()) {
+        std::erase_if(candidates, [&](const AlgorithmEntry* a) { return a->name != pick.algorithm; });
+        chosen = {pick.protocol};
+      }
+    } else if (nccl) {
+      for (std::size_t k = 0; k < candidates.size(); ++k) chosen[k] = nccl->protocolFor(candidates[k]->name, p.bytes);
+    }
+    algos.push_back(candidates);
+    protocols.push_back(chosen);
     for (const AlgorithmEntry* a : algos.back())
       if (std::find(names.begin(), names.end(), a->name) == names.end()) names.push_back(a->name);
   }
@@ -84,10 +104,12 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   int threads = o.threads > 0 ? o.threads : hardwareThreads();
   runParallel(used.size(), std::min(threads, int(used.size())), [&](std::size_t job) {
     std::size_t i = used.size() - 1 - job;
-    for (const AlgorithmEntry* algo : algos[i]) {
+    for (std::size_t k = 0; k < algos[i].size(); ++k) {
+      const AlgorithmEntry* algo = algos[i][k];
       RunRequest req{op, algo, curve.dtype, used[i].bytes, o.segment, false};
       req.roce = setup.roce;
       req.library = deviceSide;
+      if (!protocols[i][k].empty()) req.library.protocol = protocols[i][k];
       req.channels = o.channels;
       CollectiveRun run = simulateCollective(cluster, req);
       events[i] += run.simulatedEvents;

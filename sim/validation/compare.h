@@ -45,7 +45,9 @@ struct SelectorRules;
 
 struct CompareOptions {
   // "library" (library_algorithms.h): per size what the cluster's library
-  // would pick; or one algorithm, or several, comma-separated: the fastest per size.
+  // would pick (under NCCL, its tuning model's algorithm and protocol); or
+  // one algorithm, or several, comma-separated: the fastest per size (under
+  // NCCL each with the protocol the model rates fastest for it).
   std::string algorithm = "library";
   const SelectorRules* rules = nullptr; // an HCCL library's picks under "library"
   Bytes minBytes = Bytes(64) << 10; // smaller sizes are launch-bound noise in most logs

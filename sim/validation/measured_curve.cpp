@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -114,6 +116,24 @@ std::string settingsIn(const std::string& line, const std::vector<std::string>& 
   return "";
 }
 
+// The NCCL release a line names, as 2.x's x; 0 when it names none.
+int ncclMinorIn(const std::string& line, const std::vector<std::string>& w) {
+  auto minorOf = [](const std::string& text) {
+    int major = 0, minor = 0;
+    return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2 && major == 2 && minor > 0 && minor < 100 ? minor : 0;
+  };
+  if (auto at = line.find("NCCL INFO NCCL version "); at != std::string::npos)
+    return minorOf(line.substr(at + 23));
+  if (auto at = line.find("nccl-library="); at != std::string::npos) {
+    long code = std::strtol(line.c_str() + at + 13, nullptr, 10); // 21903: 2.19.3
+    return code / 10000 == 2 && code % 10000 / 100 > 0 ? int(code % 10000 / 100) : 0;
+  }
+  if (w.size() >= 2 && w[0] == "#" && w[1] == "hardware:")
+    for (std::size_t i = 2; i + 1 < w.size(); ++i)
+      if (w[i] == "NCCL") return minorOf(w[i + 1]);
+  return 0;
+}
+
 } // namespace
 
 MeasuredCurve readMeasuredCurve(const std::string& file) {
@@ -133,6 +153,8 @@ MeasuredCurve parseMeasuredCurve(const std::string& text, const std::string& lab
     std::vector<std::string> w = words(line);
     if (w.empty()) continue;
     if (std::string why = settingsIn(line, w, label + ":" + std::to_string(n), c.env); !why.empty()) fail(why);
+    if (int minor = c.ncclMinor == 0 ? ncclMinorIn(line, w) : 0; minor > 0)
+      c.ncclMinor = minor, c.ncclVersionOrigin = label + ":" + std::to_string(n);
     if (w[0] == "#" && w.size() > 2 && w[1] == "Rank") ++rankLines;
     if (w[0][0] == '#') devicesPerThreadIn(w, c.devicesPerThread);
     if (line.find("data_size") != std::string::npos) c.tool = "hccl_test";

@@ -13,7 +13,8 @@
 // made with come from "# env: NAME=VALUE ..." header lines (how a sweep
 // records its launcher's NCCL_ALGO, NCCL_PROTO, ...) and from NCCL's own
 // "NCCL INFO NAME set by environment to VALUE" lines (NCCL_DEBUG=INFO):
-// compare and calibrate run the collective as they say (sim/cli/command.h).
+// compare and calibrate run the collective as they say (sim/cli/command.h),
+// and rate it with the tuning model of the NCCL release the log names.
 //
 // Only the out-of-place time is kept (nccl-tests' first figure). A size
 // measured more than once (logs of several runs put together) keeps the
@@ -47,6 +48,12 @@ struct MeasuredCurve {
   double busFactor = 0;  // busbw / algbw as printed (nccl-tests), 0 if absent
   int devicesPerThread = 1;
   std::vector<EnvSetting> env;       // the run's library settings, in order, each with its file:line
+  // The NCCL release the run used, as 2.x's x (0: not said), and the line
+  // that says it: NCCL's own "NCCL version 2.19.3+cuda12.2" (NCCL_DEBUG=
+  // INFO), nccl-tests' "nccl-library=21903", or a sweep's "# hardware: ...
+  // NCCL 2.19.3" header.
+  int ncclMinor = 0;
+  std::string ncclVersionOrigin;
   std::vector<MeasuredPoint> points; // by size, ascending, each size once
   int nonPositiveTimes = 0;          // rows left out: their time was 0 or less
   int repeatedSizes = 0;             // rows of a size already read: averaged in

@@ -1,0 +1,188 @@
+#include "sim/nccl/nccl_tuning.h"
+
+#include <algorithm>
+
+namespace collsim {
+namespace {
+
+enum class Family { V2_18, V2_19, V2_22, V2_23 };
+constexpr int kNvlink = 0, kPci = 1, kNet = 2;
+constexpr int kTree = int(NcclAlgo::Tree), kRing = int(NcclAlgo::Ring), kNvls = int(NcclAlgo::Nvls),
+              kNvlsTree = int(NcclAlgo::NvlsTree);
+constexpr int kLL = int(NcclProto::LL), kLL128 = int(NcclProto::LL128), kSimple = int(NcclProto::Simple);
+
+Family familyOf(int minor, std::string& name, std::string& note) {
+  Family f = minor == 0 || minor >= 23 ? Family::V2_23 : minor >= 22 ? Family::V2_22 : minor >= 19 ? Family::V2_19 : Family::V2_18;
+  const char* names[] = {"2.18", "2.19-2.21", "2.22", "2.23-2.27"};
+  name = names[int(f)];
+  if (minor > 0 && minor < 18) note = "NCCL 2." + std::to_string(minor) + "'s model is not in the sources here: rated with 2.18's";
+  if (minor > 27) note = "NCCL 2." + std::to_string(minor) + " models otherwise: rated with 2.27's";
+  return f;
+}
+
+// NCCL's floor of log2 (0 for 0 and 1).
+int log2i(Bytes n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+struct Tables {
+  double baseLat[kNcclAlgos][kNcclProtos];
+  double hwLat[3][kNcclAlgos][kNcclProtos]; // NVLink, PCI, network
+};
+
+// src/graph/tuning.cc's baseLat and hwLat (us) by family.
+Tables tablesOf(Family f) {
+  const bool v18 = f == Family::V2_18, v23 = f == Family::V2_23;
+  const double treeSimpleNvlink = v18 || v23 ? 4 : 28, treeSimplePci = v18 ? 6 : v23 ? 4 : 28;
+  const double treeSimpleNet = v18 || v23 ? 14 : 28;
+  const double nvlsNvlink = v18 ? 0 : f == Family::V2_19 ? 23 : 25;
+  Tables t{};
+  double base[kNcclAlgos][kNcclProtos] = {{6.8, 14.0, v23 ? 8.4 : 0}, {6.6, 14.0, 8.4}, {0, 0, v18 ? 23.0 : 0},
+                                         {0, 0, v18 ? 23.0 : 0}};
+  double hw[3][kNcclAlgos][kNcclProtos] = {
+      {{.6, 1.25, treeSimpleNvlink}, {.6, 1.9, 3.4}, {0, 0, nvlsNvlink}, {0, 0, nvlsNvlink}},
+      {{1.0, 1.9, treeSimplePci}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
+      {{5.0, 8.5, treeSimpleNet}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, v18 ? 19.0 : 14}}};
+  std::copy(&base[0][0], &base[0][0] + kNcclAlgos * kNcclProtos, &t.baseLat[0][0]);
+  std::copy(&hw[0][0][0], &hw[0][0][0] + 3 * kNcclAlgos * kNcclProtos, &t.hwLat[0][0][0]);
+  return t;
+}
+
+// Per GPU generation (Volta, Ampere, Hopper) and node count (one, two, more).
+// LL's bus ceiling: one node by GPU, more by CPU (Intel's row is Volta's,
+// AMD's Ampere's); Hopper's rose in 2.22.
+double llMaxBw(Family f, int generation, int nodes, bool amd) {
+  const double table[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}};
+  const double hopper22[3] = {141.0, 45.0, 35.0};
+  int row = nodes == 1 ? generation : amd ? 1 : 0, column = nodes <= 2 ? nodes - 1 : 2;
+  if (row == 2 && f >= Family::V2_22) return hopper22[column];
+  return table[row][column];
+}
+double perChannelRingLL128(int generation) { return generation == 2 ? 36.7 : 20.0; }
+double perChannelTreeLL128(int generation, int nodes) {
+  return generation == 2 ? (nodes <= 2 ? 36.7 : 29.0) : 20.0;
+}
+double perChannelTree(int generation, int nodes) {
+  const double table[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
+  return table[generation][nodes <= 2 ? nodes - 1 : 2];
+}
+
+// Trees stray from the model at mid sizes: NCCL's static correction of their
+// bandwidth per power of two from 64 B to 256 MiB.
+constexpr double kTreeCorrection[kNcclProtos][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+} // namespace
+
+const char* ncclAlgoName(NcclAlgo a) {
+  switch (a) {
+  case NcclAlgo::Tree: return "Tree";
+  case NcclAlgo::Ring: return "Ring";
+  case NcclAlgo::Nvls: return "NVLS";
+  case NcclAlgo::NvlsTree: return "NVLSTree";
+  }
+  return "?";
+}
+
+const char* ncclProtoName(NcclProto p) {
+  switch (p) {
+  case NcclProto::LL: return "LL";
+  case NcclProto::LL128: return "LL128";
+  case NcclProto::Simple: return "Simple";
+  }
+  return "?";
+}
+
+NcclTuning::NcclTuning(const NcclTuningInput& in, NcclColl coll) {
+  const Family f = familyOf(in.minor, family_, familyNote_);
+  const Tables t = tablesOf(f);
+  nodes_ = std::max(1, in.nodes);
+  ranks_ = std::max(2, in.ranks);
+  channels_ = std::max(1, in.ring.channels);
+  computeCapability_ = in.computeCapability;
+  allReduce_ = coll == NcclColl::AllReduce;
+  const int nodes = nodes_, ranks = ranks_;
+  const int generation = in.computeCapability >= 90 ? 2 : in.computeCapability >= 80 ? 1 : 0;
+  ll128_ = in.nvlinkInside && (in.computeCapability == 70 || in.computeCapability == 80 || in.computeCapability == 90);
+  const double llMax = llMaxBw(f, generation, nodes, in.amdCpu);
+  const double ppn = double(ranks) / nodes;
+  const int intraHw = in.nvlinkInside ? kNvlink : kPci, hw = nodes == 1 ? intraHw : kNet;
+  const bool rootedRing = coll == NcclColl::Broadcast || coll == NcclColl::Reduce;
+  const int nsteps = allReduce_ ? 2 * (ranks - 1) : rootedRing ? ranks : ranks - 1;
+  int interSteps = 0; // a ring's steps that cross nodes
+  if (f == Family::V2_23) interSteps = nodes == 1 ? 0 : allReduce_ ? 2 * (nodes - 1) : nodes - 1;
+  else interSteps = allReduce_ ? (nodes > 1 ? 2 * nodes : 0) : rootedRing ? nodes : nodes - 1;
+
+  for (int a = 0; a < kNcclAlgos; ++a) {
+    if (!allReduce_ && a != kRing) continue;
+    if (a == kNvlsTree && nodes == 1) continue; // NCCL turns it off on one node
+    const NcclGraph& g = a == kTree ? in.tree : a == kRing ? in.ring : in.nvls;
+    for (int p = 0; p < kNcclProtos; ++p) {
+      if ((a == kNvls || a == kNvlsTree) && p != kSimple) continue;
+      if (p == kLL128 && !ll128_) continue;
+      double bw = nodes <= 2 ? g.bwIntra : g.bwInter;
+      if (f != Family::V2_18 && a == kNvls) bw = std::min(g.bwIntra, g.bwInter);
+      if (f != Family::V2_18 && a == kNvlsTree) bw = std::min(g.bwIntra, nodes <= 2 ? g.bwInter : g.bwInter / 2);
+      double busBw = g.channels * bw;
+      if (a == kRing && p == kLL) {
+        double share = f >= Family::V2_22 ? 0.5 : nodes > 1 || allReduce_ || coll == NcclColl::Reduce ? 0.25 : 1.0 / 3;
+        busBw = std::min(llMax, busBw * share);
+      }
+      if (a == kRing && p == kLL128)
+        busBw = std::min(busBw * (f != Family::V2_23 && ppn < 2 ? 0.7 : 0.92), g.channels * perChannelRingLL128(generation));
+      if (a == kTree) busBw = std::min(busBw * .92, g.channels * perChannelTree(generation, nodes));
+      if (a == kTree && p == kLL) busBw = std::min(busBw / 3.8, llMax);
+      if (a == kTree && p == kLL128)
+        busBw = std::min(busBw * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g.channels * perChannelTreeLL128(generation, nodes));
+      double ratio = a == kRing ? double(ranks) / nsteps
+                     : a == kNvls ? 5.0 / 6.0
+                     : a == kNvlsTree ? (f == Family::V2_18 ? 0.7 * nodes / (2.0 * (nodes - 1)) : 5.0 / 6.0)
+                                      : 0.5;
+      NcclCost& c = cost_[a][p];
+      c.bandwidthGBs = busBw * ratio;
+      c.latencyUs = t.baseLat[a][p];
+      double intraLat = t.hwLat[intraHw][a][p];
+      // From 2.23, one GPU a node pays the tree's network latency.
+      double interLat = f == Family::V2_23 && ppn == 1 ? t.hwLat[kNet][kTree][p] : t.hwLat[kNet][a][p];
+      if (a == kRing) {
+        if (rootedRing) {
+          // A pipeline through the ranks; its channels are not the same
+          // rings (sameChannels 0): Simple pays the tree's step.
+          c.latencyUs += nsteps * (p == kSimple ? t.hwLat[hw][kTree][p] : t.hwLat[hw][a][p]);
+        } else {
+          // Inter-node rings still launch every step through the network's proxy.
+          double netOverhead = nodes > 1 ? (in.amdCpu ? 2.0 : 1.0) * (p == kSimple ? 3 : 1) : 0;
+          intraLat = std::max(intraLat, netOverhead);
+          c.latencyUs += (nsteps - interSteps) * intraLat + interSteps * interLat;
+        }
+      } else if (a == kTree) {
+        c.latencyUs += 2 * ((ranks / nodes - 1) * intraLat + log2i(Bytes(nodes)) * interLat);
+      } else if (a == kNvls) {
+        if (f == Family::V2_18) c.latencyUs += nodes > 1 ? t.hwLat[kNet][a][p] : 0;
+        else c.latencyUs = intraLat + (nodes > 1 ? interLat : 0);
+      } else {
+        if (f == Family::V2_18) c.latencyUs += 2 * (nodes - 1) * t.hwLat[kNet][a][p];
+        else c.latencyUs += intraLat + 2 * log2i(Bytes(nodes)) * interLat;
+      }
+    }
+  }
+}
+
+std::optional<double> NcclTuning::timeUs(NcclAlgo a, NcclProto p, Bytes bytes) const {
+  const NcclCost& c = cost(a, p);
+  if (c.bandwidthGBs <= 0) return std::nullopt;
+  double bw = c.bandwidthGBs, lat = c.latencyUs;
+  int logSize = log2i(bytes >> 6);
+  if (a == NcclAlgo::Tree && allReduce_ && logSize < 23) bw *= kTreeCorrection[int(p)][logSize];
+  // The plateau of a ring under Simple across nodes.
+  if (a == NcclAlgo::Ring && p == NcclProto::Simple && nodes_ > 1 && allReduce_ &&
+      bytes / Bytes(channels_ * ranks_) >= 64)
+    lat *= computeCapability_ < 80 ? 1.9 : 1.4;
+  return lat + double(bytes) / (1000 * bw);
+}
+
+} // namespace collsim

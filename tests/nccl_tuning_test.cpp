@@ -1,0 +1,115 @@
+// NCCL's own cost model (sim/nccl/nccl_tuning.h) against what it gives by
+// hand from src/graph/tuning.cc's tables, and its picks against what NCCL
+// printed on real machines (library_algorithms.h, NcclPicker).
+#include <doctest/doctest.h>
+
+#include "test_support.h"
+
+#include "sim/validation/library_algorithms.h"
+
+using namespace collsim;
+using namespace collsim::testing;
+
+// DGX A100 (dgx-a100-8: 24 channels of 240/24 = 10 GB/s), NCCL 2.19, ring
+// AllReduce on 8 ranks (14 steps; algorithm bandwidth = bus x 8/14):
+//   LL      bus min(87.7, 240/4) = 60      -> 34.286 GB/s; 6.6 + 14 x 0.6 = 15.0 us
+//   LL128   bus min(240 x .92, 24 x 20)    -> 126.171;     14 + 14 x 1.9 = 40.6
+//   Simple  bus 240                        -> 137.143;     8.4 + 14 x 3.4 = 56.0
+// so LL up to 1.2 MB, LL128 to 24 MB, Simple past it: 1 MiB LL (45.6 us
+// against 48.9 and 63.6), 4 MiB LL128 (73.8 against 137.3 and 86.6),
+// 32 MiB Simple (300.7 against 306.5). From 2.22 ring LL takes half the
+// links (bus 87.7: 50.1 GB/s), and 2 MiB stays LL (56.9 against 57.2).
+TEST_CASE("NCCL's tuning model on a DGX A100: latencies, bandwidths and picks as tuning.cc gives them") {
+  ClusterSetup a100 = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.19"});
+  NcclTuningInput in = ncclTuningInputOf(a100);
+  CHECK(in.ring.channels == 24);
+  CHECK(in.ring.bwIntra == doctest::Approx(10.0));
+  CHECK(in.computeCapability == 80);
+  NcclTuning t(in);
+  CHECK(t.family() == "2.19-2.21");
+  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL).latencyUs == doctest::Approx(15.0));
+  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL).bandwidthGBs == doctest::Approx(60.0 * 8 / 14));
+  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL128).latencyUs == doctest::Approx(40.6));
+  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL128).bandwidthGBs == doctest::Approx(240 * 0.92 * 8 / 14));
+  CHECK(t.cost(NcclAlgo::Ring, NcclProto::Simple).latencyUs == doctest::Approx(56.0));
+  CHECK(t.cost(NcclAlgo::Ring, NcclProto::Simple).bandwidthGBs == doctest::Approx(240.0 * 8 / 14));
+  CHECK(*t.timeUs(NcclAlgo::Ring, NcclProto::LL, 1 << 20) == doctest::Approx(15.0 + 1048576 / (1000 * 60.0 * 8 / 14)));
+  NcclPicker picker(Collective::AllReduce, a100);
+  auto protocolAt = [&](Bytes b) { return picker.pick({"ring"}, b).protocol; };
+  CHECK(protocolAt(Bytes(1) << 20) == "LL");
+  CHECK(protocolAt(Bytes(2) << 20) == "LL128");
+  CHECK(protocolAt(Bytes(4) << 20) == "LL128");
+  CHECK(protocolAt(Bytes(16) << 20) == "LL128");
+  CHECK(protocolAt(Bytes(32) << 20) == "Simple");
+  NcclPicker newer(Collective::AllReduce, loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.26"}));
+  CHECK(newer.pick({"ring"}, Bytes(2) << 20).protocol == "LL");
+  // NCCL_PROTO leaves the model its own choice among those allowed.
+  NcclPicker simpleOnly(Collective::AllReduce,
+                        loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.protocol=Simple"}));
+  CHECK(simpleOnly.pick({"ring"}, Bytes(1) << 20).protocol == "Simple");
+  // An algorithm NCCL does not have is not rated.
+  CHECK(picker.pick({"rhd"}, Bytes(1) << 20).algorithm.empty());
+  CHECK(picker.protocolFor("rhd", Bytes(1) << 20).empty());
+}
+
+// One node of 8 H100 (dgx-h100-8; 16 channels of 370.8/16 GB/s), the newest
+// model: ring LL bus min(141, 370.8/2) -> 141 x 8/14 = 80.57 GB/s after
+// 15 us; NVLS 370.8 x 5/6 = 309 GB/s after 25 us (its NVLink step). At
+// 1 MiB LL takes 28.0 us, NVLS 28.4; at 2 MiB 41.0 against 31.8. NCCL
+// 2.2x on such a node chose Ring/LL for 8 B to 1 MB and NVLS with Simple
+// from 2 MB (NVIDIA/nccl-tests issue #309, NCCL_DEBUG's algorithm lines).
+TEST_CASE("NCCL's tuning model on one H100 node picks ring/LL to 1 MiB and NVLS from 2 MiB, as NCCL did") {
+  ClusterSetup h100 = loadClusterFile(source("configs/clusters/dgx-h100-8.yaml"), {});
+  NcclPicker picker(Collective::AllReduce, h100);
+  const std::vector<std::string> candidates = ncclAlgorithms(Collective::AllReduce, h100.cluster);
+  for (Bytes b = Bytes(64) << 10; b <= (Bytes(1) << 20); b *= 2) {
+    CAPTURE(b);
+    CHECK(picker.pick(candidates, b).algorithm == "ring");
+    CHECK(picker.pick(candidates, b).protocol == "LL");
+  }
+  for (Bytes b = Bytes(2) << 20; b <= (Bytes(1) << 30); b *= 2) {
+    CAPTURE(b);
+    CHECK(picker.pick(candidates, b).algorithm == "nvls");
+    CHECK(picker.pick(candidates, b).protocol == "Simple");
+  }
+  NcclTuning t(ncclTuningInputOf(h100));
+  CHECK(t.cost(NcclAlgo::Nvls, NcclProto::Simple).latencyUs == doctest::Approx(25.0));
+  CHECK(t.cost(NcclAlgo::Nvls, NcclProto::Simple).bandwidthGBs == doctest::Approx(370.8 * 5 / 6));
+  CHECK_FALSE(t.timeUs(NcclAlgo::NvlsTree, NcclProto::Simple, 1 << 20)); // off on one node
+  CHECK_FALSE(t.timeUs(NcclAlgo::Nvls, NcclProto::LL, 1 << 20));        // Simple only
+}
+
+// Two nodes of 8 H100 over 400G InfiniBand (h100-2x8-ib400; a channel gets
+// min(370.8, 8 x 50)/16 = 23.175 GB/s): the tree's Simple changed in 2.23.
+// 2.19-2.22: base 0, 28 us a step everywhere: 2 x (7 x 28 + 1 x 28) = 448 us;
+// 2.23 on: base 8.4, 4 us over NVLink and 14 over the network:
+// 8.4 + 2 x (7 x 4 + 14) = 92.4 us. The ring's crossings: 2 x 2 = 4 before
+// 2.23, 2 x (2 - 1) = 2 from it (Simple: 26 x max(3.4, 3 x 1) + 4 x 14 =
+// 152.8 + 8.4 us, against 28 x 3.4 + 2 x 14 = 123.2 + 8.4).
+TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables differ where tuning.cc changed") {
+  auto tuning = [](const char* version) {
+    return NcclTuning(ncclTuningInputOf(loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"),
+                                                        {std::string("library.version=") + version})));
+  };
+  NcclTuning v21 = tuning("2.21"), v26 = tuning("2.26"), v18 = tuning("2.18"), old = tuning("2.8");
+  CHECK(v21.cost(NcclAlgo::Tree, NcclProto::Simple).latencyUs == doctest::Approx(448.0));
+  CHECK(v26.cost(NcclAlgo::Tree, NcclProto::Simple).latencyUs == doctest::Approx(92.4));
+  CHECK(v21.cost(NcclAlgo::Ring, NcclProto::Simple).latencyUs == doctest::Approx(8.4 + 26 * 3.4 + 4 * 14));
+  CHECK(v26.cost(NcclAlgo::Ring, NcclProto::Simple).latencyUs == doctest::Approx(8.4 + 28 * 3.4 + 2 * 14));
+  CHECK(old.family() == "2.18");
+  CHECK(old.familyNote().find("2.8's model is not in the sources here") != std::string::npos);
+  // 2.18's NVLS tree: 23 us plus 2 (nodes - 1) x 19; later 25 + 2 log2(nodes) x 14.
+  CHECK(v18.cost(NcclAlgo::NvlsTree, NcclProto::Simple).latencyUs == doctest::Approx(23.0 + 2 * 19));
+  CHECK(v26.cost(NcclAlgo::NvlsTree, NcclProto::Simple).latencyUs == doctest::Approx(25.0 + 2 * 14));
+  CHECK(tuning("2.30").familyNote().find("rated with 2.27's") != std::string::npos);
+}
+
+TEST_CASE("library.version is a 2.x release, refused with its location otherwise") {
+  for (const char* bad : {"3.1", "2", "2.x", "2.19beta", "-2.19"}) {
+    CAPTURE(bad);
+    std::string expected = "--set library.version=" + std::string(bad) + ": library.version: expected a 2.x release";
+    CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {std::string("library.version=") + bad}),
+                         doctest::Contains(expected.c_str()), ConfigError);
+  }
+  CHECK(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.26.6"}).library.version == 26);
+}
