@@ -264,3 +264,32 @@ TEST_CASE("a log names its NCCL release, and compare rates with that release's t
            source("configs/clusters/dgx-a100-8.yaml"), "--set", "library.version=2.26"});
   CHECK(contains(r.err, "NCCL 2.23-2.27's tuning model"));
 }
+
+// HCCL_ALGO as an hccl_test run recorded it ("# env:") runs that algorithm
+// at every size in place of the selector's pick; the user's --env-file wins
+// over the run's, and other HCCL variables are named as not applied.
+TEST_CASE("a log's recorded HCCL_ALGO and the user's decide what compare runs on an HCCL cluster") {
+  TempDir dir;
+  const std::string rows = "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+                           "1048576   500.0   2.0   success\n"
+                           "4194304   900.0   4.6   success\n";
+  const std::string cluster = source("configs/clusters/atlas-800t-a2-8.yaml");
+  std::string recorded = dir.write("ring.log", "# all_reduce_test\n# env: HCCL_ALGO=level0:NA;level1:ring HCCL_BUFFSIZE=200\n" + rows);
+  CliResult r = cli({"compare", recorded, "--cluster", cluster, "--op", "allreduce", "--algo", "library"});
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.err, "ring.log:2: HCCL_ALGO=level0:NA;level1:ring: forces allreduce ring"));
+  CHECK(contains(r.err, "ring.log:2: HCCL_BUFFSIZE: not applied by compare and calibrate"));
+  CHECK(contains(r.out, "predicted: ring under hccl"));
+  std::string env = dir.write("env.sh", "export HCCL_ALGO=\"level0:NA;level1:H-D_R\"\n");
+  r = cli({"compare", recorded, "--cluster", cluster, "--op", "allreduce", "--env-file", env});
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "predicted: rhd under hccl"));
+  // An --algo given is the user's: the run's HCCL_ALGO gives way to it.
+  r = cli({"compare", recorded, "--cluster", cluster, "--op", "allreduce", "--algo", "mesh"});
+  CHECK(contains(r.out, "predicted: mesh under hccl"));
+  // A recorded HCCL_ALGO collsim cannot read is refused at its line.
+  std::string bad = dir.write("bad.log", "# all_reduce_test\n# env: HCCL_ALGO=level0:NA;level1:quantum\n" + rows);
+  r = cli({"compare", bad, "--cluster", cluster, "--op", "allreduce"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "bad.log:2"));
+}

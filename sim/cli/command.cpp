@@ -151,6 +151,35 @@ void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::ve
   sets.insert(sets.end(), fromUser.overrides.begin(), fromUser.overrides.end());
 }
 
+void applyHcclAlgorithm(const EnvOptions& env, const std::string& clusterFile, const std::vector<std::string>& sets,
+                        Collective op, std::vector<std::string>& algorithms, CliStreams io,
+                        const std::vector<EnvSetting>& recorded) {
+  auto hcclOnly = [](std::vector<EnvSetting> v) {
+    std::erase_if(v, [](const EnvSetting& s) { return s.name.rfind("HCCL_", 0) != 0; });
+    return v;
+  };
+  std::vector<EnvSetting> run = hcclOnly(recorded);
+  if (env.file.empty() && !env.process && run.empty()) return;
+  const Cluster cluster = loadClusterFile(clusterFile, sets).cluster;
+  std::vector<EnvSetting> user = hcclOnly(gatherHcclSettings(env.file, env.process, cluster.ranks()));
+  if (algorithms != std::vector<std::string>{kLibraryAlgorithm})
+    std::erase_if(run, [](const EnvSetting& s) { return s.name == "HCCL_ALGO"; });
+  // Each side's HCCL_ALGO alone: the others shape loops, buffers and
+  // training studies, which a comparison of one collective does not take.
+  std::string forced;
+  for (const std::vector<EnvSetting>* side : {&run, &user}) {
+    std::vector<EnvSetting> algo;
+    for (const EnvSetting& s : *side) {
+      if (s.name == "HCCL_ALGO") algo.push_back(s);
+      else io.err << "collsim: note: " << s.origin << ": " << s.name << ": not applied by compare and calibrate\n";
+    }
+    HcclSettings h = interpretHcclSettings(algo, cluster);
+    for (const auto& notice : h.notices) io.err << "collsim: note: " << notice << '\n';
+    if (auto it = h.algorithm.find(op); it != h.algorithm.end()) forced = it->second;
+  }
+  if (!forced.empty()) algorithms = {forced};
+}
+
 void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io,
                      int channels) {
   if (setup.library.name != "nccl") return;

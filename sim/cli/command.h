@@ -100,6 +100,13 @@ void addEnvOptions(CLI::App* cmd, EnvOptions& o);
 // variable on standard error.
 void applyNcclEnv(const EnvOptions& env, const std::string& clusterFile, std::vector<std::string>& sets,
                   std::vector<std::string>& algorithms, CliStreams io, const std::vector<EnvSetting>& recorded = {});
+// HCCL_ALGO, as the measured run recorded it (`recorded`) and as `env` gives
+// it (the user's wins; an --algo given wins over the run's): the
+// operation's forced algorithm replaces `algorithms`, with a note; other
+// HCCL variables are named as not applied to a comparison.
+void applyHcclAlgorithm(const EnvOptions& env, const std::string& clusterFile, const std::vector<std::string>& sets,
+                        Collective op, std::vector<std::string>& algorithms, CliStreams io,
+                        const std::vector<EnvSetting>& recorded);
 // On an NCCL cluster: with --algo library, a note of the rule that picks
 // the AllReduce candidates (sim/nccl/nccl_algorithms.h); always, one of the
 // tuning model that picks among them (library_algorithms.h, NcclPicker).

@@ -60,6 +60,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   std::vector<std::string> sets = o.sets, algorithms{o.algo};
   applyRecordedVersion(curve, sets, io);
   applyNcclEnv(o.env, o.cluster, sets, algorithms, io, curve.env);
+  applyHcclAlgorithm(o.env, o.cluster, sets, op, algorithms, io, curve.env);
   CalibrateOptions options;
   options.fit = o.fit;
   options.compare.algorithm = joinList(algorithms);

@@ -31,6 +31,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
   std::vector<std::string> sets = o.sets, algorithms{o.algo};
   applyRecordedVersion(curve, sets, io);
   applyNcclEnv(o.env, o.cluster, sets, algorithms, io, curve.env);
+  applyHcclAlgorithm(o.env, o.cluster, sets, op, algorithms, io, curve.env);
   ClusterSetup setup = loadClusterFile(o.cluster, sets);
   CompareOptions options;
   options.algorithm = joinList(algorithms);
