@@ -27,7 +27,7 @@ invalid UTF-8); nest deeply. Logs and journals have their fields (numbers,
 JSON values) replaced instead. Each run has a small --max-events so that
 valid mutants finish quickly (or are refused).
 """
-import argparse, os, random, re, resource, signal, subprocess, sys, tempfile, time
+import argparse, json, os, random, re, resource, signal, subprocess, sys, tempfile, time
 
 HOSTILE = ["-1", "0", "1e309", "-1e309", ".nan", "nan", "inf", "99999999999999999999", "1.0000001", "''", "[]",
            "{}", "[a, b]", "{a: 1}", "*x", "&x 1", "!!binary aGk=", "\"\\e[31m\"", "\"\\x00\"", "1B/s", "9000000s",
@@ -78,6 +78,54 @@ def mutate_fields(text, rnd):
     t = rnd.choice(tokens)
     value = rnd.choice(HOSTILE_FIELDS) if kind < 3 else t.group(0) * rnd.choice([2, 50])
     return (text[: t.start()] + value + text[t.end():]).encode("utf-8", "surrogateescape")
+
+
+def fnv1a(*parts):
+    """sim/core/fingerprint.h's hex fingerprint of the parts (64-bit FNV-1a, each part closed by 0xFF)."""
+    h = 14695981039346656037
+    for part in parts:
+        for c in part.encode("utf-8", "surrogateescape") + b"\xff":
+            h = ((h ^ c) * 1099511628211) % (1 << 64)
+    return "%016x" % h
+
+
+def tamper_journal(text, rnd):
+    """A journal's records tampered with as a person would, its JSON kept sound: a layout of dp 0 or -1, a schedule
+    collsim has not, a negative time or size, a number past any field, a newline in an algorithm, two points' keys
+    swapped; half of them with the record's check made to match again, so that the reader's own checks are reached."""
+    lines = text.split("\n")
+    records = [i for i in range(1, len(lines)) if lines[i].startswith("{")]
+    if not records:
+        return mutate_fields(text, rnd)
+    i = rnd.choice(records)
+    try:
+        rec = json.loads(lines[i])
+        step = rec["point"]["step"]
+        kind = rnd.randrange(7)
+        if kind == 0 and step.get("layout"):
+            step["layout"][0][2] = rnd.choice([0, -1])
+        elif kind == 1 and step.get("layout"):
+            step["layout"][0][5] = 99
+        elif kind == 2:
+            step["times"][rnd.randrange(len(step["times"]))] = -5
+        elif kind == 3 and step["buckets"]:
+            step["buckets"][0][0] = -1
+        elif kind == 4:
+            step["times"][0] = 1e300
+        elif kind == 5:
+            rec["point"]["algorithm"] += "\nfake,row"
+        else:
+            j = rnd.choice(records)
+            other = json.loads(lines[j])
+            rec["key"], other["key"] = other["key"], rec["key"]
+            lines[j] = json.dumps(other, separators=(",", ":"), ensure_ascii=False)
+        if rnd.randrange(2):
+            point = json.dumps(rec["point"], separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+            rec["check"] = fnv1a(rec["key"], point)
+        lines[i] = json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return mutate_fields(text, rnd)
+    return "\n".join(lines).encode("utf-8", "surrogateescape")
 
 
 HOSTILE_SETTINGS = ["NCCL_ALGO=", "NCCL_ALGO=NVLS", "NCCL_ALGO=NVLSTree", "NCCL_ALGO=^ring,tree,nvlstree",
@@ -140,6 +188,7 @@ def interrupted_journal(binary, study, tmp):
 def kinds(binary, tmp):
     """Each kind: (its seed files, how to mutate, the command for a mutant at PATH with the work dir)."""
     study = journal_study(tmp)
+    seed_journal = interrupted_journal(binary, study, tmp)
     studies = listing("scenarios", ".yaml") + listing("tests/data", ".yaml") + listing("tests/data/training", ".yaml")
     return {
         "study": (studies, mutate, lambda path, src: [binary, "run", path]),
@@ -162,8 +211,11 @@ def kinds(binary, tmp):
                      lambda path, src: [binary, "compare", path, "--cluster",
                                         "configs/clusters/%s.yaml" % MEASURED[os.path.basename(src)], "--min-bytes",
                                         "256MiB"]),
-        "journal": ([interrupted_journal(binary, study, tmp)], mutate_fields,
+        "journal": ([seed_journal], mutate_fields,
                     lambda path, src: [binary, "run", study, "--out", path[: -len(".partial")], "--resume"]),
+        # The same journal's records tampered with (their JSON sound): refused or run again, never believed.
+        "journal-tamper": ([seed_journal], tamper_journal,
+                           lambda path, src: [binary, "run", study, "--out", path[: -len(".partial")], "--resume"]),
         # Device files (what calibrate writes), through a run that uses one.
         "device": (listing("tests/data/devices", ".yaml"), mutate,
                    lambda path, src: [binary, "run", "tests/data/training/measured-mpt-125m.yaml", "--set",
@@ -188,16 +240,16 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
         for _ in range(rnd.randint(1, 3)):
             mutant = mutator(mutant.decode("utf-8", "surrogateescape"), rnd)
         # Keep relative paths working: a YAML mutant sits beside its source.
-        if name == "journal":
+        if name.startswith("journal"):
             path = os.path.join(tmp, "out.csv.partial")
         else:
             path = os.path.join(os.path.dirname(src), ".mutant-%d%s" % (os.getpid(), os.path.splitext(src)[1]))
         with open(path, "wb") as f:
             f.write(mutant)
         cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile") else command(path, src)
-        if name in ("study", "cluster", "model", "env", "journal", "device", "runs"):
+        if name in ("study", "cluster", "model", "env", "journal", "journal-tamper", "device", "runs"):
             cmd += ["--max-events", "5e6"]
-        if name not in ("journal", "rules", "measured", "runs", "profile"):
+        if name not in ("journal", "journal-tamper", "rules", "measured", "runs", "profile"):
             cmd += ["--out", os.path.join(tmp, "out.csv")]
         try:
             # The limit is on CPU time (SIGXCPU), so that a busy machine does not

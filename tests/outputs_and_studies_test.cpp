@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 
 #include "sim/report/flat_csv.h"
 #include "sim/cli/command.h"
+#include "sim/core/fingerprint.h"
 #include "sim/study/study_journal.h"
 
 using namespace collsim::testing;
@@ -229,34 +231,51 @@ TEST_CASE("a study journal reads back only sound records, and is written like --
   using collsim::StudyJournal, collsim::TrainingPoint, collsim::UsageError;
   TempDir dir;
   const std::string path = dir / "r.json.partial";
+  const std::string key = "base\x1fring"; // a point's key ends with its algorithm
   TrainingPoint good;
   good.algorithm = "ring", good.status = "ok";
   good.step.ranks = 8, good.step.iteration = 5'000'000;
+  collsim::ParallelLayout layout;
+  layout.tp = 2, layout.pp = 2, layout.dp = 2;
+  good.step.layout = layout;
   {
     StudyJournal journal(path, "fp", false);
-    journal.append("good", good);
+    CHECK(journal.append(key, good).empty());
   }
-  // Damaged records: no times at all (it crashed the reader), negative
-  // times, a wrong type, a torn line; each point runs again.
-  std::string record = trainingPointRecord(good);
-  auto damaged = [&](const std::string& from, const std::string& to) {
+  // Damaged records, each with a check that matches it (so that the reader's
+  // own validation is what refuses it): no times at all (it crashed the
+  // reader), negative times, a wrong type, a number past its field's range
+  // (an undefined cast before), a schedule collsim has not, a layout of dp 0,
+  // a newline in the algorithm (a row of its own in a table), another
+  // point's algorithm; then a record whose key was swapped (its check no
+  // longer matches) and a torn line. Each point runs again.
+  std::string record = nlohmann::json::parse(trainingPointRecord(good)).dump();
+  auto damaged = [&](const std::string& from, const std::string& to, const std::string& k = "base\x1fring") {
     std::string r = record;
+    REQUIRE(r.find(from) != std::string::npos);
     r.replace(r.find(from), from.size(), to);
-    return "{\"key\":\"bad\",\"point\":" + r + "}\n";
+    std::string point = nlohmann::json::parse(r).dump();
+    return nlohmann::json{{"key", k}, {"point", nlohmann::json::parse(point)},
+                          {"check", collsim::Fingerprint().add(k).add(point).hex()}}.dump() + "\n";
   };
   std::string times = record.substr(record.find("\"times\":"));
   times = times.substr(0, times.find(']') + 1);
+  std::string swapped = damaged("\"status\":\"ok\"", "\"status\":\"ok\"");
+  swapped.replace(swapped.find("base"), 4, "other");
   {
     std::ofstream out(path, std::ios::app);
     out << damaged(times, "\"times\":[]") << damaged(times, "\"times\":[8,1,1,-5,0,0,0,0,0,0]")
-        << damaged(times, "\"times\":\"x\"") << "{\"key\":\"torn\",\"po";
+        << damaged(times, "\"times\":\"x\"") << damaged(times, "\"times\":[1e300,1,1,5,0,0,0,0,0,0]")
+        << damaged("[2,2,2,0,1,1,", "[2,2,2,0,1,99,") << damaged("[2,2,2,", "[2,2,0,")
+        << damaged("\"algorithm\":\"ring\"", "\"algorithm\":\"ring\\nfake,row\"")
+        << damaged("\"algorithm\":\"ring\"", "\"algorithm\":\"rhd\"") << swapped << "{\"key\":\"torn\",\"po";
   }
   {
     StudyJournal resumed(path, "fp", true);
     CHECK(resumed.recovered().size() == 1);
-    CHECK(resumed.recovered().count("good") == 1);
-    CHECK(resumed.recovered().at("good").step.iteration == 5'000'000);
-    CHECK(resumed.skipped() == 4);
+    CHECK(resumed.recovered().count(key) == 1);
+    CHECK(resumed.recovered().at(key).step.iteration == 5'000'000);
+    CHECK(resumed.skipped() == 10);
   }
   // Written anew: only the sound record is left.
   const std::string rewritten = slurp(path);
@@ -276,6 +295,68 @@ TEST_CASE("a study journal reads back only sound records, and is written like --
   fs::create_symlink(kept, path);
   CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", false), doctest::Contains("not a regular file"), UsageError);
   CHECK(slurp(kept) == "keep me\n");
+}
+
+// Two runs with one --out: the second is refused at once, naming the
+// process that holds the journal. A journal that cannot be written (here
+// the file size limit, as a full disk would) is said once, and the study
+// goes on. A journal larger than any collsim writes is refused unread.
+TEST_CASE("a study journal is held by one run, says when it cannot be written, and has a size limit") {
+  using collsim::StudyJournal, collsim::TrainingPoint, collsim::UsageError;
+  TempDir dir;
+  const std::string path = dir / "r.json.partial";
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    StudyJournal held(path, "fp", false);
+    char c = 1;
+    if (::write(ready[1], &c, 1) != 1) ::_exit(1);
+    ::sleep(30);
+    ::_exit(0);
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", false),
+                       doctest::Contains(("another collsim run (process " + std::to_string(child) + ")").c_str()),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", true), doctest::Contains("another collsim run"), UsageError);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  { StudyJournal free(path, "fp", false); } // the holder is gone: the journal is free
+
+  int result[2];
+  REQUIRE(::pipe(result) == 0);
+  child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    StudyJournal journal(path, "fp", false);
+    rlimit none{0, 0};
+    ::setrlimit(RLIMIT_FSIZE, &none);
+    TrainingPoint p;
+    p.algorithm = "ring", p.status = "ok";
+    std::string first = journal.append("k\x1fring", p), second = journal.append("k\x1fring", p);
+    std::string said = first + "|" + second;
+    if (::write(result[1], said.data(), said.size()) < 0) ::_exit(1);
+    ::_exit(0);
+  }
+  ::close(result[1]);
+  std::string said;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(result[0], buffer, sizeof buffer)) > 0;) said.append(buffer, std::size_t(n));
+  ::waitpid(child, nullptr, 0);
+  CHECK(contains(said, "cannot write partial results to " + path));
+  CHECK(contains(said, "an interruption now loses what it did|")); // the second append says nothing
+  CHECK(said.back() == '|');
+
+  {
+    std::ofstream big(path, std::ios::trunc);
+    big << "{\"collsim_journal\":1,\"study\":\"fp\"}\n";
+  }
+  REQUIRE(::truncate(path.c_str(), off_t(collsim::kMaxJournalBytes) + 1) == 0);
+  CHECK_THROWS_WITH_AS(StudyJournal(path, "fp", true), doctest::Contains("more than the 256 MiB a journal may"), UsageError);
 }
 
 namespace {

@@ -274,19 +274,28 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
   if (o.resume && journalPath.empty()) throw UsageError("--resume needs --out FILE (the partial results are FILE.partial)");
   if (!journalPath.empty()) journal.emplace(journalPath, o.fingerprint, o.resume);
   TrainingRunHooks hooks;
+  int misfits = 0;
   if (journal) {
     for (std::size_t i = 0; i < jobs.size(); ++i)
       if (auto it = journal->recovered().find(trainingPointKey(jobs[i])); it != journal->recovered().end()) {
-        TrainingPoint p = it->second;
-        hooks.done[i] = p;
+        // A record of another cluster than its point's is not its result: it runs again.
+        if (jobs[i].scenario->cluster.ranks() != it->second.step.ranks) {
+          ++misfits;
+          continue;
+        }
+        hooks.done[i] = it->second;
       }
     if (o.resume)
       io.err << "collsim: resuming: " << hooks.done.size() << " of " << jobs.size() << " points read from "
              << journal->path()
-             << (journal->skipped() ? " (" + std::to_string(journal->skipped()) + " damaged record(s) dropped: they run again)" : "")
+             << (journal->skipped() + misfits > 0
+                     ? " (" + std::to_string(journal->skipped() + misfits) + " damaged record(s) dropped: they run again)"
+                     : "")
              << "\n";
     hooks.completed = [&](std::size_t i, const TrainingPoint& p) {
-      if (!p.failed()) journal->append(trainingPointKey(jobs[i]), p);
+      if (p.failed()) return;
+      if (std::string failure = journal->append(trainingPointKey(jobs[i]), p); !failure.empty())
+        io.err << "collsim: warning: " << failure << "\n";
     };
   }
   TraceRecorder recorder = traceRecorderOf(o);

@@ -1,7 +1,11 @@
 #include "sim/study/study_journal.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -12,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/fingerprint.h"
 #include "sim/core/input_error.h"
 #include "sim/study/output_file.h"
 
@@ -19,6 +24,42 @@ namespace collsim {
 namespace {
 
 using nlohmann::json;
+
+// A figure read back as written, or refused: an integer field holds an
+// integer in its type's range, a real one a finite number, a string a
+// string (nlohmann would cast 1e300 into an int, which is undefined).
+struct Checked {
+  const json& j;
+  template <typename T>
+  operator T() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!j.is_boolean()) throw std::invalid_argument("not a boolean");
+      return j.get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+      if (j.is_number_unsigned()) {
+        std::uint64_t v = j.get<std::uint64_t>();
+        if (v > std::uint64_t(std::numeric_limits<T>::max())) throw std::invalid_argument("out of range");
+        return T(v);
+      }
+      if (!j.is_number_integer()) throw std::invalid_argument("not an integer");
+      std::int64_t v = j.get<std::int64_t>();
+      if (v < 0 && (std::is_unsigned_v<T> || v < std::int64_t(std::numeric_limits<T>::min())))
+        throw std::invalid_argument("out of range");
+      if (v > 0 && std::uint64_t(v) > std::uint64_t(std::numeric_limits<T>::max())) throw std::invalid_argument("out of range");
+      return T(v);
+    } else {
+      static_assert(std::is_floating_point_v<T>);
+      if (!j.is_number() || !std::isfinite(j.get<double>())) throw std::invalid_argument("not a finite number");
+      return T(j.get<double>());
+    }
+  }
+};
+Checked num(const json& j, std::size_t i) { return {j.at(i)}; }
+Checked field(const json& j, const char* key) { return {j.at(key)}; }
+std::string textOf(const json& j) {
+  if (!j.is_string()) throw std::invalid_argument("not a string");
+  return j.get<std::string>();
+}
 
 json metricsJson(const NetworkMetrics& m) {
   json links = json::array(), busiest = json::array();
@@ -33,28 +74,27 @@ json metricsJson(const NetworkMetrics& m) {
 
 NetworkMetrics metricsFrom(const json& j) {
   NetworkMetrics m;
-  m.fidelity = j.at("fidelity").get<std::string>();
+  m.fidelity = textOf(j.at("fidelity"));
   for (const auto& l : j.at("links"))
-    m.links.push_back({l.at(0).get<std::string>(), l.at(1).get<int>(), l.at(2).get<double>(), l.at(3).get<double>(),
-                       l.at(4).get<double>(), l.at(5).get<Bytes>(), l.at(6).get<Bytes>()});
-  for (const auto& b : j.at("busiest")) m.busiest.push_back({b.at(0).get<std::string>(), b.at(1).get<double>(), b.at(2).get<Bytes>()});
+    m.links.push_back({textOf(l.at(0)), num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6)});
+  for (const auto& b : j.at("busiest")) m.busiest.push_back({textOf(b.at(0)), num(b, 1), num(b, 2)});
   const json& c = j.at("counts");
-  m.packets = c.at(0);
-  m.packetHops = c.at(1);
-  m.queueP50 = c.at(2);
-  m.queueP99 = c.at(3);
-  m.queueMax = c.at(4);
-  m.ecnMarks = c.at(5);
-  m.cnps = c.at(6);
-  m.drops = c.at(7);
-  m.retransmittedPackets = c.at(8);
-  m.timeouts = c.at(9);
-  m.pauseFrames = c.at(10);
-  m.pauseTime = c.at(11);
-  m.latencyP50 = c.at(12);
-  m.latencyP99 = c.at(13);
-  m.latencyP999 = c.at(14);
-  m.messages = c.at(15);
+  m.packets = num(c, 0);
+  m.packetHops = num(c, 1);
+  m.queueP50 = num(c, 2);
+  m.queueP99 = num(c, 3);
+  m.queueMax = num(c, 4);
+  m.ecnMarks = num(c, 5);
+  m.cnps = num(c, 6);
+  m.drops = num(c, 7);
+  m.retransmittedPackets = num(c, 8);
+  m.timeouts = num(c, 9);
+  m.pauseFrames = num(c, 10);
+  m.pauseTime = num(c, 11);
+  m.latencyP50 = num(c, 12);
+  m.latencyP99 = num(c, 13);
+  m.latencyP999 = num(c, 14);
+  m.messages = num(c, 15);
   return m;
 }
 
@@ -74,20 +114,23 @@ void layoutFrom(const json& j, StepResult& s) {
   if (j.is_null()) return;
   const json& l = j.at(0);
   ParallelLayout layout;
-  layout.tp = l.at(0), layout.pp = l.at(1), layout.dp = l.at(2), layout.zero = l.at(3), layout.microBatches = l.at(4);
-  layout.schedule = PipelineKind(l.at(5).get<int>());
-  layout.sequenceParallel = l.at(6);
-  std::string order = l.at(7);
+  layout.tp = num(l, 0), layout.pp = num(l, 1), layout.dp = num(l, 2), layout.zero = num(l, 3);
+  layout.microBatches = num(l, 4);
+  int schedule = num(l, 5);
+  if (schedule < 0 || schedule > int(PipelineKind::Interleaved)) throw std::invalid_argument("no such schedule");
+  layout.schedule = PipelineKind(schedule);
+  layout.sequenceParallel = num(l, 6);
+  std::string order = textOf(l.at(7));
   if (order.size() == 3) layout.order = {order.at(0), 'c', order.at(1), order.at(2)}; // journals before CP
   if (order.size() == 4) layout.order = {order.at(0), order.at(1), order.at(2), order.at(3)};
-  if (l.size() > 9) layout.ep = l.at(8), layout.expertImbalance = l.at(9);
-  if (l.size() > 10) layout.virtualStages = l.at(10);
-  if (l.size() > 11) layout.cp = l.at(11);
+  if (l.size() > 9) layout.ep = num(l, 8), layout.expertImbalance = num(l, 9);
+  if (l.size() > 10) layout.virtualStages = num(l, 10);
+  if (l.size() > 11) layout.cp = num(l, 11);
   s.layout = layout;
-  s.replicas = j.at(1);
+  s.replicas = num(j, 1);
   const json& b = j.at(2);
-  s.breakdown = {b.at(0), b.at(1), b.size() > 6 ? b.at(6).get<Time>() : 0, b.at(2), b.at(3), b.at(4), b.at(5),
-                 b.size() > 7 ? b.at(7).get<Time>() : 0};
+  s.breakdown = {num(b, 0), num(b, 1), b.size() > 6 ? Time(num(b, 6)) : 0, num(b, 2), num(b, 3), num(b, 4), num(b, 5),
+                 b.size() > 7 ? Time(num(b, 7)) : 0};
 }
 
 json stepJson(const StepResult& s) {
@@ -108,28 +151,27 @@ json stepJson(const StepResult& s) {
 StepResult stepFrom(const json& j) {
   StepResult s;
   const json& t = j.at("times");
-  s.ranks = t.at(0);
-  s.microBatch = t.at(1);
-  s.accumulation = t.at(2);
-  s.iteration = t.at(3);
-  s.forward = t.at(4);
-  s.backward = t.at(5);
-  s.optimizer = t.at(6);
-  s.compute = t.at(7);
-  s.communication = t.at(8);
-  s.exposed = t.at(9);
-  for (const auto& b : j.at("buckets"))
-    s.buckets.push_back({b.at(0).get<Bytes>(), b.at(1).get<std::string>(), b.at(2).get<Time>(), b.at(3).get<Time>(), b.at(4).get<Time>()});
+  s.ranks = num(t, 0);
+  s.microBatch = num(t, 1);
+  s.accumulation = num(t, 2);
+  s.iteration = num(t, 3);
+  s.forward = num(t, 4);
+  s.backward = num(t, 5);
+  s.optimizer = num(t, 6);
+  s.compute = num(t, 7);
+  s.communication = num(t, 8);
+  s.exposed = num(t, 9);
+  for (const auto& b : j.at("buckets")) s.buckets.push_back({num(b, 0), textOf(b.at(1)), num(b, 2), num(b, 3), num(b, 4)});
   const json& m = j.at("memory");
-  s.memory = {m.at(0), m.at(1), m.at(2), m.at(3), m.at(4), m.at(5), m.at(6), m.at(7)};
-  s.deviceMemory = j.at("device_memory");
-  s.events = j.at("events");
-  s.bytesSent = j.at("bytes_sent");
+  s.memory = {num(m, 0), num(m, 1), num(m, 2), num(m, 3), num(m, 4), num(m, 5), num(m, 6), num(m, 7)};
+  s.deviceMemory = field(j, "device_memory");
+  s.events = field(j, "events");
+  s.bytesSent = field(j, "bytes_sent");
   if (j.contains("work")) { // journals before MFU had none
     const json& w = j.at("work");
-    s.flopsPerSample = w.at(0);
-    s.devicePeakFlops = w.at(1);
-    s.tokensPerSample = w.at(2);
+    s.flopsPerSample = num(w, 0);
+    s.devicePeakFlops = num(w, 1);
+    s.tokensPerSample = num(w, 2);
   }
   s.network = metricsFrom(j.at("network"));
   if (j.contains("layout")) layoutFrom(j.at("layout"), s); // journals before layouts had none
@@ -147,9 +189,9 @@ std::string trainingPointRecord(const TrainingPoint& p) {
 TrainingPoint trainingPointFromRecord(const std::string& text) {
   json j = json::parse(text);
   TrainingPoint p;
-  p.algorithm = j.at("algorithm");
-  p.status = j.at("status");
-  p.error = j.at("error");
+  p.algorithm = textOf(j.at("algorithm"));
+  p.status = textOf(j.at("status"));
+  p.error = textOf(j.at("error"));
   p.step = stepFrom(j.at("step"));
   return p;
 }
@@ -166,6 +208,11 @@ std::string readJournal(const std::string& path) {
     ::close(fd);
     throw UsageError("--resume: " + path + ": the partial results file is not a regular file");
   }
+  if (st.st_size > off_t(kMaxJournalBytes)) {
+    ::close(fd);
+    throw UsageError("--resume: " + path + " holds " + std::to_string(st.st_size >> 20) + " MiB, more than the " +
+                     std::to_string(kMaxJournalBytes >> 20) + " MiB a journal may; remove it or run without --resume");
+  }
   std::string text;
   char buffer[1 << 16];
   for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
@@ -180,11 +227,55 @@ std::string readJournal(const std::string& path) {
   return text;
 }
 
-// A record's figures must be ones a run can have.
-bool plausible(const TrainingPoint& p) {
+// A name as collsim writes one: printable, no control characters (a
+// newline would start a row of its own in a table).
+bool printableName(const std::string& name) {
+  return std::none_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+// A record's figures must be ones a run of its point can have: the
+// algorithm the key names, a layout of positive factors and a schedule
+// collsim has, no negative time, no name that is not one.
+bool plausible(const TrainingPoint& p, const std::string& key) {
   const StepResult& s = p.step;
-  return s.ranks >= 1 && s.microBatch >= 1 && s.accumulation >= 1 && s.iteration >= 0 && s.forward >= 0 &&
-         s.backward >= 0 && s.optimizer >= 0 && s.compute >= 0 && s.communication >= 0 && !p.algorithm.empty();
+  const std::string algorithm = key.substr(key.rfind('\x1f') + 1);
+  if (p.algorithm != algorithm && p.algorithm.rfind(algorithm + ": ", 0) != 0) return false;
+  bool names = printableName(p.algorithm) && printableName(p.status) && printableName(p.error) &&
+               printableName(s.network.fidelity);
+  for (const auto& b : s.buckets) names = names && printableName(b.algorithm) && b.ready >= 0 && b.start >= 0 && b.end >= 0;
+  for (const auto& l : s.network.links) names = names && printableName(l.type);
+  for (const auto& b : s.network.busiest) names = names && printableName(b.name);
+  if (s.layout) {
+    const ParallelLayout& l = *s.layout;
+    if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1 || l.ep < 1 || l.microBatches < 1 || l.virtualStages < 1 ||
+        l.zero < 0 || l.zero > 3)
+      return false;
+  }
+  const StepBreakdown& b = s.breakdown;
+  for (Time t : {b.compute, b.tensorParallel, b.pipeline, b.bubble, b.dataParallel, b.optimizer, b.expertParallel,
+                 b.contextParallel})
+    if (t < 0) return false;
+  return names && s.ranks >= 1 && s.microBatch >= 1 && s.accumulation >= 1 && s.iteration >= 0 && s.forward >= 0 &&
+         s.backward >= 0 && s.optimizer >= 0 && s.compute >= 0 && s.communication >= 0 && s.exposed >= 0 &&
+         !p.algorithm.empty();
+}
+
+// What ties a record's point to its key: a swapped or edited key no longer
+// matches (a damaged record, not another point's result).
+std::string recordCheck(const std::string& key, const std::string& point) {
+  return Fingerprint().add(key).add(point).hex();
+}
+
+// Another run holding the journal (a write lock on its file), or 0.
+pid_t holderOf(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  pid_t holder = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK ? probe.l_pid : 0;
+  ::close(fd);
+  return holder;
 }
 
 } // namespace
@@ -199,12 +290,15 @@ JournalContents parseJournal(const std::string& text, const std::string& fingerp
     throw UsageError("--resume: " + path + " holds partial results of another study (the scenario, --set, HCCL "
                      "settings, seed or collsim changed); remove it or run without --resume");
   while (std::getline(in, line)) {
-    json rec = json::parse(line, nullptr, false);
     try {
+      if (line.size() > kMaxJournalRecordBytes) throw std::invalid_argument("too long");
+      json rec = json::parse(line, nullptr, false);
       if (rec.is_discarded() || !rec.is_object()) throw std::invalid_argument("not a record");
-      TrainingPoint p = trainingPointFromRecord(rec.at("point").dump());
-      if (!plausible(p)) throw std::invalid_argument("implausible");
-      out.recovered[rec.at("key").get<std::string>()] = p;
+      std::string key = textOf(rec.at("key")), point = rec.at("point").dump();
+      if (textOf(rec.at("check")) != recordCheck(key, point)) throw std::invalid_argument("key and point do not match");
+      TrainingPoint p = trainingPointFromRecord(point);
+      if (!plausible(p, key)) throw std::invalid_argument("implausible");
+      out.recovered[key] = p;
       out.records.push_back(line);
     } catch (const std::exception&) {
       ++out.skipped; // a torn last line, or a damaged record: its point runs again
@@ -214,6 +308,10 @@ JournalContents parseJournal(const std::string& text, const std::string& fingerp
 }
 
 StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume) : path_(path) {
+  // Two runs with the same --out would write one journal: the second says who has it.
+  if (pid_t holder = holderOf(path))
+    throw UsageError(path + ": another collsim run (process " + std::to_string(holder) +
+                     ") is writing these partial results; wait for it, or give another --out");
   if (resume) read_ = parseJournal(readJournal(path), fingerprint, path);
   // Written anew, like --out: whatever regular file holds the name is
   // unlinked first (another hard link to it keeps its content), anything
@@ -227,6 +325,10 @@ StudyJournal::StudyJournal(const std::string& path, const std::string& fingerpri
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd_ < 0) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  ::fcntl(fd_, F_SETLK, &lock); // held until the journal closes
   bool written = writeLine(fd_, json{{"collsim_journal", 1}, {"study", fingerprint}}.dump());
   for (const std::string& record : read_.records) written = written && writeLine(fd_, record);
   if (!written) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
@@ -236,13 +338,18 @@ StudyJournal::~StudyJournal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void StudyJournal::append(const std::string& key, const TrainingPoint& point) {
-  if (fd_ < 0) return;
-  // A full disk loses the journal, not the study.
-  if (!writeLine(fd_, json{{"key", key}, {"point", json::parse(trainingPointRecord(point))}}.dump())) {
+std::string StudyJournal::append(const std::string& key, const TrainingPoint& point) {
+  if (fd_ < 0) return "";
+  json record = json::parse(trainingPointRecord(point));
+  // A full disk loses the journal, not the study: said once.
+  if (!writeLine(fd_, json{{"key", key}, {"point", record}, {"check", recordCheck(key, record.dump())}}.dump())) {
+    std::string why = std::strerror(errno);
     ::close(fd_);
     fd_ = -1;
+    return "cannot write partial results to " + path_ + " (" + why +
+           "): the study goes on, but an interruption now loses what it did";
   }
+  return "";
 }
 
 void StudyJournal::finish() {

@@ -8,8 +8,11 @@
 // journal removed; when it is interrupted, the journal stays. --resume reads
 // it back, refuses it if the fingerprint differs, and runs only the points
 // it lacks. A record that does not read back as a result (a torn last line
-// where the process died mid-write, or one damaged since) is dropped and its
-// point runs again. The journal is read and written like --out: only a
+// where the process died mid-write, or one damaged since: a number out of
+// its field's range, a figure no run has, a key that does not match its
+// point's check) is dropped and its point runs again. The running study
+// holds a write lock on the journal: a second run with the same --out is
+// refused, naming the first. A journal past kMaxJournalBytes is refused. The journal is read and written like --out: only a
 // regular file, never through a symlink, never waiting on a FIFO, and
 // written anew so that another hard link to the old file keeps its content.
 #pragma once
@@ -32,6 +35,11 @@ struct JournalContents {
 };
 JournalContents parseJournal(const std::string& text, const std::string& fingerprint, const std::string& path);
 
+// No journal of collsim's reaches these (a point's record is a few KiB): a
+// larger one is refused before it is read, a longer record is damaged.
+inline constexpr std::size_t kMaxJournalBytes = std::size_t(256) << 20;
+inline constexpr std::size_t kMaxJournalRecordBytes = std::size_t(4) << 20;
+
 class StudyJournal {
 public:
   // Starts FILE.partial afresh, or (`resume`) continues it. Throws UsageError.
@@ -42,7 +50,8 @@ public:
 
   // The points read back by --resume, by key.
   const std::map<std::string, TrainingPoint>& recovered() const { return read_.recovered; }
-  void append(const std::string& key, const TrainingPoint& point);
+  // "" when written; else why not (once: the journal is closed after it).
+  std::string append(const std::string& key, const TrainingPoint& point);
   // The study completed: the journal is no longer needed.
   void finish();
   const std::string& path() const { return path_; }
