@@ -162,10 +162,15 @@ TEST_CASE("simulated time past the 64-bit clock is refused up front") {
   auto cluster = [](const std::string& hccs) { return "cluster: {devices: 8, hccs: {shape: ring, " + hccs + "}}\n"; };
   rejects({"run", dir.write("lat.yaml", "op: allreduce\nalgo: ring\nsizes: [1MiB]\n" +
                                             cluster("bandwidth: 12GB/s, latency: 9000000s"))},
-          {"the simulated time would be at least", "beyond what collsim's picosecond clock holds"});
+          {"the simulated time would be at least", "beyond what collsim's picosecond clock holds",
+           "the longest latency 104 days"});
+  // The message names the link to look at, wherever its rate was set.
   rejects({"run", dir.write("slow.yaml", "op: allreduce\nalgo: ring\nsizes: [8GiB]\n" +
                                              cluster("bandwidth: 1B/s, latency: 1us"))},
-          {"the simulated time would be at least"});
+          {"the simulated time would be at least", "(the slowest link: HCCS at 1 B/s)"});
+  rejects({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--set", "roce.bandwidth=2B/s", "-b", "1MiB",
+           "-e", "1MiB", "--algo", "hier:ring+ring"},
+          {"the slowest link: RoCE at 2 B/s"});
   std::string bert = "name: t\ncluster: " + kRing8 + "\ntraining: {model: " + source("configs/models/bert-large.yaml") + "}\n";
   rejects({"run", dir.write("util.yaml", bert), "--set", "training.model.compute.utilization=1e-300"},
           {"more than collsim's clock holds in a step"});

@@ -13,6 +13,16 @@
 namespace collsim {
 namespace {
 
+// A rate as a person reads it, however small: "1 B/s", "12.5 kB/s", "50 GB/s".
+std::string readableRate(double bytesPerSecond) {
+  const char* units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"};
+  int u = 0;
+  while (u < 4 && bytesPerSecond >= 1000) bytesPerSecond /= 1000, ++u;
+  char b[48];
+  std::snprintf(b, sizeof b, "%.4g %s", bytesPerSecond, units[u]);
+  return b;
+}
+
 // Measured on the shipped clusters (perf --estimate against the events a run
 // reports): the fast model spends one to two events per segment and hop and
 // the packet model about two per packet and hop; each message costs about
@@ -66,6 +76,8 @@ struct RankWalk {
   double maxInFlight = 0;  // sends posted at once
 };
 
+std::string duration(double seconds); // "3 h", "11 days" (below)
+
 WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes) {
   const int p = c.ranks();
   CollectiveSpec spec = layoutOf(c, w.op);
@@ -81,7 +93,11 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
   };
   Bandwidth slowest = std::numeric_limits<Bandwidth>::max();
   Time latency = 0;
-  for (const auto& l : c.links) slowest = std::min(slowest, l.params.bandwidth), latency = std::max(latency, l.params.latency);
+  const ClusterLink* slowestLink = nullptr;
+  for (const auto& l : c.links) {
+    if (l.params.bandwidth < slowest) slowest = l.params.bandwidth, slowestLink = &l;
+    latency = std::max(latency, l.params.latency);
+  }
   if (c.links.empty()) slowest = 1;
   const double unit = double(w.fidelity == Fidelity::Packet ? std::max<std::uint32_t>(w.mtu, 1) : std::max<Bytes>(w.segment, 1));
   // Segments or packets of one message. The fast model stripes a RoCE
@@ -166,6 +182,10 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
                   routes * (kBytesPerRoute + kBytesPerRouteHop * hopsPerRoute);
   if (p <= kMaxCheckedRanks) e.memoryBytes = std::max(e.memoryBytes, kBaseBytes + routes * kBytesPerCheckedPair);
   e.simulatedSeconds = total.chainSeconds;
+  if (slowestLink) {
+    e.slowestLink = c.linkTypeName(slowestLink->type) + " at " + readableRate(double(slowestLink->params.bandwidth));
+    if (latency >= Time(1'000'000'000'000)) e.slowestLink += ", the longest latency " + duration(toSeconds(latency));
+  }
   e.lanes = double(p) * schedule->streamCount();
   e.wallSeconds = secondsForEvents(e.events, e.memoryBytes);
   return e;
@@ -206,6 +226,7 @@ void WorkEstimate::addSequential(const WorkEstimate& o) {
   wallSeconds = seconds() + o.seconds();
   events += o.events;
   memoryBytes = std::max(memoryBytes, o.memoryBytes);
+  if (o.simulatedSeconds > simulatedSeconds || slowestLink.empty()) slowestLink = o.slowestLink.empty() ? slowestLink : o.slowestLink;
   simulatedSeconds = std::max(simulatedSeconds, o.simulatedSeconds);
 }
 
@@ -233,7 +254,8 @@ void enforceClock(const WorkEstimate& run, const std::string& what) {
   if (run.simulatedSeconds > kMaxSimulatedSeconds)
     throw InputError(what + ": the simulated time would be at least " + duration(run.simulatedSeconds) +
                      ", beyond what collsim's picosecond clock holds (" + duration(kMaxSimulatedSeconds) +
-                     "); check the link bandwidths, latencies and compute rates");
+                     "); check the link bandwidths, latencies and compute rates" +
+                     (run.slowestLink.empty() ? "" : " (the slowest link: " + run.slowestLink + ")"));
 }
 
 void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what) {

@@ -33,6 +33,9 @@ struct WorkEstimate {
   double memoryBytes = 0;     // peak of one run
   double simulatedSeconds = 0;
   double lanes = 0; // ranks x streams of the schedule: a lane each in the executor
+  // The slowest link the run crosses, as a message names it ("HCCS at 1 B/s"): what
+  // to look at when the simulated time passes the clock.
+  std::string slowestLink;
   // Seconds of this machine's time, one collective's events at a time (see
   // secondsForEvents); 0 where only events were counted: they count at 100 ns.
   double wallSeconds = 0;
