@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes collsim's input loaders (tests/fuzz/loaders_fuzz.cpp) with libFuzzer.
 #   scripts/fuzz.sh [SECONDS]     default 60; needs clang++ (skipped without it)
-# The corpus starts from every shipped YAML and env file and grows in
+# The corpus starts from every shipped YAML and env file, the measured logs
+# and profiles, and a real study's journal (tests/data/journal), and grows in
 # build-asan/corpus/ (kept between runs); a crash leaves its input in
 # build-asan/ as crash-* (or timeout-*, oom-*), prints it and fails the script.
 set -euo pipefail
@@ -16,7 +17,7 @@ corpus=build-asan/corpus
 seeds=build-asan/seeds
 mkdir -p "$corpus" "$seeds"
 find configs scenarios tests/data -name '*.yaml' -o -name '*.sh' -o -name '*.txt' -path '*measured*' \
-  -o -path '*profiles*' -name '*.json' -o -path '*profiles*' -name '*.csv' | while read -r f; do
+  -o -path '*profiles*' -name '*.json' -o -path '*profiles*' -name '*.csv' -o -name '*.partial' | while read -r f; do
   cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 cd build-asan

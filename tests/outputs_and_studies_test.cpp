@@ -297,6 +297,24 @@ TEST_CASE("a study journal reads back only sound records, and is written like --
   CHECK(slurp(kept) == "keep me\n");
 }
 
+// A real study's journal, cut short by SIGKILL (tests/data/journal: the
+// toy study of scripts/mutation_run.py, its first records and a torn last
+// one; the fuzzing seeds take it too): every whole record reads back, the
+// torn one is dropped.
+TEST_CASE("a real study's interrupted journal reads back all its whole records") {
+  const std::string text = slurp(source("tests/data/journal/toy-study.partial"));
+  const std::string fingerprint = nlohmann::json::parse(text.substr(0, text.find('\n')))["study"];
+  collsim::JournalContents read = collsim::parseJournal(text, fingerprint, "toy-study.partial");
+  const auto lines = std::count(text.begin(), text.end(), '\n'); // the header's and each whole record's
+  CHECK(read.recovered.size() == std::size_t(lines - 1));
+  CHECK(read.skipped == 1);
+  for (const auto& [key, point] : read.recovered) {
+    CAPTURE(key);
+    CHECK(point.status == "ok");
+    CHECK(point.step.iteration > 0);
+  }
+}
+
 // Two runs with one --out: the second is refused at once, naming the
 // process that holds the journal. A journal that cannot be written (here
 // the file size limit, as a full disk would) is said once, and the study
