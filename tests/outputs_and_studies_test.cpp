@@ -297,6 +297,38 @@ TEST_CASE("a study journal reads back only sound records, and is written like --
   CHECK(slurp(kept) == "keep me\n");
 }
 
+// A signal while the outputs are staged (each written into a temporary of
+// its folder before the renames) removes the temporaries: here the trace is
+// a FIFO nobody reads, so the run waits with --out's temporary in place,
+// and SIGTERM ends it (as SIGTERM does) without leaving `.r.txt.XXXXXX`.
+TEST_CASE("a signal during the final write leaves no temporary file behind") {
+  TempDir dir;
+  const std::string out = dir / "r.txt", fifo = dir / "trace.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string cluster = source("configs/clusters/atlas-2x8.yaml");
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    execl(COLLSIM_BINARY, COLLSIM_BINARY, "perf", "--cluster", cluster.c_str(), "-e", "1MiB", "--out", out.c_str(),
+          "--trace", fifo.c_str(), nullptr);
+    ::_exit(127);
+  }
+  auto staged = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(dir.path())) n += e.path().filename().string().rfind(".r.txt.", 0) == 0;
+    return n;
+  };
+  for (int i = 0; i < 3000 && staged() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(staged() == 1);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(staged() == 0);
+  CHECK_FALSE(fs::exists(out));
+}
+
 // A real study's journal, cut short by SIGKILL (tests/data/journal: the
 // toy study of scripts/mutation_run.py, its first records and a torn last
 // one; the fuzzing seeds take it too): every whole record reads back, the

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sim/core/input_error.h"
+#include "sim/study/temp_file_guard.h"
 
 namespace collsim {
 namespace {
@@ -114,6 +115,7 @@ bool OutputFile::sameFileAs(const OutputFile& other) const {
 
 void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& files) {
   std::vector<Staged> staged;
+  TempFileGuard guard; // a signal while files are staged removes them
   auto fail = [&](const OutputFile& f, const std::string& why) {
     removeStaged(staged);
     refuse(f.option_, f.path_, why);
@@ -130,6 +132,7 @@ void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& fil
     int fd = ::mkstemp(buf.data());
     if (fd < 0) fail(f, std::string("cannot create a temporary file in ") + folder + ": " + std::strerror(errno));
     staged.push_back({buf.data(), f.target_});
+    guard.add(staged.back().temp);
     // Keep an existing file's permissions; a new one gets the usual 0666 less the umask.
     struct stat st {};
     mode_t mode;
@@ -163,6 +166,7 @@ void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& fil
       throw UsageError("cannot replace " + staged[i].target + ": " + std::strerror(err));
     }
   }
+  guard.clear();
 }
 
 } // namespace collsim
