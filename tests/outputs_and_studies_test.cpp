@@ -340,10 +340,11 @@ TEST_CASE("a real study's interrupted journal reads back all its whole records")
   const auto lines = std::count(text.begin(), text.end(), '\n'); // the header's and each whole record's
   CHECK(read.recovered.size() == std::size_t(lines - 1));
   CHECK(read.skipped == 1);
-  for (const auto& [key, point] : read.recovered) {
+  for (const auto& record : read.recovered) {
+    const std::string& key = record.first; // (clang 14 cannot capture a structured binding)
     CAPTURE(key);
-    CHECK(point.status == "ok");
-    CHECK(point.step.iteration > 0);
+    CHECK(record.second.status == "ok");
+    CHECK(record.second.step.iteration > 0);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "sim/report/provenance.h"
 #include "sim/cli/command.h"
 #include "sim/report/comparison_report.h"
+#include "sim/study/output_file.h"
 #include "sim/core/text_list.h"
 #include "sim/validation/compare.h"
 
