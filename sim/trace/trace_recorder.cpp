@@ -280,25 +280,33 @@ private:
   // Arrows from the step that posted a send to the step that received it:
   // the message's sequence number between the two is the index of that send
   // among the sender's to the receiver, and of that receive among the
-  // receiver's from the sender. Each end sits strictly inside its step (a
-  // step's ends touch its neighbours'), so the viewer binds it there: the
-  // tail halfway through the sending step, the head at the arrival but no
-  // later than halfway through the receiving step.
+  // receiver's from the sender. The tail is where the send was posted and the
+  // head where the message arrived, each moved strictly inside its step (a
+  // step's ends touch its neighbours', and a viewer binds an end to the slice
+  // around it; a message may arrive before its receive starts). A message
+  // arrives after it is posted, so no arrow runs backwards; the last max()
+  // holds that even for a step too short to hold both ends apart.
   void writeFlows(EventWriter& out) const {
     std::uint64_t id = std::uint64_t(pid_) << 40;
     for (const auto& m : messages_) {
       std::uint32_t sender = stepOf(sendsBy_, m.src, m.stream, m.dst, m.seq);
       std::uint32_t receiver = stepOf(receivesBy_, m.dst, m.stream, m.src, m.seq);
       if (sender == kNotRecorded || receiver == kNotRecorded) continue;
-      const Step &a = steps_[sender], &b = steps_[receiver];
-      Time sentAt = a.start + (a.end - a.start) / 2;
-      Time gotAt = std::clamp(m.arrived, b.start, b.start + (b.end - b.start) / 2);
+      const double sentAt = insideStep(steps_[sender], m.posted);
+      const double gotAt = std::max(insideStep(steps_[receiver], m.arrived), sentAt);
       ++id;
       out.push_back({{"name", "message"}, {"cat", "message"}, {"ph", "s"}, {"id", id}, {"pid", pid_},
-                     {"tid", rankTid(m.src, m.stream)}, {"ts", us(sentAt)}, {"args", {{"bytes", m.bytes}}}});
+                     {"tid", rankTid(m.src, m.stream)}, {"ts", sentAt}, {"args", {{"bytes", m.bytes}}}});
       out.push_back({{"name", "message"}, {"cat", "message"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", pid_},
-                     {"tid", rankTid(m.dst, m.stream)}, {"ts", us(gotAt)}});
+                     {"tid", rankTid(m.dst, m.stream)}, {"ts", gotAt}});
     }
+  }
+
+  // `at` in microseconds, moved to at least a nanosecond inside the step
+  // (viewers keep nanoseconds), or to its middle when it is shorter than 2 ns.
+  static double insideStep(const Step& s, Time at) {
+    const Time margin = std::min<Time>(1000, (s.end - s.start) / 2);
+    return us(std::clamp(at, s.start + margin, s.end - margin));
   }
 
   TraceRecorder& owner_;
