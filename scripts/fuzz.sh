@@ -17,7 +17,7 @@ corpus=build-asan/corpus
 seeds=build-asan/seeds
 mkdir -p "$corpus" "$seeds"
 find configs scenarios tests/data -name '*.yaml' -o -name '*.sh' -o -name '*.txt' -path '*measured*' \
-  -o -path '*profiles*' -name '*.json' -o -path '*profiles*' -name '*.csv' -o -name '*.partial' | while read -r f; do
+  -o -path '*profiles*' -name '*.json' -o -path '*profiles*' -name '*.csv' -o -path '*schedules*' -name '*.json' -o -name '*.partial' | while read -r f; do
   cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 cd build-asan

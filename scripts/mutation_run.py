@@ -80,6 +80,23 @@ def mutate_fields(text, rnd):
     return (text[: t.start()] + value + text[t.end():]).encode("utf-8", "surrogateescape")
 
 
+def mutate_schedule(text, rnd):
+    """A schedule file's mutation: mostly an operation still well formed (another kind, peer or chunk),
+    which the symbolic checker must refuse unless the schedule still computes its collective."""
+    ops = list(re.finditer(r'\["(send|recv|recv_reduce|wait)", (\d+), (\d+)', text))
+    if not ops or rnd.randrange(4) == 0:
+        return mutate_fields(text, rnd)
+    m = rnd.choice(ops)
+    part = rnd.randrange(3)
+    if part == 0:
+        op = '["%s", %s, %s' % (rnd.choice(["send", "recv", "recv_reduce", "wait"]), m.group(2), m.group(3))
+    elif part == 1:
+        op = '["%s", %d, %s' % (m.group(1), rnd.randrange(9), m.group(3))
+    else:
+        op = '["%s", %s, %d' % (m.group(1), m.group(2), rnd.randrange(17))
+    return (text[: m.start()] + op + text[m.end():]).encode("utf-8", "surrogateescape")
+
+
 def fnv1a(*parts):
     """sim/core/fingerprint.h's hex fingerprint of the parts (64-bit FNV-1a, each part closed by 0xFF)."""
     h = 14695981039346656037
@@ -225,6 +242,11 @@ def kinds(binary, tmp):
                     lambda path, src: [binary, "profile", path, "--scenario",
                                        "tests/data/training/measured-mpt-125m.yaml", "--variant", "s512-mb1",
                                        "--format", "json"]),
+        # Schedule files (--algo file:PATH), run on real sums by threads: a mutant the checker lets
+        # through must still compute its AllReduce (verify's exit 1 would be a finding).
+        "schedule": (listing("tests/data/schedules", ".json"), mutate_schedule,
+                     lambda path, src: [binary, "verify", "--ranks", "8", "--algo", "file:" + path, "--bytes",
+                                        "4000B", "--timeout", "10"]),
         # Measured training runs, through the calibration that fits them.
         "runs": (["tests/data/training/measured-mpt-125m.yaml"], mutate,
                  lambda path, src: [binary, "calibrate", path, "--format", "json", "--out",
@@ -246,7 +268,7 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
             path = os.path.join(os.path.dirname(src), ".mutant-%d%s" % (os.getpid(), os.path.splitext(src)[1]))
         with open(path, "wb") as f:
             f.write(mutant)
-        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile") else command(path, src)
+        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile", "schedule") else command(path, src)
         if name in ("study", "cluster", "model", "env", "journal", "journal-tamper", "device", "runs"):
             cmd += ["--max-events", "5e6"]
         if name not in ("journal", "journal-tamper", "rules", "measured", "runs", "profile"):

@@ -38,7 +38,25 @@ const std::vector<AlgorithmEntry>& inNetworkRegistry() {
   return entries;
 }
 
+namespace {
+std::vector<std::pair<std::string, AlgorithmSource>>& algorithmSources() {
+  static std::vector<std::pair<std::string, AlgorithmSource>> sources;
+  return sources;
+}
+} // namespace
+
+void registerAlgorithmSource(const std::string& prefix, AlgorithmSource source) {
+  for (auto& [p, s] : algorithmSources())
+    if (p == prefix) {
+      s = std::move(source);
+      return;
+    }
+  algorithmSources().emplace_back(prefix, std::move(source));
+}
+
 std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& name) {
+  for (const auto& [prefix, source] : algorithmSources())
+    if (name.rfind(prefix, 0) == 0) return source(op, name);
   for (const auto& e : algorithmRegistry())
     if (e.op == op && name == e.name) return e;
   for (const auto& e : inNetworkRegistry())

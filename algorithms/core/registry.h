@@ -63,6 +63,14 @@ const std::vector<AlgorithmEntry>& inNetworkRegistry();
 // "hier:INTRA+INTER" (also "hierpipe:..." and HCCL's
 // "level0:INTRA;level1:INTER"); nothing when there is no such algorithm.
 std::optional<AlgorithmEntry> findAlgorithm(Collective op, const std::string& name);
+// Names a source outside the registry defines, by prefix: "file:" for
+// schedule files (sim/config/schedule_file.h registers their reader when a
+// command line starts). findAlgorithm asks the source whose prefix a name
+// starts with, which may throw for a file it cannot read. Register before
+// any lookup runs on another thread.
+using AlgorithmSource = std::function<std::optional<AlgorithmEntry>(Collective op, const std::string& name)>;
+void registerAlgorithmSource(const std::string& prefix, AlgorithmSource source);
+
 // Names of the flat algorithms for `op`, in registry order.
 std::vector<std::string> algorithmNames(Collective op);
 

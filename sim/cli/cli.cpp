@@ -9,6 +9,7 @@
 #include "sim/cli/suggest.h"
 #include "sim/core/printable.h"
 #include "sim/config/config_node.h"
+#include "sim/config/schedule_file.h"
 #include "version.h"
 
 namespace collsim {
@@ -20,7 +21,9 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
   std::vector<Command> commands = {addRunCommand(app),        addPerfCommand(app),   addVerifyCommand(app),
                                    addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app),
                                    addHcclEnvCommand(app),    addCompareCommand(app),  addCalibrateCommand(app),
-                                   addPlanCommand(app),       addTopologyCommand(app),   addProfileCommand(app)};
+                                   addPlanCommand(app),       addTopologyCommand(app),   addProfileCommand(app),
+                                   addScheduleCommand(app)};
+  registerScheduleFiles();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -29,8 +29,10 @@ int verify(const VerifyOptions& v, CliStreams io) {
   if (v.ranks < 1 || v.ranks > 1024) throw UsageError("--ranks must be 1..1024 (one thread each)");
   if (v.devicesPerServer < 0 || (v.devicesPerServer > 0 && v.ranks % v.devicesPerServer))
     throw UsageError("--devices-per-server must divide --ranks");
+  if (v.root < 0 || v.root >= v.ranks) throw UsageError("--root: no rank " + std::to_string(v.root));
   spec.ranks = v.ranks;
   spec.devicesPerServer = v.devicesPerServer;
+  spec.root = v.root;
   if (std::string why = algo->unsupported(spec); !why.empty())
     throw UsageError("--algo: " + v.algo + " cannot run on " + std::to_string(v.ranks) + " ranks: " + why);
   DataType type;
@@ -39,7 +41,6 @@ int verify(const VerifyOptions& v, CliStreams io) {
   if (!parseReduceOp(v.redop, redop)) throw UsageError("--redop: '" + v.redop + "' is not sum, max or min");
   bool reduces = spec.op == Collective::AllReduce || spec.op == Collective::ReduceScatter || spec.op == Collective::Reduce;
   if (reduces && !canReduce(type)) throw UsageError("--dtype: the transports cannot reduce " + v.dtype);
-  if (v.root < 0 || v.root >= v.ranks) throw UsageError("--root: no rank " + std::to_string(v.root));
   if (!(v.timeoutSeconds > 0)) throw UsageError("--timeout must be positive");
 
   Bytes bytes = optionBytes("--bytes", v.bytes);

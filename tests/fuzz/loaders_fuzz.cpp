@@ -2,7 +2,7 @@
 //
 // The scenario/study, cluster, device, model, selector rules, selector grid,
 // HCCL/NCCL env-file, measured-log (nccl-tests, hccl_test, with the NCCL
-// settings it records), profile (trace JSON, op summary CSV) and study-journal
+// settings it records), profile (trace JSON, op summary CSV), schedule-file and study-journal
 // readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
 // yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
@@ -19,6 +19,7 @@
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"
 #include "sim/config/input_file.h"
+#include "sim/config/schedule_file.h"
 #include "sim/scenario/scenario.h"
 #include "sim/selector/grid.h"
 #include "sim/hccl/hccl_env.h"
@@ -76,6 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expectOnlyInputErrors([&] { interpretNcclSettings(parseMeasuredCurve(text, "log.txt").env, NcclTopology{2, true, false}); });
   expectOnlyInputErrors([&] { interpretNcclSettings(readEnvText(text, "env.sh", 16), NcclTopology{1, true, false}); });
   expectOnlyInputErrors([&] { breakdownOf(parseProfile(text, "profile.json")); });
+  expectOnlyInputErrors([&] { readScheduleText(text, "schedule.json"); });
   // A journal's records after its header; the header itself fuzzed too.
   expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":1,\"study\":\"fp\"}\n" + text, "fp", "j.partial"); });
   expectOnlyInputErrors([&] { parseJournal(text, "fp", "j.partial"); });

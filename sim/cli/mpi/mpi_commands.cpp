@@ -1,3 +1,4 @@
+#include "sim/config/schedule_file.h"
 #include "sim/report/provenance.h"
 #include "sim/cli/mpi/mpi_commands.h"
 
@@ -193,6 +194,7 @@ MpiCommand addMpiSelftestCommand(CLI::App& app) {
 int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"collsim-mpi: collsim's algorithms over MPI point-to-point messages"};
   app.require_subcommand(1);
+  registerScheduleFiles();
   std::string commandLine, outPath;
   std::vector<MpiCommand> commands = {addMpiPerfCommand(app), addMpiSelftestCommand(app),
                                       addMpiSweepCommand(app, commandLine),
