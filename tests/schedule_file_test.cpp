@@ -107,13 +107,15 @@ TEST_CASE("a hand-written bidirectional ring runs: real sums on threads, and hal
   CHECK_MESSAGE(verified.status == 0, verified.err);
   CHECK(contains(verified.out, "OK: 0 wrong elements"));
   // hccs-ring-8: 12 GB/s each way, 1 us, no overheads. The ring moves n/p
-  // per step one way: 2(p-1)(1 us + 8 MiB / 12 GB/s) = 14 x 700.050 us =
-  // 9800.709 us. The file's two rings (one each way, on streams 0 and 1)
-  // move n/2p per step on both directions at once: 14 x (1 + 349.525) us.
+  // = 8 MiB per step one way, 2(p-1) = 14 steps; the fast model sends it as
+  // eight 1 MiB segments, each 1 MiB / 12 GB/s = 87,381,333.3 ps rounded up
+  // to a whole picosecond: 14 x (1,000,000 + 8 x 87,381,334) ps =
+  // 9800.709408 us. The file's two rings (one each way, on streams 0 and 1)
+  // move n/2p = 4 MiB per step on both directions at once: 14 x (1,000,000 +
+  // 4 x 87,381,334) ps = 4907.354704 us, half the ring's serialization.
   auto times = perfTimes("configs/clusters/hccs-ring-8.yaml", file + ",ring", "64MiB");
-  const double step = 8.0 * 1024 * 1024 / 12e9 * 1e6;
-  CHECK_WITHIN(times["ring"], 14 * (1 + step), 1e-9);
-  CHECK_WITHIN(times[file], 14 * (1 + step / 2), 1e-9);
+  CHECK(times["ring"] == doctest::Approx(9800.709408).epsilon(1e-12));
+  CHECK(times[file] == doctest::Approx(4907.354704).epsilon(1e-12));
 }
 
 TEST_CASE("a written hierarchical schedule takes the algorithm's own time on two servers") {
