@@ -12,6 +12,7 @@
 //   the ranks asked for.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -48,13 +49,28 @@ Traced traced(std::vector<std::string> args) {
 
 double endOf(const json& e) { return e["ts"].get<double>() + e["dur"].get<double>(); }
 
-// The slice of track (pid, tid) that holds time `ts` strictly inside (a
-// step's ends touch its neighbours', so only the inside binds an arrow).
-const json* sliceAt(const json& events, int pid, int tid, double ts) {
+// The slices of one process by track, in time order: an arrow's ends are
+// looked up by binary search (a four-server run has thousands of arrows).
+using SlicesByTrack = std::map<int, std::vector<std::pair<double, const json*>>>;
+SlicesByTrack slicesOf(const json& events, int pid) {
+  SlicesByTrack tracks;
   for (const auto& e : events)
-    if (e["ph"] == "X" && e["pid"] == pid && e["tid"] == tid && e["ts"].get<double>() < ts && ts < endOf(e))
-      return &e;
-  return nullptr;
+    if (e["ph"] == "X" && e["pid"] == pid) tracks[e["tid"].get<int>()].emplace_back(e["ts"].get<double>(), &e);
+  for (auto& entry : tracks) std::sort(entry.second.begin(), entry.second.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return tracks;
+}
+
+// The slice of track `tid` that holds time `ts` strictly inside (a step's
+// ends touch its neighbours', so only the inside binds an arrow). A track's
+// slices do not overlap, so it is the last one starting before `ts`.
+const json* sliceAt(const SlicesByTrack& tracks, int tid, double ts) {
+  auto track = tracks.find(tid);
+  if (track == tracks.end()) return nullptr;
+  const auto& slices = track->second;
+  auto after = std::lower_bound(slices.begin(), slices.end(), ts, [](const auto& s, double t) { return s.first < t; });
+  if (after == slices.begin()) return nullptr;
+  const json* e = std::prev(after)->second;
+  return ts < endOf(*e) ? e : nullptr;
 }
 
 // How many times `rank` appears in a step's list (sends_to, receives_from).
@@ -74,24 +90,37 @@ int checkFlows(const json& events, int pid, int ranks) {
   std::map<std::uint64_t, const json*> starts;
   for (const auto& e : events)
     if (e["pid"] == pid && e["ph"] == "s") starts[e["id"]] = &e;
+  const SlicesByTrack tracks = slicesOf(events, pid);
   std::map<std::pair<const json*, int>, int> sentTo, receivedFrom; // (step, peer) -> arrows
-  int flows = 0;
+  int flows = 0, unpaired = 0, backwards = 0, outsideSteps = 0;
   for (const auto& f : events) {
     if (f["pid"] != pid || f["ph"] != "f") continue;
     ++flows;
-    REQUIRE(starts.count(f["id"]) == 1);
+    if (starts.count(f["id"]) != 1) {
+      ++unpaired;
+      continue;
+    }
     const json& s = *starts[f["id"]];
-    CHECK(f["ts"].get<double>() >= s["ts"].get<double>());
+    backwards += f["ts"].get<double>() < s["ts"].get<double>() ? 1 : 0;
     const int from = s["tid"], to = f["tid"];
-    const json* sender = sliceAt(events, pid, from, s["ts"]);
-    const json* receiver = sliceAt(events, pid, to, f["ts"]);
-    REQUIRE(sender);
-    REQUIRE(receiver);
+    const json* sender = sliceAt(tracks, from, s["ts"]);
+    const json* receiver = sliceAt(tracks, to, f["ts"]);
+    if (!sender || !receiver) {
+      ++outsideSteps;
+      continue;
+    }
     ++sentTo[{sender, to % ranks}];
     ++receivedFrom[{receiver, from % ranks}];
   }
-  for (const auto& [key, n] : sentTo) CHECK(n == countIn(*key.first, "sends_to", key.second));
-  for (const auto& [key, n] : receivedFrom) CHECK(n == countIn(*key.first, "receives_from", key.second));
+  // Counted, then checked once: thousands of CHECKs would cost more than the run.
+  CHECK(unpaired == 0);
+  CHECK(backwards == 0);
+  CHECK(outsideSteps == 0);
+  int sendMismatches = 0, receiveMismatches = 0;
+  for (const auto& [key, n] : sentTo) sendMismatches += n != countIn(*key.first, "sends_to", key.second);
+  for (const auto& [key, n] : receivedFrom) receiveMismatches += n != countIn(*key.first, "receives_from", key.second);
+  CHECK(sendMismatches == 0);
+  CHECK(receiveMismatches == 0);
   return flows;
 }
 
