@@ -51,7 +51,7 @@ TEST_CASE("perf's --algo takes a comma list or repeats, and bad names list the v
   CHECK(bad.err.find("(expected one of: int8, int32, float16, bfloat16, float32, float64)") != std::string::npos);
   bad = with({"--algo", "ring,rung"});
   CHECK(bad.status == 2);
-  CHECK(bad.err.find("no algorithm 'rung' for allreduce (available: ring, rhd") != std::string::npos);
+  CHECK(bad.err.find("no algorithm 'rung' for allreduce; did you mean 'ring'? (available: ring, rhd") != std::string::npos);
 }
 
 TEST_CASE("perf on hccs-ring-8 matches the closed form at every size (json)") {

@@ -182,7 +182,7 @@ TEST_CASE("every GPU preset names its own device, with its datasheet's peak and 
   CHECK(seed.device.flops == doctest::Approx(256e12));
   // An unknown name is refused with the known ones.
   CHECK_THROWS_WITH_AS(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"device.name=a200"}),
-                       doctest::Contains("unknown device 'a200' (known: ascend-910, "), ConfigError);
+                       doctest::Contains("unknown device 'a200' (expected one of: ascend-910, "), ConfigError);
 }
 
 TEST_CASE("a device's figures set by the user win over its named kernels' figures") {

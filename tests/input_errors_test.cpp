@@ -332,7 +332,7 @@ TEST_CASE("DCQCN presets and parameters: the old name production and values out 
            dir.write("old.yaml", head + "roce:\n  bandwidth: 100Gbps\n  latency: 1us\n  dcqcn: production\n")},
           {"old.yaml:8:10:", "'production' is now 'connectx'"});
   rejects({"perf", "--cluster", dir.write("unknown.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {preset: fast}}\n")},
-          {"unknown.yaml:5:", "unknown DCQCN preset 'fast' (connectx, paper or off)"});
+          {"unknown.yaml:5:", "unknown DCQCN preset 'fast' (expected one of: connectx, paper, off)"});
   rejects({"perf", "--cluster", dir.write("alpha.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {initial_alpha: 2}}\n")},
           {"alpha.yaml:5:", "initial_alpha is in (0, 1]"});
   rejects({"perf", "--cluster", dir.write("clamp.yaml", head + "roce: {bandwidth: 100Gbps, latency: 1us, dcqcn: {clamp_target: maybe}}\n")},

@@ -189,7 +189,7 @@ TEST_CASE("the library section: presets, figures, and located errors") {
     }
     return std::string("no error");
   };
-  CHECK(contains(error("library=mpich"), "unknown library (libraries: ideal, nccl, hccl)"));
+  CHECK(contains(error("library=mpich"), "unknown library 'mpich' (expected one of: ideal, nccl, hccl)"));
   CHECK(contains(error("library.protocol=LL64"), "has no protocol LL64 (protocols: auto, LL, LL128, Simple; a list: A,B; all but: ^A)"));
   CHECK(contains(error("library.protocols.LL.data_share=1.5"), "in (0, 1]"));
   CHECK(contains(error("hccs.efficiency=1.2"), "efficiency"));

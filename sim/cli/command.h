@@ -47,6 +47,7 @@ Command addPlanCommand(CLI::App& app);
 Command addTopologyCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
 Command addScheduleCommand(CLI::App& app);
+Command addKeysCommand(CLI::App& app);
 
 // `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
 // training runs (command_calibrate_compute.cpp).

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "algorithms/core/registry.h"
+#include "sim/core/closest_name.h"
 #include "algorithms/hierarchical/hierarchical.h"
 #include "sim/config/cluster_config.h"
 #include "sim/run/resolve_algorithm.h"
@@ -31,7 +32,7 @@ std::vector<Collective> collectivesListed(const ListOptions& o) {
 
 int list(const ListOptions& o, CliStreams io) {
   Collective filter{};
-  if (!o.op.empty() && !parseCollective(o.op, filter)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  if (!o.op.empty() && !parseCollective(o.op, filter)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   std::optional<Cluster> cluster;
   if (!o.cluster.empty()) cluster = loadClusterFile(o.cluster, o.sets).cluster;
   // With --cluster, only what can run on it.

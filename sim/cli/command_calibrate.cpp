@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "sim/report/provenance.h"
+#include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
@@ -55,7 +56,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   MeasuredCurve curve = readMeasuredCurve(o.measured);
   io.err << measuredCurveNotes(curve);
   Collective op = curve.op;
-  if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   // NCCL settings are part of what is fitted: the calibrated file keeps them.
   std::vector<std::string> sets = o.sets, algorithms{o.algo};
   applyRecordedVersion(curve, sets, io);

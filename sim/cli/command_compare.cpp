@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/report/provenance.h"
+#include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
@@ -26,7 +27,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
   MeasuredCurve curve = readMeasuredCurve(o.measured);
   io.err << measuredCurveNotes(curve);
   Collective op = curve.op;
-  if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   if (o.op.empty() && !curve.opKnown)
     io.err << "collsim: note: " << curve.source << " does not name its operation; comparing as allreduce (--op)\n";
   std::vector<std::string> sets = o.sets, algorithms{o.algo};

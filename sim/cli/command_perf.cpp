@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/core/registry.h"
+#include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
 #include "sim/core/text_list.h"
 #include "sim/run/resolve_algorithm.h"
@@ -39,7 +40,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   OutputOptions output = p.output;
   output.resolvedInput = setup.resolvedYaml; // the cluster as it ran
   if (!parseCollective(p.op, s.op))
-    throw UsageError("--op: unknown collective '" + p.op + "' (expected one of: " + joinNames(collectiveNames()) + ")");
+    throw UsageError("--op: " + unknownName("collective", p.op, collectiveNames()));
   for (const auto& a : p.algos) {
     std::vector<std::string> names = algorithmsNamedBy(s.op, a, s.cluster);
     if (names.empty()) names = {a};
@@ -52,7 +53,7 @@ int perf(const PerfOptions& p, CliStreams io) {
   else
     for (std::size_t i = 0; i < s.algorithms.size(); ++i) s.name += (i ? ", " : " ") + s.algorithms[i];
   if (!parseDataType(p.dtype, s.dtype))
-    throw UsageError("--dtype: unknown type '" + p.dtype + "' (expected one of: " + joinNames(dataTypeNames()) + ")");
+    throw UsageError("--dtype: " + unknownName("type", p.dtype, dataTypeNames()));
   if (p.root < 0 || p.root >= s.cluster.ranks()) throw UsageError("--root: no rank " + std::to_string(p.root));
   s.root = p.root;
   Bytes b = optionBytes("-b", p.begin), e = optionBytes("-e", p.end);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/core/chunked_schedule.h"
+#include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
 #include "sim/config/schedule_file.h"
 
@@ -17,7 +18,7 @@ struct ScheduleOptions {
 
 int writeSchedule(const ScheduleOptions& o, CliStreams io) {
   CollectiveSpec spec;
-  if (!parseCollective(o.op, spec.op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  if (!parseCollective(o.op, spec.op)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   if (o.ranks < 1 || o.ranks > (1 << 16)) throw UsageError("--ranks must be 1..65536");
   if (o.devicesPerServer < 0 || (o.devicesPerServer > 0 && o.ranks % o.devicesPerServer))
     throw UsageError("--devices-per-server must divide --ranks");
@@ -27,7 +28,7 @@ int writeSchedule(const ScheduleOptions& o, CliStreams io) {
     throw UsageError("--chunks: " + std::to_string(chunks) + " is not a multiple of --ranks (" + std::to_string(o.ranks) +
                      ") up to 1048576");
   auto algo = findAlgorithm(spec.op, o.algo);
-  if (!algo) throw UsageError("--algo: no algorithm '" + o.algo + "' for " + o.op + " (collsim algorithms lists them)");
+  if (!algo) throw UsageError("--algo: no algorithm '" + o.algo + "' for " + o.op + didYouMean(o.algo, algorithmNames(spec.op)) + " (collsim algorithms lists them)");
   spec.ranks = o.ranks;
   spec.devicesPerServer = o.devicesPerServer;
   spec.root = o.root;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "default_rules.h"
+#include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
 #include "sim/config/cluster_config.h"
 #include "sim/hccl/apply_settings.h"
@@ -28,7 +29,7 @@ int select(const SelectOptions& o, CliStreams io) {
   ClusterSetup setup = loadClusterFile(o.cluster, o.sets);
   Cluster& cluster = setup.cluster;
   Collective op;
-  if (!parseCollective(o.op, op)) throw UsageError("--op: unknown collective '" + o.op + "'");
+  if (!parseCollective(o.op, op)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   Bytes bytes = optionBytes("--bytes", o.bytes);
   SelectorRules rules = o.rules.empty() ? defaultSelectorRules() : loadSelectorRulesFile(o.rules);
   Choice choice = choose(rules, op, bytes, cluster);

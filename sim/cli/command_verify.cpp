@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "algorithms/check/symbolic_checker.h"
+#include "sim/core/closest_name.h"
 #include "algorithms/core/registry.h"
 #include "algorithms/transports/threads/run_threads.h"
 #include "sim/cli/command.h"
@@ -23,9 +24,9 @@ int verify(const VerifyOptions& v, CliStreams io) {
   if (v.transport != "threads")
     throw UsageError("--transport: '" + v.transport + "' is not available here (threads; MPI comes as collsim-mpi)");
   CollectiveSpec spec;
-  if (!parseCollective(v.op, spec.op)) throw UsageError("--op: unknown collective '" + v.op + "'");
+  if (!parseCollective(v.op, spec.op)) throw UsageError("--op: " + unknownName("collective", v.op, collectiveNames()));
   auto algo = findAlgorithm(spec.op, v.algo);
-  if (!algo) throw UsageError("--algo: no algorithm '" + v.algo + "' for " + v.op);
+  if (!algo) throw UsageError("--algo: no algorithm '" + v.algo + "' for " + v.op + didYouMean(v.algo, algorithmNames(spec.op)));
   if (v.ranks < 1 || v.ranks > 1024) throw UsageError("--ranks must be 1..1024 (one thread each)");
   if (v.devicesPerServer < 0 || (v.devicesPerServer > 0 && v.ranks % v.devicesPerServer))
     throw UsageError("--devices-per-server must divide --ranks");
@@ -36,7 +37,7 @@ int verify(const VerifyOptions& v, CliStreams io) {
   if (std::string why = algo->unsupported(spec); !why.empty())
     throw UsageError("--algo: " + v.algo + " cannot run on " + std::to_string(v.ranks) + " ranks: " + why);
   DataType type;
-  if (!parseDataType(v.dtype, type)) throw UsageError("--dtype: unknown type '" + v.dtype + "'");
+  if (!parseDataType(v.dtype, type)) throw UsageError("--dtype: " + unknownName("type", v.dtype, dataTypeNames()));
   ReduceOp redop;
   if (!parseReduceOp(v.redop, redop)) throw UsageError("--redop: '" + v.redop + "' is not sum, max or min");
   bool reduces = spec.op == Collective::AllReduce || spec.op == Collective::ReduceScatter || spec.op == Collective::Reduce;

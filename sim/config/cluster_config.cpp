@@ -1,4 +1,5 @@
 #include "sim/config/cluster_config.h"
+#include "sim/core/closest_name.h"
 
 #include <algorithm>
 
@@ -97,17 +98,11 @@ DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
     n->fail("expected a device mapping ({name: a100-sxm4-80gb, ...}), a device file, or a preset's name (" +
             joinNames(known) + ")");
   }
-  n->allowOnly({"name", "description", "calibration", "step_overhead", "reduce_bandwidth", "flops", "memory_bandwidth",
-                "memory", "gemm_efficiency", "compute_units", "tile", "attention_efficiency", "attention_kernels",
-                "memory_efficiency", "layer_overhead"});
+  n->allowDeclared(InputKind::Scenario, "cluster.device");
   DeviceModel d = defaultDevice();
   if (auto v = n->find("name")) {
     const DeviceModel* preset = findDevicePreset(v->text());
-    if (!preset) {
-      std::string known;
-      for (const DeviceModel& p : devicePresets()) known += (known.empty() ? "" : ", ") + p.name;
-      v->fail("unknown device '" + v->text() + "' (known: " + known + ")");
-    }
+    if (!preset) v->fail(unknownName("device", v->text(), devicePresetNames()));
     d = *preset;
   }
   if (auto v = n->find("step_overhead")) d.stepOverhead = v->time();
@@ -133,7 +128,7 @@ DeviceModel loadDevice(const std::optional<ConfigNode>& n) {
     if (d.layerOverhead > kPsPerSec) v->fail("a layer's overhead of more than 1 s is not a framework's");
   }
   if (auto v = n->find("calibration")) { // what `collsim calibrate` wrote: the runs behind the figures
-    v->allowOnly({"runs", "error", "source"});
+    v->allowDeclared(InputKind::Scenario, "cluster.device.calibration");
     d.calibration.runs = int(v->at("runs").integer(1, 1 << 20));
     d.calibration.error = v->at("error").number();
     if (!(d.calibration.error >= 0 && d.calibration.error < 10))
@@ -181,7 +176,7 @@ ServerParams loadServer(const ConfigNode& node) {
   p.device = loadDevice(node.find("device"));
 
   ConfigNode hccs = section(node, kScaleUp);
-  hccs.allowOnly({"name", "shape", "bandwidth", "latency", "efficiency", "links", "jitter", "reduce", "reduce_efficiency"});
+  hccs.allowDeclared(InputKind::Scenario, "cluster.scale_up");
   p.linkName = linkName(node, hccs, kScaleUp);
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
@@ -204,7 +199,7 @@ ServerParams loadServer(const ConfigNode& node) {
 
   if (auto ig = node.find("inter_group")) {
     if (p.shape != HccsShape::TwoGroupsOfFour) ig->fail("'inter_group' only goes with hccs shape 2x4");
-    ig->allowOnly({"bandwidth", "latency"});
+    ig->allowDeclared(InputKind::Scenario, "cluster.inter_group");
     p.interGroup = loadLink(*ig);
   } else if (p.shape == HccsShape::TwoGroupsOfFour) {
     node.fail("hccs shape 2x4 needs an 'inter_group' link {bandwidth, latency}");
@@ -216,16 +211,15 @@ NicParams loadNic(const ConfigNode& node) {
   NicParams n;
   ConfigNode roce = section(node, kScaleOut);
   n.roce = loadLink(roce);
-  roce.allowOnly({"name", "bandwidth", "latency", "efficiency", "mtu", "queue_pairs", "buffer", "retransmit_timeout",
-                  "ack_every", "dcqcn", "ecn", "pfc", "jitter", "switches"});
+  roce.allowDeclared(InputKind::Scenario, "cluster.scale_out");
   n.networkName = linkName(node, roce, kScaleOut);
   if (auto nic = node.find("nic")) {
-    nic->allowOnly({"per", "count", "pcie", "map"});
+    nic->allowDeclared(InputKind::Scenario, "cluster.nic");
     if (nic->at("per").choice({"device", "server"}) == "server") {
       n.placement = NicPlacement::PerServer;
       n.perServer = nic->has("count") ? int(nic->at("count").integer(1, 1 << 16)) : 1;
       ConfigNode pcie = nic->at("pcie");
-      pcie.allowOnly({"bandwidth", "latency", "shared", "uplink"});
+      pcie.allowDeclared(InputKind::Scenario, "cluster.nic.pcie");
       n.pcie = loadLink(pcie);
       if (auto shared = pcie.find("shared"); shared && shared->boolean()) {
         n.pcieShared = true;
@@ -261,7 +255,7 @@ NicParams loadNic(const ConfigNode& node) {
 FabricParams loadFabric(const std::optional<ConfigNode>& node) {
   FabricParams f;
   if (!node) return f; // one switch
-  node->allowOnly({"type", "servers_per_leaf", "spines", "oversubscription", "uplink_latency", "reduce", "reduce_efficiency"});
+  node->allowDeclared(InputKind::Scenario, "cluster.fabric");
   ConfigNode type = node->at("type");
   parseFabricKind(type.choice({"switch", "leaf-spine", "rail"}), f.kind);
   if (auto reduce = node->find("reduce")) {
@@ -320,8 +314,7 @@ void checkClusterSize(const ConfigNode& node, const ServerParams& server, int se
 } // namespace
 
 ClusterSetup loadCluster(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "servers", "devices", "scale_up", "hccs", "inter_group", "device", "nic",
-                  "scale_out", "roce", "fabric", "intra_server_roce", "library"});
+  node.allowDeclared(InputKind::Scenario, "cluster");
   ServerParams server = loadServer(node);
   int servers = node.has("servers") ? int(node.at("servers").integer(1, 1 << 20)) : 1;
   checkClusterSize(node, server, servers);
@@ -382,7 +375,7 @@ void inlineDevice(YAML::Node& cluster, const std::string& path, const std::files
     cluster["device"] = named;
     return;
   }
-  inlineYamlFile(cluster, "device", path, base, origins, shared);
+  inlineYamlFile(cluster, "device", path, base, origins, shared, devicePresetNames());
 }
 
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {

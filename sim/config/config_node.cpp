@@ -1,10 +1,12 @@
 #include "sim/config/config_node.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
 
 #include "sim/core/closest_name.h"
+#include "sim/core/text_list.h"
 #include "sim/core/printable.h"
 #include "sim/config/input_file.h"
 
@@ -76,20 +78,16 @@ std::vector<ConfigNode> ConfigNode::items() const {
   return out;
 }
 
-void ConfigNode::allowOnly(std::initializer_list<const char*> allowed) const {
+void ConfigNode::allowDeclared(InputKind file, std::string_view section, std::string_view form) const {
   if (!node_.IsMap()) fail("expected a mapping");
+  const std::vector<std::string> allowed = declaredKeysOf(file, section, form);
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     std::string key = it->first.Scalar(); // parseYaml allows scalar keys only
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || key == a;
-    if (!ok) {
-      std::string list;
-      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-      std::string shown = looksLikeKey(key) ? "unknown key '" + key + "'" : "a line that is not a collsim key";
-      std::string near = looksLikeKey(key) ? closestName(key, {allowed.begin(), allowed.end()}) : "";
-      if (!near.empty()) shown += "; did you mean '" + near + "'?";
-      ConfigNode(it->first, origins_, childPath(keyName(key))).fail(shown + " (expected one of: " + list + ")");
-    }
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string shown = looksLikeKey(key) ? "unknown key '" + key + "'" : "a line that is not a collsim key";
+    std::string near = looksLikeKey(key) ? closestName(key, allowed) : "";
+    if (!near.empty()) shown += "; did you mean '" + near + "'?";
+    ConfigNode(it->first, origins_, childPath(keyName(key))).fail(shown + " (expected one of: " + joinNames(allowed) + ")");
   }
 }
 
@@ -126,7 +124,7 @@ std::string ConfigNode::choice(const std::vector<std::string>& options) const {
     if (v == o) return v;
     list += (list.empty() ? "" : ", ") + o;
   }
-  fail("'" + v + "' is not one of: " + list);
+  fail("'" + v + "' is not one of: " + list + didYouMean(v, options));
 }
 
 long long ConfigNode::integer(long long min, long long max) const {
@@ -347,14 +345,15 @@ YAML::Node loadYamlFile(const std::string& file, const std::string& what) {
 
 std::string inlineYamlFile(YAML::Node& parent, const std::string& key, const std::string& path,
                            const std::filesystem::path& base, ConfigOrigins& origins,
-                           const std::shared_ptr<ConfigOrigins>& shared) {
+                           const std::shared_ptr<ConfigOrigins>& shared, const std::vector<std::string>& names) {
   if (!parent[key] || !parent[key].IsScalar()) return "";
   std::filesystem::path p = parent[key].Scalar();
   if (p.is_relative()) p = base / p;
   std::error_code error;
   if (!std::filesystem::exists(p, error))
     ConfigNode(parent[key], shared, path)
-        .fail(path + " file '" + p.string() + "': " + (error ? error.message() : "no such file"));
+        .fail(path + " file '" + p.string() + "': " + (error ? error.message() : "no such file") +
+              didYouMean(parent[key].Scalar(), names));
   parent[key] = loadYamlFile(p.string(), "the " + path + " file");
   origins.setFile(path, p.string());
   return p.string();

@@ -17,6 +17,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/config/key_registry.h"
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
 
@@ -69,8 +70,10 @@ public:
   std::vector<ConfigNode> items() const;       // a sequence's elements
   // A mapping's (key, value) pairs in file order (keys are scalars: parseYaml checks).
   std::vector<std::pair<std::string, ConfigNode>> entries() const;
-  // Throws at the first key not in `allowed` (and if this is not a map).
-  void allowOnly(std::initializer_list<const char*> allowed) const;
+  // Throws at the first key that `section` of `file` does not declare in
+  // `form` (key_registry.h), with the nearest declared name; and if this is
+  // not a map.
+  void allowDeclared(InputKind file, std::string_view section, std::string_view form = "") const;
 
   std::string text() const;
   std::string choice(std::initializer_list<const char*> options) const;
@@ -108,10 +111,11 @@ YAML::Node loadYamlFile(const std::string& file, const std::string& what);
 // reach into it; `path` is the key's dotted path from the root, whose
 // origins then locate the file's own lines. A relative path is relative to
 // `base`. Nothing happens unless parent[key] is a scalar. Returns the file
-// read ("" when none).
+// read ("" when none). A missing file near one of `names` (presets the key
+// could have named instead) gets "did you mean".
 std::string inlineYamlFile(YAML::Node& parent, const std::string& key, const std::string& path,
                            const std::filesystem::path& base, ConfigOrigins& origins,
-                           const std::shared_ptr<ConfigOrigins>& shared);
+                           const std::shared_ptr<ConfigOrigins>& shared, const std::vector<std::string>& names = {});
 
 // The keys of a dotted path; a key in brackets keeps its dots:
 // "sweep[cluster.servers]" -> sweep, cluster.servers. `label` names the

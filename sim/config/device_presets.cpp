@@ -106,6 +106,12 @@ const DeviceModel* findDevicePreset(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> devicePresetNames() {
+  std::vector<std::string> names;
+  for (const DeviceModel& p : devicePresets()) names.push_back(p.name);
+  return names;
+}
+
 const DeviceModel& defaultDevice() { return kPresets.front(); }
 
 const std::vector<std::string>& attentionKernelNames() {

@@ -13,6 +13,7 @@
 namespace collsim {
 
 const std::vector<DeviceModel>& devicePresets();
+std::vector<std::string> devicePresetNames();
 const DeviceModel* findDevicePreset(const std::string& name); // by DeviceModel::name
 const DeviceModel& defaultDevice();                           // ascend-910
 // The attention kernels a model can name; a device has figures for some.

@@ -1,4 +1,5 @@
 #include "sim/config/library_config.h"
+#include "sim/core/closest_name.h"
 
 #include <cstdio>
 #include <vector>
@@ -8,12 +9,6 @@
 namespace collsim {
 namespace {
 
-std::string presetList() {
-  std::string s;
-  for (const auto& n : libraryPresetNames()) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 // A bandwidth, or none (0).
 Bandwidth bandwidthOrNone(const ConfigNode& n) {
   std::string t = n.text();
@@ -21,8 +16,7 @@ Bandwidth bandwidthOrNone(const ConfigNode& n) {
 }
 
 void loadProtocol(const ConfigNode& n, ProtocolModel& p) {
-  n.allowOnly({"data_share", "base_latency", "hop_intra", "hop_network", "step_overhead", "channel_bandwidth", "bus_bandwidth", "lane_efficiency", "chunk",
-               "channel_bytes", "channel_bytes_per_rank", "slots", "in_network", "max_bytes", "wave"});
+  n.allowDeclared(InputKind::Scenario, "cluster.library.protocols.<protocol>");
   if (auto v = n.find("data_share")) {
     p.dataShare = v->number();
     if (!(p.dataShare > 0 && p.dataShare <= 1)) v->fail("the data share of a line is in (0, 1]");
@@ -72,13 +66,12 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
   LibraryModel m;
   if (!node) return m;
   if (!node->isMap()) {
-    if (!libraryPreset(node->text(), m)) node->fail("unknown library (libraries: " + presetList() + ")");
+    if (!libraryPreset(node->text(), m)) node->fail(unknownName("library", node->text(), libraryPresetNames()));
     return m;
   }
-  node->allowOnly({"name", "version", "protocol", "channels", "min_channels", "compute_units_per_channel", "launch", "nvls_chunk",
-                   "nvls_latency", "protocols"});
+  node->allowDeclared(InputKind::Scenario, "cluster.library");
   ConfigNode name = node->at("name");
-  if (!libraryPreset(name.text(), m)) name.fail("unknown library (libraries: " + presetList() + ")");
+  if (!libraryPreset(name.text(), m)) name.fail(unknownName("library", name.text(), libraryPresetNames()));
   if (auto v = node->find("version")) m.version = libraryVersion(*v);
   if (auto v = node->find("launch")) m.launch = v->time();
   if (auto v = node->find("channels")) m.channels = int(v->integer(1, 256));

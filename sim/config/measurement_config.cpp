@@ -30,8 +30,7 @@ double positive(const ConfigNode& n, double v, const char* what) {
 Measurement loadMeasurement(const ConfigNode& node, const TrainingSpec& training, const DeviceModel& device,
                             const std::string& baseDir) {
   if (!node.isMap()) node.fail("expected a measured figure, e.g. {step_time: 3.5s} or {mfu: 0.42, flops: model}");
-  node.allowOnly({"step_time", "tokens_per_second", "samples_per_second", "tflops_per_device", "mfu", "flops", "peak",
-                  "source", "profile", "device"});
+  node.allowDeclared(InputKind::Scenario, "measured");
   std::vector<std::string> keys;
   std::optional<ConfigNode> given;
   Measurement m;

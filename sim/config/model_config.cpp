@@ -29,8 +29,7 @@ void shareCompute(std::vector<ModelLayer>& layers, const std::vector<bool>& give
 std::uint32_t bytesPerParameter(const ConfigNode& n) { return std::uint32_t(n.integer(0, 64)); }
 
 TransformerShape readShape(const ConfigNode& t) {
-  t.allowOnly({"layers", "hidden", "heads", "kv_heads", "ffn", "vocabulary", "sequence", "gated_ffn",
-               "tied_embeddings", "experts", "top_k", "recomputation", "attention", "dropout"});
+  t.allowDeclared(InputKind::Scenario, "training.model.transformer");
   TransformerShape s;
   s.layers = int(t.at("layers").integer(1, 100000));
   s.hidden = std::uint64_t(t.at("hidden").integer(1, 1 << 20));
@@ -65,7 +64,7 @@ TransformerShape readShape(const ConfigNode& t) {
 void readPrecision(const ConfigNode& node, ModelSpec& m) {
   auto p = node.find("precision");
   if (!p) return;
-  p->allowOnly({"weights", "gradients", "master_weights", "optimizer_state", "accumulation"});
+  p->allowDeclared(InputKind::Scenario, "training.model.precision");
   if (auto v = p->find("weights")) m.precision.weights = bytesPerParameter(*v);
   if (auto v = p->find("gradients")) m.precision.gradients = bytesPerParameter(*v);
   if (auto v = p->find("master_weights")) m.precision.masterWeights = bytesPerParameter(*v);
@@ -102,8 +101,7 @@ void fromShape(const TransformerShape& shape, ModelSpec& m) {
 } // namespace
 
 ModelSpec loadModel(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "transformer", "layers", "precision", "micro_batch", "activations_per_sample",
-                  "compute"});
+  node.allowDeclared(InputKind::Scenario, "training.model");
   ModelSpec m;
   m.name = node.has("name") ? node.at("name").text() : "model";
   if (auto d = node.find("description")) m.description = d->text();
@@ -117,7 +115,7 @@ ModelSpec loadModel(const ConfigNode& node) {
     // Timed by its operations on the device (layer_compute.h), unless the
     // file gives one utilization for all of them.
     if (auto c = node.find("compute")) {
-      c->allowOnly({"utilization", "backward_factor"});
+      c->allowDeclared(InputKind::Scenario, "training.model.compute");
       if (c->has("backward_factor") && !c->has("utilization"))
         c->at("backward_factor").fail("backward_factor goes with utilization; the operation model derives backward");
       readBackwardFactor(*c, m);
@@ -130,7 +128,7 @@ ModelSpec loadModel(const ConfigNode& node) {
   if (!layers.isSequence() || layers.items().empty()) layers.fail("expected a list of layers");
   std::vector<bool> shareGiven;
   for (const ConfigNode& l : layers.items()) {
-    l.allowOnly({"name", "parameters", "compute", "repeat"});
+    l.allowDeclared(InputKind::Scenario, "training.model.layers[]");
     ModelLayer layer;
     layer.name = l.at("name").text();
     layer.parameters = std::uint64_t(std::llround(l.at("parameters").count()));
@@ -153,7 +151,7 @@ ModelSpec loadModel(const ConfigNode& node) {
   if (auto v = node.find("activations_per_sample")) m.activationsPerSample = v->bytes();
 
   ConfigNode c = node.at("compute");
-  c.allowOnly({"forward", "backward", "flops_per_sample", "utilization", "backward_factor"});
+  c.allowDeclared(InputKind::Scenario, "training.model.compute", "layers");
   bool byTime = c.has("forward"), byFlops = c.has("flops_per_sample");
   if (byTime == byFlops) c.fail("give either forward (and backward) times or flops_per_sample");
   readBackwardFactor(c, m);

@@ -18,8 +18,7 @@ static std::vector<int> integers(const ConfigNode& node, long long max) {
 }
 
 PlanSpace loadPlanSpace(const ConfigNode& node) {
-  node.allowOnly({"global_batch", "tp", "pp", "ep", "cp", "expert_imbalance", "micro_batch", "zero", "schedule",
-                  "virtual_stages", "sequence_parallel", "tp_across_servers", "recomputation"});
+  node.allowDeclared(InputKind::Scenario, "plan");
   PlanSpace s;
   s.globalBatch = std::uint64_t(node.at("global_batch").integer(1, 1LL << 40));
   if (auto v = node.find("tp")) s.tp = integers(*v, 1 << 16);

@@ -1,4 +1,5 @@
 #include "sim/config/roce_config.h"
+#include "sim/core/closest_name.h"
 
 namespace collsim {
 namespace {
@@ -12,7 +13,7 @@ void applyPreset(const ConfigNode& name, RoceModel& m) {
   if (name.text() == "production")
     name.fail("DCQCN preset 'production' is now 'connectx': the ConnectX firmware defaults (1 us alpha updates, "
               "4 us between cuts), not the paper's 55 us alpha period");
-  name.fail("unknown DCQCN preset '" + name.text() + "' (connectx, paper or off)");
+  name.fail(unknownName("DCQCN preset", name.text(), {"connectx", "paper", "off"}));
 }
 
 void loadDcqcn(const ConfigNode& n, RoceModel& m) {
@@ -21,9 +22,7 @@ void loadDcqcn(const ConfigNode& n, RoceModel& m) {
     return;
   }
   if (n.isScalar()) return applyPreset(n, m);
-  n.allowOnly({"preset", "g", "cnp_interval", "alpha_period", "increase_period", "decrease_period", "clamp_target",
-               "clamp_after_timer", "initial_alpha", "byte_counter", "fast_recovery", "additive_increase",
-               "hyper_increase", "min_rate"});
+  n.allowDeclared(InputKind::Scenario, "cluster.scale_out.dcqcn");
   if (auto p = n.find("preset")) applyPreset(*p, m);
   DcqcnModel& d = m.dcqcn;
   auto fraction = [](const ConfigNode& v, const char* what) {
@@ -55,7 +54,7 @@ void loadEcn(const ConfigNode& n, EcnModel& e) {
     e.enabled = false;
     return;
   }
-  n.allowOnly({"kmin", "kmax", "pmax"});
+  n.allowDeclared(InputKind::Scenario, "cluster.scale_out.ecn");
   e.enabled = true;
   if (auto v = n.find("kmin")) e.kmin = v->bytes();
   if (auto v = n.find("kmax")) e.kmax = v->bytes();
@@ -69,7 +68,7 @@ void loadEcn(const ConfigNode& n, EcnModel& e) {
 void loadPfc(const ConfigNode& n, PfcModel& p) {
   if (isWord(n, "off")) return void(p.enabled = false);
   if (isWord(n, "on")) return void(p.enabled = true);
-  n.allowOnly({"xoff", "xon"});
+  n.allowDeclared(InputKind::Scenario, "cluster.scale_out.pfc");
   p.enabled = true;
   if (auto v = n.find("xoff")) p.xoff = v->bytes();
   if (auto v = n.find("xon")) p.xon = v->bytes();
@@ -82,7 +81,7 @@ JitterModel loadJitter(const ConfigNode& n) {
   JitterModel j;
   if (isWord(n, "none")) return j;
   if (auto u = n.find("uniform")) {
-    n.allowOnly({"uniform"});
+    n.allowDeclared(InputKind::Scenario, "cluster.<link>.jitter", "uniform");
     auto ends = u->items();
     if (ends.size() != 2) u->fail("uniform takes [low, high]");
     j.kind = JitterModel::Kind::Uniform;
@@ -91,7 +90,7 @@ JitterModel loadJitter(const ConfigNode& n) {
     if (j.low > j.high) u->fail("low is above high");
     return j;
   }
-  n.allowOnly({"median", "sigma", "tail_fraction", "tail_scale", "tail_shape"});
+  n.allowDeclared(InputKind::Scenario, "cluster.<link>.jitter", "lognormal");
   j.kind = JitterModel::Kind::LognormalPareto;
   j.median = n.at("median").time();
   j.sigma = n.has("sigma") ? n.at("sigma").number() : 0.5;
@@ -130,7 +129,7 @@ RoceModel loadRoceModel(const std::optional<ConfigNode>& roce, const std::option
   if (auto v = roce->find("switches")) {
     if (!v->isMap()) v->fail("expected switch names (or name prefixes: spine, leaf) mapped to {ecn, buffer}");
     for (const auto& [name, n] : v->entries()) {
-      n.allowOnly({"ecn", "buffer"});
+      n.allowDeclared(InputKind::Scenario, "cluster.scale_out.switches.<switch>");
       SwitchSettings sw;
       sw.match = name;
       if (auto e = n.find("ecn")) {

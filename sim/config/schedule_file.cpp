@@ -55,7 +55,7 @@ struct Reader {
 
   void readProgram(const ConfigNode& program) {
     for (const ConfigNode& entry : program.items()) {
-      entry.allowOnly({"rank", "stream", "steps"});
+      entry.allowDeclared(InputKind::Schedule, "program[]");
       int rank = int(entry.at("rank").integer(0, s.ranks - 1));
       int stream = entry.has("stream") ? int(entry.at("stream").integer(0, 63)) : 0;
       if (stepsAt.count({stream, rank})) entry.fail("rank " + std::to_string(rank) + " stream " + std::to_string(stream) + " appears twice");
@@ -101,7 +101,7 @@ std::shared_ptr<const ChunkedSchedule> readScheduleFile(const std::string& path)
 std::shared_ptr<const ChunkedSchedule> readScheduleText(const std::string& text, const std::string& path) {
   auto origins = std::make_shared<ConfigOrigins>(path);
   ConfigNode root(parseYamlMapping(text, path, "a schedule file"), origins);
-  root.allowOnly({"collsim_schedule", "name", "collective", "ranks", "chunks", "root", "program"});
+  root.allowDeclared(InputKind::Schedule, "");
   root.at("collsim_schedule").integer(1, 1);
   Reader r;
   if (auto n = root.find("name")) r.s.name = n->text();

@@ -9,8 +9,7 @@
 namespace collsim {
 
 static ParallelLayout loadParallel(const ConfigNode& node, int accumulation) {
-  node.allowOnly({"tp", "cp", "pp", "dp", "ep", "expert_imbalance", "zero", "micro_batches", "schedule",
-                  "virtual_stages", "sequence_parallel", "order", "stage_layers"});
+  node.allowDeclared(InputKind::Scenario, "training.parallel");
   ParallelLayout l;
   l.dp = 0;
   if (auto v = node.find("tp")) l.tp = int(v->integer(1, 1 << 16));
@@ -79,7 +78,7 @@ static void loadOverlaps(const ConfigNode& node, TrainingSpec& t) {
     t.overlap = v->boolean();
     return;
   }
-  v->allowOnly({"grad_reduce", "param_gather", "tp_comm", "tp_wgrad"});
+  v->allowDeclared(InputKind::Scenario, "training.overlap");
   if (auto s = v->find("grad_reduce")) t.overlap = s->boolean();
   if (auto s = v->find("param_gather")) {
     t.paramGatherOverlap = s->boolean();
@@ -97,8 +96,7 @@ static void loadOverlaps(const ConfigNode& node, TrainingSpec& t) {
 }
 
 TrainingSpec loadTraining(const ConfigNode& node) {
-  node.allowOnly({"model", "micro_batch", "accumulation", "bucket", "pipeline", "overlap", "selector", "parallel",
-                  "framework"});
+  node.allowDeclared(InputKind::Scenario, "training");
   TrainingSpec t;
   ConfigNode model = node.at("model");
   if (!model.isMap()) model.fail("expected a model mapping or a path to a model file");

@@ -33,4 +33,15 @@ std::string closestName(const std::string& typed, const std::vector<std::string>
   return best;
 }
 
+std::string didYouMean(const std::string& typed, const std::vector<std::string>& known) {
+  std::string near = closestName(typed, known);
+  return near.empty() ? "" : "; did you mean '" + near + "'?";
+}
+
+std::string unknownName(const std::string& what, const std::string& typed, const std::vector<std::string>& known) {
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  return "unknown " + what + " '" + typed + "'" + didYouMean(typed, known) + " (expected one of: " + list + ")";
+}
+
 } // namespace collsim

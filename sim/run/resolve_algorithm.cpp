@@ -1,4 +1,5 @@
 #include "sim/run/resolve_algorithm.h"
+#include "sim/core/closest_name.h"
 
 #include <algorithm>
 
@@ -17,7 +18,8 @@ ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const
     if (op == Collective::AllReduce || op == Collective::ReduceScatter || op == Collective::AllGather ||
         op == Collective::Broadcast)
       list += ", hier:A+B, hierpipe:A+B";
-    r.problem = "no algorithm '" + name + "' for " + collectiveName(op) + " (available: " + list + ")";
+    r.problem = "no algorithm '" + name + "' for " + collectiveName(op) + didYouMean(name, algorithmNames(op)) +
+                " (available: " + list + ")";
     return r;
   }
   // In-network algorithms (alone or as a hierarchy's part) need a switch

@@ -1,4 +1,5 @@
 #include "sim/scenario/scenario.h"
+#include "sim/core/closest_name.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,7 +50,7 @@ std::vector<Bytes> loadSizes(const ConfigNode& n) {
     return sizes;
   }
   if (n.isMap()) {
-    n.allowOnly({"min", "max", "factor"});
+    n.allowDeclared(InputKind::Scenario, "sizes");
     Bytes min = n.at("min").bytes(), max = n.at("max").bytes();
     double factor = n.has("factor") ? n.at("factor").number() : 2.0;
     if (min > max) n.fail("min is larger than max");
@@ -92,7 +93,7 @@ void loadAlgorithms(const ConfigNode& algo, Scenario& s) {
 
 void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s) {
   if (auto info = root.find("reference")) {
-    info->allowOnly({"source", "tolerance", "notes"});
+    info->allowDeclared(InputKind::Scenario, "reference");
     if (auto v = info->find("source")) s.referenceInfo.source = v->text();
     if (auto v = info->find("tolerance")) {
       s.referenceInfo.tolerance = v->number();
@@ -117,8 +118,7 @@ void loadReference(const ConfigNode& root, const StudyPoint& point, Scenario& s)
 }
 
 Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::string& baseDir) {
-  root.allowOnly({"name", "description", "cluster", "op", "algo", "sizes", "dtype", "root", "simulation", "training",
-                  "hccl", "variants", "sweep", "reference", "plan", "measured"});
+  root.allowDeclared(InputKind::Scenario, "");
   Scenario s;
   s.name = root.has("name") ? root.at("name").text() : "scenario";
   if (auto d = root.find("description")) s.description = d->text();
@@ -167,15 +167,15 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   } else {
     ConfigNode op = root.at("op");
     if (!parseCollective(op.text(), s.op))
-      op.fail("unknown collective '" + op.text() + "' (expected one of: " + joinNames(collectiveNames()) + ")");
+      op.fail(unknownName("collective", op.text(), collectiveNames()));
     loadAlgorithms(root.at("algo"), s);
     s.sizes = loadSizes(root.at("sizes"));
   }
   if (auto d = root.find("dtype"); d && !parseDataType(d->text(), s.dtype))
-    d->fail("unknown dtype '" + d->text() + "' (expected one of: " + joinNames(dataTypeNames()) + ")");
+    d->fail(unknownName("dtype", d->text(), dataTypeNames()));
   if (auto r = root.find("root")) s.root = int(r->integer(0, s.cluster.ranks() - 1));
   if (auto sim = root.find("simulation")) {
-    sim->allowOnly({"fidelity", "segment", "verify", "seed", "channels"});
+    sim->allowDeclared(InputKind::Scenario, "simulation");
     if (auto v = sim->find("channels")) s.simulation.channels = int(v->integer(1, 64));
     if (auto v = sim->find("seed")) s.simulation.seed = std::uint64_t(v->integer(0, std::numeric_limits<long long>::max()));
     if (auto f = sim->find("fidelity"); f && !parseFidelity(f->choice({"fast", "packet"}), s.simulation.fidelity))
@@ -188,7 +188,7 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
   }
   if (auto h = root.find("hccl")) {
     // HCCL_BUFFSIZE as a key: data larger than the buffer runs in loops of it.
-    h->allowOnly({"buffer_size"});
+    h->allowDeclared(InputKind::Scenario, "hccl");
     if (auto v = h->find("buffer_size")) {
       s.simulation.loopBytes = v->bytes();
       if (s.simulation.loopBytes == 0) v->fail("the HCCL buffer holds at least one byte (HCCL_BUFFSIZE is in MB)");

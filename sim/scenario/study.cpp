@@ -28,7 +28,7 @@ std::vector<YAML::Node> sweepValues(const ConfigNode& n, std::size_t maxPoints) 
       values.push_back(item.yaml());
     }
   } else if (n.isMap() && n.has("from")) {
-    n.allowOnly({"from", "to", "step"});
+    n.allowDeclared(InputKind::Scenario, "sweep.<key>", "range");
     long long from = n.at("from").integer(-(1LL << 40), 1LL << 40), to = n.at("to").integer(-(1LL << 40), 1LL << 40);
     long long step = n.has("step") ? n.at("step").integer(1, 1LL << 40) : 1;
     if (from > to) n.fail("from is larger than to");
@@ -39,7 +39,7 @@ std::vector<YAML::Node> sweepValues(const ConfigNode& n, std::size_t maxPoints) 
     n.fail("a sweep key is a whole dotted path (cluster.servers: [2, 8]); on the command line: --set "
            "'sweep[cluster.servers]=[2,8]'");
   } else if (n.isMap()) {
-    n.allowOnly({"min", "max", "factor"});
+    n.allowDeclared(InputKind::Scenario, "sweep.<key>", "geometric");
     double factor = n.has("factor") ? n.at("factor").number() : 2.0;
     if (factor <= 1.0) n.at("factor").fail("factor must be greater than 1");
     if (isPlainNumber(n.at("min").text()) && isPlainNumber(n.at("max").text())) {
@@ -68,7 +68,7 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
     if (!variants->isSequence() || variants->items().empty()) variants->fail("expected a list of variants");
     points.clear();
     for (const ConfigNode& v : variants->items()) {
-      v.allowOnly({"name", "set", "reference", "measured"});
+      v.allowDeclared(InputKind::Scenario, "variants[]");
       StudyPoint p;
       p.variant = v.at("name").text();
       for (const auto& other : points)

@@ -1,4 +1,5 @@
 #include "sim/selector/grid.h"
+#include "sim/core/closest_name.h"
 
 #include <filesystem>
 
@@ -18,14 +19,14 @@ Grid loadGridText(const std::string& text, const std::string& file) {
   ConfigNode root(parseYamlMapping(text, file, "a selector grid"), origins);
   Fingerprint fingerprint;
   fingerprint.add(text);
-  root.allowOnly({"name", "description", "ops", "sizes", "clusters"});
+  root.allowDeclared(InputKind::SelectorGrid, "");
   Grid g;
   g.name = root.has("name") ? root.at("name").text() : "grid";
 
   std::vector<Collective> ops;
   for (const ConfigNode& op : root.at("ops").items()) {
     Collective c;
-    if (!parseCollective(op.text(), c)) op.fail("unknown collective '" + op.text() + "'");
+    if (!parseCollective(op.text(), c)) op.fail(unknownName("collective", op.text(), collectiveNames()));
     ops.push_back(c);
   }
   std::vector<Bytes> sizes;
@@ -33,7 +34,7 @@ Grid loadGridText(const std::string& text, const std::string& file) {
 
   std::filesystem::path dir = std::filesystem::path(file).parent_path();
   for (const ConfigNode& entry : root.at("clusters").items()) {
-    entry.allowOnly({"base", "servers", "devices"});
+    entry.allowDeclared(InputKind::SelectorGrid, "clusters[]");
     ConfigNode baseNode = entry.at("base");
     std::filesystem::path base = dir / baseNode.text();
     try {

@@ -1,4 +1,5 @@
 #include "sim/selector/rules.h"
+#include "sim/core/closest_name.h"
 
 #include "algorithms/core/registry.h"
 #include "sim/config/config_node.h"
@@ -39,7 +40,7 @@ Range loadRange(const ConfigNode& n, bool sizes) {
     double v = value(n);
     return {v, v};
   }
-  n.allowOnly({"min", "max"});
+  n.allowDeclared(InputKind::SelectorRules, "rules[].when.<condition>");
   Range r;
   if (auto v = n.find("min")) r.min = value(*v);
   if (auto v = n.find("max")) r.max = value(*v);
@@ -54,17 +55,17 @@ std::vector<std::string> loadChoices(const ConfigNode& n, std::initializer_list<
 }
 
 Rule loadRule(const ConfigNode& n) {
-  n.allowOnly({"name", "source", "when", "algo"});
+  n.allowDeclared(InputKind::SelectorRules, "rules[]");
   Rule r;
   r.name = n.at("name").text();
   r.source = n.has("source") ? n.at("source").text() : "guess";
   r.algorithm = n.at("algo").text();
   if (auto when = n.find("when")) {
-    when->allowOnly({"op", "bytes", "ranks", "servers", "devices", "slice_bytes", "servers_power_of_two", "hccs", "fabric"});
+    when->allowDeclared(InputKind::SelectorRules, "rules[].when");
     if (auto op = when->find("op")) {
       for (const ConfigNode& item : op->isSequence() ? op->items() : std::vector<ConfigNode>{*op}) {
         Collective c;
-        if (!parseCollective(item.text(), c)) item.fail("unknown collective '" + item.text() + "'");
+        if (!parseCollective(item.text(), c)) item.fail(unknownName("collective", item.text(), collectiveNames()));
         r.ops.push_back(c);
       }
     }
@@ -92,11 +93,11 @@ Rule loadRule(const ConfigNode& n) {
 } // namespace
 
 SelectorRules loadSelectorRules(const ConfigNode& node) {
-  node.allowOnly({"name", "description", "rules", "fallback", "derived_from"});
+  node.allowDeclared(InputKind::SelectorRules, "");
   SelectorRules s;
   s.name = node.has("name") ? node.at("name").text() : "rules";
   if (auto d = node.find("derived_from")) {
-    d->allowOnly({"grid", "fingerprint"});
+    d->allowDeclared(InputKind::SelectorRules, "derived_from");
     s.derivedFromGrid = d->at("grid").text();
     s.derivedFromFingerprint = d->at("fingerprint").text();
   }

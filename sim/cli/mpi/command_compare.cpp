@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/cli/mpi/mpi_command.h"
+#include "sim/core/closest_name.h"
 #include "sim/run/simulate.h"
 #include "sim/config/cluster_config.h"
 
@@ -33,7 +34,7 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
     throw MpiUsageError("the cluster has " + std::to_string(cluster.ranks()) + " devices; run with -np " +
                         std::to_string(cluster.ranks()));
   CollectiveSpec base = layoutOf(cluster, Collective::AllReduce);
-  if (!parseCollective(o.op, base.op)) throw MpiUsageError("--op: unknown collective '" + o.op + "'");
+  if (!parseCollective(o.op, base.op)) throw MpiUsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   DataType type;
   if (!parseDataType(o.dtype, type) || !canReduce(type)) throw MpiUsageError("--dtype: int8, int32, float32 or float64");
   if (o.format != "table" && o.format != "csv") throw MpiUsageError("--format: table or csv");
@@ -51,7 +52,7 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
   std::uint64_t wrong = 0;
   for (const auto& name : o.algos) {
     auto algo = findAlgorithm(base.op, name);
-    if (!algo) throw MpiUsageError("--algo: no algorithm '" + name + "' for " + o.op);
+    if (!algo) throw MpiUsageError("--algo: no algorithm '" + name + "' for " + o.op + didYouMean(name, algorithmNames(base.op)));
     if (std::string why = algo->unsupported(base); !why.empty()) throw MpiUsageError("--algo: " + name + ": " + why);
     for (Bytes size : sizes) {
       CollectiveSpec spec = base;

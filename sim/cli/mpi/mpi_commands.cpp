@@ -1,4 +1,5 @@
 #include "sim/config/schedule_file.h"
+#include "sim/core/closest_name.h"
 #include "sim/report/provenance.h"
 #include "sim/cli/mpi/mpi_commands.h"
 
@@ -36,9 +37,9 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
   if (std::string warning = runner.oversubscription(); !warning.empty() && runner.rank() == 0)
     std::cerr << "collsim-mpi: " << warning << "\n";
   CollectiveSpec base;
-  if (!parseCollective(o.op, base.op)) throw MpiUsageError("--op: unknown collective '" + o.op + "'");
+  if (!parseCollective(o.op, base.op)) throw MpiUsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   DataType type;
-  if (!parseDataType(o.dtype, type)) throw MpiUsageError("--dtype: unknown type '" + o.dtype + "'");
+  if (!parseDataType(o.dtype, type)) throw MpiUsageError("--dtype: " + unknownName("type", o.dtype, dataTypeNames()));
   ReduceOp redop;
   if (!parseReduceOp(o.redop, redop)) throw MpiUsageError("--redop: '" + o.redop + "' is not sum, max or min");
   if (!canReduce(type)) throw MpiUsageError("--dtype: the transports cannot reduce " + o.dtype);
@@ -57,7 +58,7 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
   std::vector<AlgorithmEntry> algos;
   for (const auto& n : names) {
     auto a = findAlgorithm(base.op, n);
-    if (!a) throw MpiUsageError("--algo: no algorithm '" + n + "' for " + o.op);
+    if (!a) throw MpiUsageError("--algo: no algorithm '" + n + "' for " + o.op + didYouMean(n, algorithmNames(base.op)));
     if (std::string why = a->unsupported(base); !why.empty()) throw MpiUsageError("--algo: " + n + ": " + why);
     algos.push_back(*a);
   }
