@@ -1,5 +1,6 @@
 // HCCL environment settings: real variables, the article's aliases, loops.
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -27,7 +28,7 @@ HcclSettings settings(std::vector<std::pair<std::string, std::string>> vars, con
 
 bool mentions(const HcclSettings& h, const std::string& word) {
   for (const auto& n : h.notices)
-    if (n.find(word) != std::string::npos) return true;
+    if (n.text().find(word) != std::string::npos) return true;
   return false;
 }
 
@@ -116,6 +117,30 @@ TEST_CASE("collsim perf --env-file applies the settings and prints the notices")
   CHECK(r.err.find("HCCL_COMM_ALGO_SELECT") != std::string::npos);
 }
 
+TEST_CASE("hccl-env says what an env file does in the format asked: a row per setting, the same in every format") {
+  auto report = [](const std::string& format) {
+    return cli({"hccl-env", "--env-file", source("tests/data/env/seed-topology.sh"), "--cluster",
+                source("configs/clusters/atlas-2x8.yaml"), "--format", format});
+  };
+  CliResult text = report("table"), json = report("json"), csv = report("csv");
+  REQUIRE(text.status == 0);
+  REQUIRE(json.status == 0);
+  REQUIRE(csv.status == 0);
+  // Six variables of the file, then what the article's selection variables chose together.
+  std::vector<std::string> lines = splitLines(text.out);
+  REQUIRE(lines.size() == 7);
+  CHECK(lines.back() == "HCCL_COMM_ALGO_SELECT and friends: allreduce uses hier:ring+rhd");
+  auto rows = nlohmann::json::parse(json.out).at("hccl_settings");
+  REQUIRE(rows.size() == lines.size());
+  CHECK(rows[1].at("origin") == source("tests/data/env/seed-topology.sh") + ":10");
+  CHECK(rows[1].at("variable") == "HCCL_COMM_ALGO_SELECT");
+  CHECK(rows[1].at("value") == "0");
+  CHECK(rows[6].at("effect") == "allreduce uses hier:ring+rhd");
+  for (std::size_t i = 0; i < rows.size(); ++i) // the text line is the row's fields joined
+    CHECK(contains(lines[i], rows[i].at("effect").get<std::string>()));
+  CHECK(splitLines(csv.out).size() == rows.size() + 1); // a header
+}
+
 TEST_CASE("every listed HCCL variable is interpreted as its row says: real ones plainly, the article's as not real") {
   Cluster atlas = collsim::testing::atlasCluster(2);
   // A value each rule accepts on this cluster.
@@ -132,12 +157,12 @@ TEST_CASE("every listed HCCL variable is interpreted as its row says: real ones 
     CAPTURE(name);
     HcclSettings h = interpretHcclSettings({{name, valueFor(name), "test"}}, atlas);
     REQUIRE(!h.notices.empty());
-    const std::string& notice = h.notices.front(); // SELECT adds what it chose after it
+    const std::string notice = h.notices.front().text(); // SELECT adds what it chose after it
     CHECK(notice.rfind("test: " + name + "=", 0) == 0);
     CHECK((notice.find("not a real HCCL setting") != std::string::npos) == !v.real);
     if (*v.realName) CHECK(notice.find(std::string("HCCL's is ") + v.realName) != std::string::npos);
   }
   CHECK(findHcclVariable("HCCL_NO_SUCH") == nullptr);
-  CHECK(interpretHcclSettings({{"HCCL_NO_SUCH", "1", "test"}}, atlas).notices.front() ==
+  CHECK(interpretHcclSettings({{"HCCL_NO_SUCH", "1", "test"}}, atlas).notices.front().text() ==
         "test: HCCL_NO_SUCH=1: unknown HCCL setting, ignored");
 }

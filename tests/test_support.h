@@ -138,6 +138,14 @@ private:
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// The lines of a text, without their newlines.
+inline std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 // A file's bytes ("" when it cannot be read).
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -174,7 +174,7 @@ void applyHcclAlgorithm(const EnvOptions& env, const std::string& clusterFile, c
       else io.err << "collsim: note: " << s.origin << ": " << s.name << ": not applied by compare and calibrate\n";
     }
     HcclSettings h = interpretHcclSettings(algo, cluster);
-    for (const auto& notice : h.notices) io.err << "collsim: note: " << notice << '\n';
+    for (const auto& notice : h.notices) io.err << "collsim: note: " << notice.text() << '\n';
     if (auto it = h.algorithm.find(op); it != h.algorithm.end()) forced = it->second;
   }
   if (!forced.empty()) algorithms = {forced};
@@ -201,7 +201,7 @@ void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices)
   if (settings.empty()) return;
   HcclSettings h = interpretHcclSettings(settings, s.cluster);
   if (notices)
-    for (const auto& n : h.notices) io.err << "collsim: note: " << n << '\n';
+    for (const auto& n : h.notices) io.err << "collsim: note: " << n.text() << '\n';
   applyHcclSettings(h, s);
 }
 

@@ -17,25 +17,51 @@ struct HcclEnvOptions {
   std::string envFile, cluster, format = "table", out;
 };
 
+// Rows as a table, Markdown or CSV (`keys` are CSV's headers); JSON is the caller's.
+void writeRows(const std::string& format, const std::vector<std::string>& headers, const std::vector<std::string>& keys,
+               const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  if (format == "csv") {
+    out << csvRow(keys);
+    for (const auto& r : rows) out << csvRow(r);
+    return;
+  }
+  TextTable t(headers);
+  for (const auto& r : rows) t.add(r);
+  out << (format == "md" ? t.markdown() : t.text());
+}
+
 int listVariables(const std::string& format, std::ostream& out) {
-  const std::vector<std::string> headers = {"variable", "kind", "HCCL's own", "how collsim applies it"};
-  auto row = [](const HcclVariable& v) {
-    return std::vector<std::string>{v.name, v.real ? "real" : "article's name", v.realName, v.applies};
-  };
   if (format == "json") {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& v : hcclVariables())
       all.push_back({{"variable", v.name}, {"real", v.real}, {"hccl_setting", v.realName}, {"applies", v.applies}});
     out << nlohmann::ordered_json{{"hccl_variables", all}}.dump(2) << "\n";
-  } else if (format == "csv") {
-    out << "variable,kind,hccl_setting,applies\n";
-    for (const auto& v : hcclVariables()) out << csvRow(row(v));
-  } else {
-    TextTable t(headers);
-    for (const auto& v : hcclVariables()) t.add(row(v));
-    out << (format == "md" ? t.markdown() : t.text());
+    return 0;
   }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& v : hcclVariables()) rows.push_back({v.name, v.real ? "real" : "article's name", v.realName, v.applies});
+  writeRows(format, {"variable", "kind", "HCCL's own", "how collsim applies it"},
+            {"variable", "kind", "hccl_setting", "applies"}, rows, out);
   return 0;
+}
+
+// What each setting of an env file does on the cluster, one row a setting.
+void reportSettings(const HcclSettings& h, const std::string& format, std::ostream& out) {
+  if (format == "json") {
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const auto& n : h.notices)
+      all.push_back({{"origin", n.origin}, {"variable", n.name}, {"value", n.value}, {"effect", n.effect}});
+    out << nlohmann::ordered_json{{"hccl_settings", all}}.dump(2) << "\n";
+    return;
+  }
+  if (format == "table") { // the notices as collsim prints them elsewhere
+    for (const auto& n : h.notices) out << n.text() << "\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& n : h.notices) rows.push_back({n.origin, n.name, n.value, n.effect});
+  writeRows(format, {"where", "variable", "value", "what collsim does"}, {"origin", "variable", "value", "effect"}, rows,
+            out);
 }
 
 int run(const HcclEnvOptions& o, CliStreams io) {
@@ -45,7 +71,7 @@ int run(const HcclEnvOptions& o, CliStreams io) {
   if (o.cluster.empty()) throw UsageError("--env-file needs --cluster (the settings depend on it)");
   ClusterSetup setup = loadClusterFile(o.cluster, {});
   HcclSettings h = interpretHcclSettings(gatherHcclSettings(o.envFile, false, setup.cluster.ranks()), setup.cluster);
-  for (const auto& notice : h.notices) io.out << notice << "\n";
+  reportSettings(h, o.format, io.out);
   return 0;
 }
 
@@ -57,7 +83,7 @@ Command addHcclEnvCommand(CLI::App& app) {
   cmd->add_flag("--list", o->list, "list the variables: real or the article's, HCCL's own, how they apply (the default)");
   cmd->add_option("--env-file", o->envFile, "a shell script of export HCCL_...= lines: say what each does");
   cmd->add_option("--cluster", o->cluster, "the cluster file the env file is for");
-  cmd->add_option("--format", o->format, "table, json, csv or md (--list)")->capture_default_str();
+  cmd->add_option("--format", o->format, "table, json, csv or md")->capture_default_str();
   addOutOption(cmd, o->out);
   return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return run(*o, to); }); }};
 }

@@ -58,7 +58,7 @@ int select(const SelectOptions& o, CliStreams io) {
     os << "# " << o.op << " of " << formatBytes(bytes) << " on " << cluster.name << " (" << cluster.description << ")\n"
        << "# rules " << rules.name << ": " << choice.rule << " [" << choice.source << "]\n"
        << "# candidates, simulated (fastest first):\n";
-    for (const auto& n : hccl.notices) os << "# " << n << "\n";
+    for (const auto& n : hccl.notices) os << "# " << n.text() << "\n";
     for (const auto& t : times) {
       char line[160];
       std::snprintf(line, sizeof line, "#   %-22s %14.3f us %s\n", t.algorithm.c_str(), t.seconds * 1e6,

@@ -34,6 +34,14 @@ std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& 
 // The HCCL_* and NCCL_* variables of this process (sim/nccl reads the latter).
 std::vector<EnvSetting> readProcessEnv();
 
+// What one variable does in collsim: "origin: NAME=VALUE: effect".
+// Settings that act together (the article's selection variables) have
+// no origin or value of their own.
+struct SettingNotice {
+  std::string origin, name, value, effect;
+  std::string text() const;
+};
+
 struct HcclSettings {
   std::map<Collective, std::string> algorithm; // forced, as collsim algorithm names
   std::optional<Bytes> bufferSize;             // HCCL_BUFFSIZE: larger data runs in loops
@@ -44,7 +52,7 @@ struct HcclSettings {
   std::optional<Bytes> bucket;        // HCCL_ALLREDUCE_BUCKET_SIZE: training.bucket
   std::optional<bool> overlap;        // HCCL_COMM_OVERLAP: training.overlap
   std::optional<int> bucketsInFlight; // HCCL_ALLREDUCE_PIPELINE: training.pipeline 2 (on) or 1
-  std::vector<std::string> notices;            // one per variable
+  std::vector<SettingNotice> notices;          // one per variable
 };
 
 // Later settings override earlier ones. Throws ConfigError on a malformed value.

@@ -19,7 +19,7 @@ struct HcclVariableUse {
   SelectionAliases& alias;
   const Cluster& cluster;
   void note(const EnvSetting& s, const std::string& what) {
-    h.notices.push_back(s.origin + ": " + s.name + "=" + s.value + ": " + what);
+    h.notices.push_back({s.origin, s.name, s.value, what});
   }
 };
 
@@ -217,6 +217,11 @@ const HcclVariable* findHcclVariable(const std::string& name) {
   return nullptr;
 }
 
+std::string SettingNotice::text() const {
+  if (origin.empty()) return name + ": " + effect;
+  return origin + ": " + name + "=" + value + ": " + effect;
+}
+
 HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, const Cluster& cluster) {
   HcclSettings h;
   SelectionAliases alias;
@@ -244,7 +249,7 @@ HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, cons
     if (ResolvedAlgorithm r = resolveAlgorithm(Collective::AllReduce, a, cluster); !r)
       throw ConfigError("HCCL_COMM_ALGO_SELECT and friends: " + r.problem);
     h.algorithm[Collective::AllReduce] = a;
-    h.notices.push_back("HCCL_COMM_ALGO_SELECT and friends: allreduce uses " + a);
+    h.notices.push_back({"", "HCCL_COMM_ALGO_SELECT and friends", "", "allreduce uses " + a});
   }
   return h;
 }
