@@ -318,6 +318,34 @@ TEST_CASE("one option vocabulary: a typo gets the nearest name, every result com
   // nccl-tests' spellings stay: -b/--minbytes and --min-bytes are one option.
   CHECK(cli({"perf", "--cluster", ring, "--min-bytes", "1MiB", "--max-bytes", "1MiB", "--step-factor", "2"}).status == 0);
   CHECK(cli({"perf", "--cluster", ring, "--minbytes", "1MiB", "--maxbytes", "1MiB"}).status == 0);
+  // One --format set per kind of output, declared once: every command lists
+  // its set in --help and refuses another value with the nearest one, before
+  // it reads or runs anything.
+  struct FormatCase {
+    std::vector<std::string> command;
+    std::string set;
+  };
+  for (const FormatCase& c : std::vector<FormatCase>{{{"run"}, "{table,json,csv,md}"},
+                                                     {{"perf"}, "{table,json,csv,md}"},
+                                                     {{"hccl-env"}, "{table,json,csv,md}"},
+                                                     {{"compare"}, "{table,json,csv}"},
+                                                     {{"algorithms"}, "{table,json}"},
+                                                     {{"calibrate"}, "{table,json}"},
+                                                     {{"select"}, "{table,json}"},
+                                                     {{"verify"}, "{table,json}"},
+                                                     {{"profile"}, "{table,json}"},
+                                                     {{"keys"}, "{table,json,md}"},
+                                                     {{"topology"}, "{table,json,dot}"},
+                                                     {{"selector", "check"}, "{table,json,csv,md,junit}"}}) {
+    CAPTURE(c.command.front());
+    std::vector<std::string> help = c.command, typo = c.command;
+    help.push_back("--help");
+    CHECK(contains(cli(help).out, "--format TEXT:" + c.set));
+    typo.insert(typo.end(), {"--format", "jsn"});
+    CliResult r = cli(typo);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, "--format: unknown format 'jsn'; did you mean 'json'?"));
+  }
   // plan runs many steps: it offers no --trace.
   CHECK(!contains(cli({"plan", "--help"}).out, "--trace"));
 

@@ -42,6 +42,23 @@ run 2 "$mpi" calibrate --out "$tmp/cluster.yaml" > /dev/null
 "$collsim" perf --cluster "$tmp/cluster.yaml" -b 1KiB -e 1MiB -f 32 > /dev/null
 run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB -f 8 -n 2 -w 1 > "$tmp/compare.txt"
 grep -q "median" "$tmp/compare.txt"
+# collsim's spellings and --format sets: --min-bytes, and compare as JSON,
+# a row per size with the table's median.
+run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring --min-bytes 1KiB --max-bytes 64KiB --step-factor 8 \
+  -n 2 -w 1 --format json > "$tmp/compare.json"
+/usr/bin/python3 - "$tmp/compare.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert [r["bytes"] for r in doc["rows"]] == [1024, 8192, 65536], doc
+errors = sorted(abs(r["error"]) for r in doc["rows"])
+assert doc["median_abs_error"] == errors[len(errors) // 2] and doc["results_correct"], doc
+PY
+set +e
+run 1 "$mpi" perf --minbyte 1KiB > /dev/null 2> "$tmp/typo.err"
+status=$?
+set -e
+[ "$status" -eq 2 ] || { echo "a mistyped option: exit $status, expected 2"; exit 1; }
+grep -q "collsim-mpi: did you mean --min-bytes (not --minbyte)?" "$tmp/typo.err"
 echo "calibrate and compare: ok"
 
 # perf: avg, min and max per size, nccl-tests' closing lines, --out.

@@ -1,4 +1,5 @@
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +44,7 @@ CLI::Validator finiteAtLeast(double min) {
 }
 
 void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp, bool traced) {
-  cmd->add_option("--format", o.format, "table, json, csv or md")->capture_default_str();
+  addFormatOption(cmd, o.format, kRowFormats);
   addOutOption(cmd, o.out);
   if (traced) {
     cmd->add_option("--trace", o.trace, "write a Chrome trace-event JSON file (Perfetto)");

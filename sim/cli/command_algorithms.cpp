@@ -10,6 +10,7 @@
 #include "sim/config/cluster_config.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 
 namespace collsim {
 namespace {
@@ -75,7 +76,6 @@ int list(const ListOptions& o, CliStreams io) {
     io.out << doc.dump(2) << "\n";
     return 0;
   }
-  if (o.format != "table") throw UsageError("--format: '" + o.format + "' is not table or json");
   std::ostringstream os;
   os << "# a = alpha (per-step latency), b = beta (s/byte on a link), g = gamma (s/byte reduced),\n"
      << "# n = bytes per rank, p = ranks, p' = largest power of two <= p\n";
@@ -107,7 +107,7 @@ Command addAlgorithmsCommand(CLI::App& app) {
   auto o = std::make_shared<ListOptions>();
   auto* cmd = app.add_subcommand("algorithms", "list the algorithms, what they support and their closed-form cost");
   cmd->add_option("--op", o->op, "only this collective");
-  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  addFormatOption(cmd, o->format, kReportFormats);
   cmd->add_option("--cluster", o->cluster, "only what runs on this cluster, with its hierarchical compositions");
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
   addOutOption(cmd, o->out);

@@ -8,6 +8,7 @@
 #include "sim/report/provenance.h"
 #include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
 #include "sim/report/text_table.h"
@@ -50,7 +51,6 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   }
   if (!o.on.empty() || !o.predict.empty()) throw UsageError("--on and --predict choose among training runs (RUNS.yaml)");
   if (o.cluster.empty()) throw UsageError("--cluster: the cluster file of the measured hardware is required for a log");
-  if (o.format != "table" && o.format != "json") throw UsageError("--format: '" + o.format + "' is not table or json");
   std::optional<OutputFile> out;
   if (!o.out.empty()) out = OutputFile::check("--out", o.out);
   MeasuredCurve curve = readMeasuredCurve(o.measured);
@@ -127,7 +127,7 @@ Command addCalibrateCommand(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   cmd->add_option("--min-bytes", o->minBytes, "fit sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key before fitting: --set servers=4");
-  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  addFormatOption(cmd, o->format, kReportFormats);
   addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }

@@ -43,8 +43,6 @@ double errorOf(double predicted, double measured) { return predicted / measured 
 } // namespace
 
 int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io) {
-  if (request.format != "table" && request.format != "json")
-    throw UsageError("--format: '" + request.format + "' is not table or json");
   std::optional<OutputFile> out;
   if (!request.out.empty()) out = OutputFile::check("--out", request.out);
   std::vector<Scenario> study = loadStudyFile(request.runs, request.sets);

@@ -5,6 +5,7 @@
 #include "sim/report/provenance.h"
 #include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
 #include "sim/core/text_list.h"
@@ -21,8 +22,6 @@ struct CompareCliOptions {
 };
 
 int run(const CompareCliOptions& o, CliStreams io) {
-  if (o.format != "table" && o.format != "json" && o.format != "csv")
-    throw UsageError("--format: '" + o.format + "' is not table, json or csv");
   if (!o.out.empty()) OutputFile::check("--out", o.out); // before the comparison runs
   MeasuredCurve curve = readMeasuredCurve(o.measured);
   io.err << measuredCurveNotes(curve);
@@ -66,7 +65,7 @@ Command addCompareCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--min-bytes", o->minBytes, "compare sizes from this one up")->capture_default_str();
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=4");
-  cmd->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  addFormatOption(cmd, o->format, kMeasuredFormats);
   addOutOption(cmd, o->out);
   addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/report/text_table.h"
 #include "sim/config/cluster_config.h"
 #include "sim/hccl/apply_settings.h"
@@ -65,8 +66,6 @@ void reportSettings(const HcclSettings& h, const std::string& format, std::ostre
 }
 
 int run(const HcclEnvOptions& o, CliStreams io) {
-  if (o.format != "table" && o.format != "json" && o.format != "csv" && o.format != "md")
-    throw UsageError("--format: '" + o.format + "' is not table, json, csv or md");
   if (o.list || o.envFile.empty()) return listVariables(o.format, io.out);
   if (o.cluster.empty()) throw UsageError("--env-file needs --cluster (the settings depend on it)");
   ClusterSetup setup = loadClusterFile(o.cluster, {});
@@ -83,7 +82,7 @@ Command addHcclEnvCommand(CLI::App& app) {
   cmd->add_flag("--list", o->list, "list the variables: real or the article's, HCCL's own, how they apply (the default)");
   cmd->add_option("--env-file", o->envFile, "a shell script of export HCCL_...= lines: say what each does");
   cmd->add_option("--cluster", o->cluster, "the cluster file the env file is for");
-  cmd->add_option("--format", o->format, "table, json, csv or md")->capture_default_str();
+  addFormatOption(cmd, o->format, kRowFormats);
   addOutOption(cmd, o->out);
   return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return run(*o, to); }); }};
 }

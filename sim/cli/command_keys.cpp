@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/config/key_registry.h"
 #include "sim/core/closest_name.h"
 
@@ -107,9 +108,7 @@ Command addKeysCommand(CLI::App& app) {
   std::vector<std::string> files = {"all"};
   for (InputKind kind : kKinds) files.push_back(inputKindName(kind));
   cmd->add_option("--file", o->file, "which input file's keys")->check(CLI::IsMember(files))->capture_default_str();
-  cmd->add_option("--format", o->format, "table, json or md (docs/keys.md)")
-      ->check(CLI::IsMember({"table", "json", "md"}))
-      ->capture_default_str();
+  addFormatOption(cmd, o->format, kReferenceFormats);
   addOutOption(cmd, o->out);
   return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return listKeys(*o, to); }); }};
 }

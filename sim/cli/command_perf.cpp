@@ -7,6 +7,7 @@
 #include "algorithms/core/registry.h"
 #include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/core/text_list.h"
 #include "sim/run/resolve_algorithm.h"
 #include "sim/run/simulate.h"
@@ -88,9 +89,7 @@ Command addPerfCommand(CLI::App& app) {
   cmd->add_option("--algo", p->algos, "algorithm name, or all (see collsim algorithms); repeat it or give a comma list")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("-b,--min-bytes,--minbytes", p->begin, "smallest size")->capture_default_str();
-  cmd->add_option("-e,--max-bytes,--maxbytes", p->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--step-factor,--stepfactor", p->factor, "size multiplier")->capture_default_str();
+  addSizeSweepOptions(cmd, p->begin, p->end, p->factor);
   cmd->add_option("-d,--dtype", p->dtype, "element type")->capture_default_str();
   cmd->add_option("-r,--root", p->root, "root rank of broadcast and reduce")->capture_default_str();
   cmd->add_option("--segment", p->segment, "segment size of the fast network model")->capture_default_str();

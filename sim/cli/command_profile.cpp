@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
+#include "sim/core/text_list.h"
 #include "sim/core/printable.h"
 #include "sim/report/provenance.h"
 #include "sim/report/text_table.h"
@@ -74,7 +76,6 @@ std::string stepsText(const Profile& p, const ProfileBreakdown& b) {
 }
 
 int run(const ProfileCliOptions& o, CliStreams io) {
-  if (o.format != "table" && o.format != "json") throw UsageError("--format: '" + o.format + "' is not table or json");
   if (o.scenario.empty() && (!o.variant.empty() || !o.sets.empty()))
     throw UsageError(std::string(o.variant.empty() ? "--set" : "--variant") + " goes with --scenario");
   std::optional<OutputFile> out;
@@ -180,7 +181,7 @@ Command addProfileCommand(CLI::App& app) {
   cmd->add_option("--variant", o->variant, "which variant of the scenario's study");
   cmd->add_option("--device", o->device, "which device of the profile (default: the lowest)")->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--set", o->sets, "override a scenario key: --set cluster.device=fitted.yaml");
-  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  addFormatOption(cmd, o->format, kReportFormats);
   addOutOption(cmd, o->out);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }

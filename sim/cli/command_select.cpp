@@ -8,6 +8,7 @@
 #include "default_rules.h"
 #include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/config/cluster_config.h"
 #include "sim/hccl/apply_settings.h"
 #include "sim/selector/selector.h"
@@ -51,7 +52,6 @@ int select(const SelectOptions& o, CliStreams io) {
     io.out << j.dump(2) << "\n";
     return 0;
   }
-  if (o.format != "table") throw UsageError("--format: table or json");
   std::ostringstream os;
   os << choice.algorithm << "\n";
   if (o.explain) {
@@ -80,7 +80,7 @@ Command addSelectCommand(CLI::App& app) {
   cmd->add_option("--bytes", o->bytes, "message size")->capture_default_str();
   cmd->add_option("--rules", o->rules, "selector rules YAML (default: the built-in configs/selector/hccl-910b.yaml)");
   cmd->add_flag("--explain", o->explain, "show the rule that fired and every candidate's simulated time");
-  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  addFormatOption(cmd, o->format, kReportFormats);
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
   addOutOption(cmd, o->out);
   addEnvOptions(cmd, o->env);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/report/selector_report.h"
 #include "sim/core/parallel.h"
 #include "sim/config/config_node.h"
@@ -103,8 +104,7 @@ Command addSelectorCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(finiteAtLeast(0));
   cmd->add_option("-j,--jobs", o->jobs, "simulation threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--format", o->format, "table, json, csv, md (a summary) or junit (JUnit XML for CI)")
-      ->capture_default_str();
+  addFormatOption(cmd, o->format, kCheckFormats);
   cmd->add_option("--out", o->out, "write the report to FILE");
   return {selector, [o, d, deriveCmd](CliStreams io) { return deriveCmd->parsed() ? derive(*d, io) : check(*o, io); }};
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/report/provenance.h"
 #include "sim/report/text_table.h"
 #include "sim/config/cluster_config.h"
@@ -191,8 +192,7 @@ std::string topologyDot(const Cluster& c) {
 int topology(const TopologyOptions& o, CliStreams io) {
   if (o.cluster.empty()) throw UsageError("topology: which cluster? collsim topology --cluster FILE");
   OutputFormat format = OutputFormat::Table;
-  if (o.format != "dot" && (!parseOutputFormat(o.format, format) || format == OutputFormat::Csv || format == OutputFormat::Markdown))
-    throw UsageError("--format: '" + o.format + "' is not table, json or dot");
+  if (o.format != "dot") parseOutputFormat(o.format, format);
   ClusterSetup setup = loadClusterFile(o.cluster, o.sets);
   const Cluster& c = setup.cluster;
   if (o.format == "dot") {
@@ -221,7 +221,7 @@ Command addTopologyCommand(CLI::App& app) {
   // The cluster as --cluster, as every other command takes it, or as the argument.
   auto* positional = cmd->add_option("cluster", o->cluster, "cluster YAML file");
   cmd->add_option("--cluster", o->cluster, "cluster YAML file (or as the argument)")->excludes(positional);
-  cmd->add_option("--format", o->format, "table, json or dot")->capture_default_str();
+  addFormatOption(cmd, o->format, kGraphFormats);
   addOutOption(cmd, o->out);
   cmd->add_option("--set", o->sets, "override a cluster key: --set servers=8 (repeatable)");
   cmd->add_option("--route", o->route, "the path between two ranks: --route 0 9")->expected(2);

@@ -37,7 +37,7 @@ std::vector<const CLI::App*> parsedChain(const CLI::App& app) {
 
 } // namespace
 
-std::string suggestionsFor(const CLI::App& app, const std::string& error) {
+std::string suggestionsFor(const CLI::App& app, const std::string& error, const std::string& program) {
   const std::vector<const CLI::App*> chain = parsedChain(app);
   const CLI::App& command = *chain.back();
   std::vector<std::string> known = namesOf(command);
@@ -56,7 +56,7 @@ std::string suggestionsFor(const CLI::App& app, const std::string& error) {
     bool option = name.rfind("-", 0) == 0;
     if ((!option && !takesSubcommand) || !seen.insert(name).second) continue; // a value, or said already
     std::string near = closestName(name, known);
-    if (!near.empty() && near != name) out += "collsim: did you mean " + near + " (not " + name + ")?\n";
+    if (!near.empty() && near != name) out += program + ": did you mean " + near + " (not " + name + ")?\n";
   }
   return out;
 }

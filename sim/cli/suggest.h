@@ -17,6 +17,6 @@ namespace collsim {
 // A line per argument that CLI11 did not expect (`error` is its message),
 // naming the option of the subcommand that was parsed, or the subcommand,
 // that it most likely meant: "collsim: did you mean --min-bytes (not --minbyte)?".
-std::string suggestionsFor(const CLI::App& app, const std::string& error);
+std::string suggestionsFor(const CLI::App& app, const std::string& error, const std::string& program = "collsim");
 
 } // namespace collsim

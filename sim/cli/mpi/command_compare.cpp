@@ -2,6 +2,7 @@
 // and the simulated one (on rank 0, on the cluster file) side by side, with
 // the relative error per point and its median and worst.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "sim/cli/mpi/mpi_command.h"
+#include "sim/cli/common_options.h"
 #include "sim/core/closest_name.h"
 #include "sim/run/simulate.h"
 #include "sim/config/cluster_config.h"
@@ -37,7 +39,6 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
   if (!parseCollective(o.op, base.op)) throw MpiUsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
   DataType type;
   if (!parseDataType(o.dtype, type) || !canReduce(type)) throw MpiUsageError("--dtype: int8, int32, float32 or float64");
-  if (o.format != "table" && o.format != "csv") throw MpiUsageError("--format: table or csv");
   Bytes segment;
   try {
     segment = parseBytes(o.segment);
@@ -47,7 +48,12 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
   std::vector<Bytes> sizes = sweepSizes(o.begin, o.end, o.factor);
   base.elemSize = dataTypeInfo(type).bytes;
 
-  std::ostringstream rows;
+  struct Row {
+    std::string algorithm;
+    Bytes bytes;
+    double measuredUs, simulatedUs, error; // error = simulated / measured - 1
+  };
+  std::vector<Row> rows;
   std::vector<double> errors;
   std::uint64_t wrong = 0;
   for (const auto& name : o.algos) {
@@ -66,30 +72,44 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
       double simulated = toSeconds(simulateCollective(cluster, req).execution.finish);
       double error = measured.seconds > 0 ? simulated / measured.seconds - 1 : 0;
       errors.push_back(std::abs(error));
-      char line[256];
-      if (o.format == "table")
-        std::snprintf(line, sizeof line, "  %-10s %12llu %14.2f %14.2f %+9.1f%%\n", name.c_str(),
-                      (unsigned long long)spec.bytes(), measured.seconds * 1e6, simulated * 1e6, error * 100);
-      else
-        std::snprintf(line, sizeof line, "%s,%llu,%.3f,%.3f,%.4f\n", name.c_str(), (unsigned long long)spec.bytes(),
-                      measured.seconds * 1e6, simulated * 1e6, error);
-      rows << line;
+      rows.push_back({name, spec.bytes(), measured.seconds * 1e6, simulated * 1e6, error});
     }
   }
   if (runner.rank() != 0) return wrong ? 1 : 0;
   std::sort(errors.begin(), errors.end());
   double median = errors.empty() ? 0 : errors[errors.size() / 2], worst = errors.empty() ? 0 : errors.back();
-  if (o.format == "table") {
+  if (o.format == "json") {
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const Row& r : rows)
+      all.push_back({{"algorithm", r.algorithm}, {"bytes", r.bytes}, {"measured_us", r.measuredUs},
+                     {"simulated_us", r.simulatedUs}, {"error", r.error}});
+    nlohmann::ordered_json j = {{"tool", "collsim-mpi"}, {"command", "compare"}, {"op", o.op},
+                                {"ranks", runner.size()}, {"cluster", o.cluster}, {"iterations", o.iterations},
+                                {"rows", all}, {"median_abs_error", median}, {"worst_abs_error", worst},
+                                {"results_correct", wrong == 0}};
+    out << j.dump(2) << "\n";
+  } else if (o.format == "table") {
     out << "# collsim-mpi compare: " << o.op << " on " << runner.size() << " MPI ranks against " << o.cluster << "\n"
         << "# error = simulated / measured - 1; measured: mean of " << o.iterations << " iterations, slowest rank\n"
-        << "#  algorithm         bytes    measured_us   simulated_us     error\n"
-        << rows.str();
+        << "#  algorithm         bytes    measured_us   simulated_us     error\n";
+    for (const Row& r : rows) {
+      char line[256];
+      std::snprintf(line, sizeof line, "  %-10s %12llu %14.2f %14.2f %+9.1f%%\n", r.algorithm.c_str(),
+                    (unsigned long long)r.bytes, r.measuredUs, r.simulatedUs, r.error * 100);
+      out << line;
+    }
     char summary[128];
     std::snprintf(summary, sizeof summary, "# |error|: median %.1f%%, worst %.1f%%%s\n", median * 100, worst * 100,
                   wrong ? "; SOME RESULTS WERE WRONG" : "");
     out << summary;
   } else {
-    out << "algorithm,bytes,measured_us,simulated_us,error\n" << rows.str();
+    out << "algorithm,bytes,measured_us,simulated_us,error\n";
+    for (const Row& r : rows) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s,%llu,%.3f,%.3f,%.4f\n", r.algorithm.c_str(), (unsigned long long)r.bytes,
+                    r.measuredUs, r.simulatedUs, r.error);
+      out << line;
+    }
   }
   return wrong ? 1 : 0;
 }
@@ -102,14 +122,12 @@ MpiCommand addMpiCompareCommand(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "cluster YAML (e.g. from calibrate)")->required();
   cmd->add_option("--op", o->op, "collective")->capture_default_str();
   cmd->add_option("--algo", o->algos, "algorithms (repeatable)")->capture_default_str();
-  cmd->add_option("-b,--minbytes", o->begin, "smallest size")->capture_default_str();
-  cmd->add_option("-e,--maxbytes", o->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", o->factor, "size multiplier")->capture_default_str();
+  addSizeSweepOptions(cmd, o->begin, o->end, o->factor);
   cmd->add_option("-d,--dtype", o->dtype, "element type")->capture_default_str();
   cmd->add_option("--segment", o->segment, "simulation segment size")->capture_default_str();
   cmd->add_option("-w,--warmup", o->warmup, "warm-up iterations")->capture_default_str();
   cmd->add_option("-n,--iters", o->iterations, "timed iterations")->capture_default_str();
-  cmd->add_option("--format", o->format, "table or csv")->capture_default_str();
+  addFormatOption(cmd, o->format, kMeasuredFormats);
   return {cmd, [o](MpiRunner& runner, std::ostream& out) { return compare(*o, runner, out); }};
 }
 

@@ -9,6 +9,7 @@
 
 #include "sim/study/collective_study.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/study/execute.h"
 #include "sim/report/provenance.h"
 #include "sim/report/network_report.h"
@@ -157,7 +158,7 @@ MpiCommand addMpiSweepCommand(CLI::App& app, const std::string& commandLine) {
   o->commandLine = &commandLine;
   auto* cmd = app.add_subcommand("sweep", "simulate a scenario's points (or a plan's layouts) spread over the MPI ranks");
   cmd->add_option("scenario", o->file, "scenario YAML file")->required();
-  cmd->add_option("--format", o->format, "table, json, csv or md")->capture_default_str();
+  addFormatOption(cmd, o->format, kRowFormats);
   cmd->add_option("--set", o->sets, "override a scenario key (repeatable)");
   return {cmd, [o](MpiRunner& runner, std::ostream& out) { return sweep(*o, runner, out); }};
 }

@@ -15,6 +15,8 @@
 
 #include "algorithms/transports/transport.h"
 #include "sim/cli/command.h"
+#include "sim/cli/suggest.h"
+#include "sim/cli/common_options.h"
 #include "sim/cli/mpi/mpi_command.h"
 #include "sim/study/output_file.h"
 #include "sim/report/text_table.h"
@@ -43,7 +45,6 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
   ReduceOp redop;
   if (!parseReduceOp(o.redop, redop)) throw MpiUsageError("--redop: '" + o.redop + "' is not sum, max or min");
   if (!canReduce(type)) throw MpiUsageError("--dtype: the transports cannot reduce " + o.dtype);
-  if (o.format != "table" && o.format != "csv" && o.format != "json") throw MpiUsageError("--format: table, csv or json");
   std::vector<Bytes> sizes = sweepSizes(o.begin, o.end, o.factor);
   if (o.iterations < 1 || o.warmup < 0) throw MpiUsageError("--iters must be >= 1 and --warmup >= 0");
   base.ranks = runner.size();
@@ -173,9 +174,7 @@ MpiCommand addMpiPerfCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("perf", "nccl-tests style sweep, measured over MPI, results checked");
   cmd->add_option("--op", po->op, "collective")->capture_default_str();
   cmd->add_option("--algo", po->algo, "algorithm, hierarchical name, or all")->capture_default_str();
-  cmd->add_option("-b,--minbytes", po->begin, "smallest size")->capture_default_str();
-  cmd->add_option("-e,--maxbytes", po->end, "largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", po->factor, "size multiplier")->capture_default_str();
+  addSizeSweepOptions(cmd, po->begin, po->end, po->factor);
   cmd->add_option("-d,--dtype", po->dtype, "int8, int32, float32, float64")->capture_default_str();
   cmd->add_option("-o,--redop", po->redop, "sum, max or min")->capture_default_str();
   cmd->add_option("-r,--root", po->root, "root of broadcast and reduce")->capture_default_str();
@@ -183,7 +182,7 @@ MpiCommand addMpiPerfCommand(CLI::App& app) {
   cmd->add_option("-w,--warmup", po->warmup, "warm-up iterations")->capture_default_str();
   cmd->add_option("-n,--iters", po->iterations, "timed iterations")->capture_default_str();
   cmd->add_option("--timeout", po->timeoutSeconds, "seconds a rank waits for a peer")->capture_default_str();
-  cmd->add_option("--format", po->format, "table, csv or json")->capture_default_str();
+  addFormatOption(cmd, po->format, kMeasuredFormats);
   return {cmd, [po](MpiRunner& runner, std::ostream& out) { return perf(*po, runner, out); }};
 }
 
@@ -209,6 +208,7 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     app.exit(e, out, err);
+    err << suggestionsFor(app, e.what(), "collsim-mpi");
     return 2;
   }
   commandLine = commandLineOf(argc, argv, "collsim-mpi");

@@ -1,0 +1,36 @@
+#include "sim/cli/common_options.h"
+
+#include <algorithm>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/core/closest_name.h"
+
+namespace collsim {
+
+const FormatSet kRowFormats{{"table", "json", "csv", "md"}};
+const FormatSet kMeasuredFormats{{"table", "json", "csv"}};
+const FormatSet kReportFormats{{"table", "json"}};
+const FormatSet kReferenceFormats{{"table", "json", "md"}};
+const FormatSet kGraphFormats{{"table", "json", "dot"}};
+const FormatSet kCheckFormats{{"table", "json", "csv", "md", "junit"}};
+
+CLI::Option* addFormatOption(CLI::App* cmd, std::string& format, const FormatSet& set) {
+  std::string listed;
+  for (const auto& v : set.values) listed += (listed.empty() ? "" : ",") + v;
+  CLI::Validator oneOf(
+      [values = set.values](std::string& v) -> std::string {
+        if (std::find(values.begin(), values.end(), v) != values.end()) return "";
+        return unknownName("format", v, values);
+      },
+      "{" + listed + "}");
+  return cmd->add_option("--format", format, "output format")->check(oneOf)->capture_default_str();
+}
+
+void addSizeSweepOptions(CLI::App* cmd, std::string& minBytes, std::string& maxBytes, double& factor) {
+  cmd->add_option("-b,--min-bytes,--minbytes", minBytes, "smallest size")->capture_default_str();
+  cmd->add_option("-e,--max-bytes,--maxbytes", maxBytes, "largest size")->capture_default_str();
+  cmd->add_option("-f,--step-factor,--stepfactor", factor, "size multiplier")->capture_default_str();
+}
+
+} // namespace collsim
