@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/cli.h"
 #include "sim/cli/suggest.h"
 #include "test_support.h"
 
@@ -374,4 +375,37 @@ TEST_CASE("one option vocabulary: a typo gets the nearest name, every result com
          "compare.txt");
   CHECK(contains(cli({"topology"}).err, "topology --cluster FILE"));
   CHECK(cli({"topology", ring, "--cluster", ring}).status == 2); // one or the other
+}
+
+TEST_CASE("compare and calibrate show a progress line with the time left on a terminal, and nothing else changes") {
+  auto run = [](std::vector<std::string> args, bool progress) {
+    args.insert(args.begin(), "collsim");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    int status = runCli(int(argv.size()), argv.data(), {out, err, progress});
+    return CliResult{status, out.str(), err.str()};
+  };
+  const std::string log = source("tests/data/measured/v100-1x8-cubemesh-nccl.txt");
+  const std::string cluster = source("configs/clusters/v100-cubemesh-8.yaml");
+  std::vector<std::string> compare = {"compare", log, "--cluster", cluster};
+  CliResult quiet = run(compare, false), shown = run(compare, true);
+  REQUIRE(shown.status == 0);
+  CHECK(shown.out == quiet.out);
+  CHECK(!contains(quiet.err, "sizes simulated"));
+  // The log's sizes from 64 KiB (compare's default --min-bytes): 12 of them.
+  CHECK(contains(shown.err, "] 12/12 sizes simulated, "));
+  std::vector<std::string> calibrate = {"calibrate", log, "--cluster", cluster, "--fit", "launch"};
+  quiet = run(calibrate, false), shown = run(calibrate, true);
+  REQUIRE(shown.status == 0);
+  CHECK(afterProvenance(shown.out) == afterProvenance(quiet.out));
+  CHECK(contains(shown.err, " % of the fit (searching), "));
+  // The last stage ends the line full: every fitted figure checked against its prior.
+  CHECK(contains(shown.err, "[####################] 100 % of the fit (which figures the curve determines)"));
+  CHECK(!contains(quiet.err, "of the fit"));
+  // Every fitted figure carries its unit.
+  CHECK(contains(quiet.out, "#  parameter  value  unit  determined\n   launch     7.812  us    by the curve\n"));
+  calibrate.insert(calibrate.end(), {"--format", "json"});
+  auto json = nlohmann::json::parse(run(calibrate, false).out);
+  CHECK(json.at("fitted_units").at("launch") == "us");
 }

@@ -8,6 +8,7 @@
 #include "sim/report/provenance.h"
 #include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
+#include "sim/study/progress.h"
 #include "sim/cli/common_options.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
@@ -34,10 +35,20 @@ std::string summary(const char* label, const Comparison& c) {
 
 // A fitted value as a person reads it: launch in us, a switch point as a
 // size (none: the protocol runs every size), scales and shares as numbers.
+// A fitted figure with its unit: times in us, switch points in bytes,
+// scales as factors of the file's figures, efficiencies as shares of a
+// link's line rate.
 std::string fittedValueText(const std::string& name, double v) {
-  if (name == "launch") return fixed(v, 3) + "us";
+  if (name == "launch" || name == "network_latency") return fixed(v, 3);
   if (name.ends_with(".max_bytes")) return v == 0 ? "none" : formatBytes(Bytes(v));
   return fixed(v, 4);
+}
+std::string fittedUnit(const std::string& name) {
+  if (name == "launch" || name == "network_latency") return "us";
+  if (name.ends_with(".max_bytes")) return "bytes";
+  if (name.ends_with("_scale")) return "x the file's";
+  if (name.ends_with("efficiency")) return "of line rate";
+  return "";
 }
 
 // Training runs in a YAML study, rather than a benchmark's log.
@@ -71,14 +82,23 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.compare.channels = o.channels;
   io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
+  std::unique_ptr<ProgressLine> line;
+  std::string stage;
+  if (io.progress)
+    options.progress = [&](double share, const std::string& now) {
+      if (now != stage || !line) stage = now, line = std::make_unique<ProgressLine>(&io.err, 1, "of the fit (" + now + ")");
+      line->showShare(share);
+    };
   CalibrationResult r = calibrate(curve, op, o.cluster, sets, options);
+  if (line) line->clear();
   if (out) writeOutputFiles({{*out, r.yaml}});
   std::string name = o.cluster + " (calibrated)";
   if (o.format == "json") {
     nlohmann::ordered_json j = comparisonJson(curve, r.after, name);
-    nlohmann::ordered_json fitted = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : r.fitted) fitted[k] = v;
+    nlohmann::ordered_json fitted = nlohmann::ordered_json::object(), units = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.fitted) fitted[k] = v, units[k] = fittedUnit(k);
     j["fitted"] = fitted;
+    j["fitted_units"] = units;
     j["poorly_determined"] = r.poorlyDetermined;
     j["before"] = {{"median_abs_error", r.before.medianAbsError}, {"max_abs_error", r.before.maxAbsError}};
     j["evaluations"] = r.evaluations;
@@ -86,11 +106,11 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
     io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
     return 0;
   }
-  TextTable fitted({"parameter", "value", "determined"});
+  TextTable fitted({"parameter", "value", "unit", "determined"});
   for (const auto& [k, v] : r.fitted) {
     bool poorly = std::find(r.poorlyDetermined.begin(), r.poorlyDetermined.end(), k) != r.poorlyDetermined.end();
     bool priored = !k.ends_with(".max_bytes");
-    fitted.add({k, fittedValueText(k, v), !priored ? "-" : poorly ? "poorly: the prior holds it" : "by the curve"});
+    fitted.add({k, fittedValueText(k, v), fittedUnit(k), !priored ? "-" : poorly ? "poorly: the prior holds it" : "by the curve"});
   }
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
          << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);

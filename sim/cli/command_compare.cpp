@@ -5,6 +5,7 @@
 #include "sim/report/provenance.h"
 #include "sim/core/closest_name.h"
 #include "sim/cli/command.h"
+#include "sim/study/progress.h"
 #include "sim/cli/common_options.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
@@ -41,7 +42,14 @@ int run(const CompareCliOptions& o, CliStreams io) {
   options.rules = &rules;
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
+  std::unique_ptr<ProgressLine> line;
+  if (io.progress)
+    options.progress = [&](std::size_t done, std::size_t total) {
+      if (!line) line = std::make_unique<ProgressLine>(&io.err, total, "sizes simulated");
+      line->show(done);
+    };
   Comparison c = compareWithMeasured(curve, op, setup, options);
+  if (line) line->clear();
   std::string text = o.format == "json" ? comparisonJson(curve, c, setup.cluster.name).dump(2) + "\n"
                      : o.format == "csv" ? comparisonCsv(c)
                                          : comparisonTable(curve, c, setup.cluster.name);

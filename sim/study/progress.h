@@ -2,6 +2,7 @@
 // so far and an estimate of what is left, rewritten in place.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <ostream>
 #include <string>
@@ -15,22 +16,31 @@ public:
 
   // `done` items are finished; `current` says what runs now (may be empty).
   void show(std::size_t done, const std::string& current = "") const {
-    if (!out_ || total_ == 0) return;
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const std::size_t width = 20, filled = width * done / total_;
-    std::string line = "\r[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " +
-                       std::to_string(done) + "/" + std::to_string(total_) + " " + what_ + ", " +
-                       std::to_string(int(elapsed)) + " s";
-    if (done > 0 && done < total_)
-      line += ", about " + std::to_string(int(elapsed / double(done) * double(total_ - done) + 0.5)) + " s left";
-    if (!current.empty()) line += " (" + current + ")";
-    *out_ << line << "   " << std::flush;
+    if (total_ == 0) return;
+    render(double(done) / double(total_), std::to_string(done) + "/" + std::to_string(total_) + " ", current);
+  }
+  // For work measured by a share done (0 to 1), not a count of items: a
+  // search under a budget.
+  void showShare(double share, const std::string& current = "") const {
+    share = std::clamp(share, 0.0, 1.0);
+    render(share, std::to_string(int(share * 100)) + " % ", current);
   }
   void clear() const {
     if (out_) *out_ << "\r" << std::string(100, ' ') << "\r" << std::flush;
   }
 
 private:
+  void render(double share, const std::string& count, const std::string& current) const {
+    if (!out_) return;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const std::size_t width = 20, filled = std::size_t(double(width) * share + 1e-9);
+    std::string line = "\r[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + count + what_ +
+                       ", " + std::to_string(int(elapsed)) + " s";
+    if (share > 0 && share < 1) line += ", about " + std::to_string(int(elapsed / share * (1 - share) + 0.5)) + " s left";
+    if (!current.empty()) line += " (" + current + ")";
+    *out_ << line << "   " << std::flush;
+  }
+
   std::ostream* out_;
   std::size_t total_;
   std::string what_;

@@ -229,6 +229,12 @@ struct Fit {
   Point center; // the file's values: the priors' centres
   int evaluations = 0;
   double spentEvents = 0;
+  double budget = kEventBudget;
+  std::function<void(double, const std::string&)> progress;
+
+  void report(double share, const std::string& stage) const {
+    if (progress) progress(share, stage);
+  }
 
   // The priors' cost of `at`: kPriorWeight per squared width from the centre.
   double prior(const Point& at) const {
@@ -292,6 +298,7 @@ struct Fit {
         other.join();
         evaluations += 2;
         spentEvents += double(upEvents + downEvents);
+        report(std::max(spentEvents / budget, double(evaluations) / kMaxEvaluations), "searching");
         if (upScore < bestScore && upScore <= downScore) best = up, bestScore = upScore, moved = true;
         else if (downScore < bestScore) best = down, bestScore = downScore, moved = true;
       }
@@ -316,6 +323,7 @@ struct Fit {
       if (down[i] != best[i]) downError = objective(compare(down));
       other.join();
       evaluations += 2;
+      report(double(i + 1) / double(parameters.size()), "which figures the curve determines");
       if (std::min(upError, downError) - bestError < kPriorWeight) out.push_back(parameters[i].name);
     }
     return out;
@@ -356,7 +364,7 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   tree.library = start.library;
   libraryAsMapping(tree.root);
 
-  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare, {}};
+  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare, {}, 0, 0, kEventBudget, o.progress};
   CalibrationResult r;
   Point fileStart;
   for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
@@ -365,6 +373,7 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   fit.evaluations = 1;
   fit.spentEvents = double(r.before.events);
   const double budget = std::max(kEventBudget, kMinEvaluations * double(r.before.events));
+  fit.budget = budget;
   // From the file's values, then from up to three points across every
   // range (a quarter, a half, three quarters); the best end wins (the error
   // surface has shallow local minima along ridges of coupled parameters).

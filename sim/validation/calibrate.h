@@ -40,6 +40,7 @@
 // simulated events, the same on any machine).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +63,9 @@ struct CalibrationResult {
 struct CalibrateOptions {
   std::vector<std::string> fit; // empty: the default set
   CompareOptions compare;
+  // Called after each comparison pair: the share of the fit done (of its
+  // event budget, or of the priors' check) and the stage.
+  std::function<void(double share, const std::string& stage)> progress;
 };
 
 std::vector<std::string> calibrationParameterNames();

@@ -115,6 +115,8 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
       events[i] += run.simulatedEvents;
       if (!best[i] || run.execution.finish < best[i]->execution.finish) best[i] = std::move(run);
     }
+  }, [&](std::size_t done) {
+    if (o.progress) o.progress(done, used.size());
   });
   c.hostUs = hostUs;
   std::vector<double> errors, lineErrors;

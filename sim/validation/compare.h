@@ -6,6 +6,7 @@
 // that line.
 #pragma once
 
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,6 +58,8 @@ struct CompareOptions {
   // Refused above this (sim/run/work_estimate.h: every size and algorithm
   // estimated before any runs); calibrate runs a comparison hundreds of times.
   WorkLimits limits;
+  // After each size: how many of how many are simulated.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 // Throws InputError when the cluster's rank count is not the log's, or the
