@@ -4,8 +4,8 @@
 #
 # The layers, from the bottom (docs/development.md, "Layout and dependencies"):
 layers=(
+  algorithms          # schedules, the checker, the real transports: nothing of sim/
   sim/core            # units, the event engine, input errors
-  algorithms          # schedules, the checker, the real transports
   topologies          # cluster builders
   sim/trace           # the trace sink and recorder
   sim/network         # the fast and packet-level network models

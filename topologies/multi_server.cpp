@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sim/core/enum_names.h"
+#include "algorithms/core/enum_names.h"
 #include "topologies/cluster_graph.h"
 
 namespace collsim {

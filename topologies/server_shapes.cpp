@@ -2,7 +2,7 @@
 
 #include "topologies/ring_orders.h"
 
-#include "sim/core/enum_names.h"
+#include "algorithms/core/enum_names.h"
 #include "topologies/cluster_graph.h"
 
 namespace collsim {

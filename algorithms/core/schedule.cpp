@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "sim/core/enum_names.h"
+#include "algorithms/core/enum_names.h"
 
 namespace collsim {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "sim/core/enum_names.h"
+#include "algorithms/core/enum_names.h"
 
 namespace collsim {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/core/enum_names.h"
+#include "algorithms/core/enum_names.h"
 #include "sim/report/text_table.h"
 
 #include "sim/report/network_report.h"
