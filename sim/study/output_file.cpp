@@ -129,10 +129,9 @@ void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& fil
     std::string templ = folder + "/." + name + ".XXXXXX";
     std::vector<char> buf(templ.begin(), templ.end());
     buf.push_back('\0');
-    int fd = ::mkstemp(buf.data());
+    int fd = guard.createTemp(buf.data());
     if (fd < 0) fail(f, std::string("cannot create a temporary file in ") + folder + ": " + std::strerror(errno));
     staged.push_back({buf.data(), f.target_});
-    guard.add(staged.back().temp);
     // Keep an existing file's permissions; a new one gets the usual 0666 less the umask.
     struct stat st {};
     mode_t mode;

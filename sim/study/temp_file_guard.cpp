@@ -1,6 +1,7 @@
 #include "sim/study/temp_file_guard.h"
 
 #include <climits>
+#include <cerrno>
 #include <cstring>
 
 #include <unistd.h>
@@ -34,6 +35,19 @@ TempFileGuard::TempFileGuard() {
 TempFileGuard::~TempFileGuard() {
   for (int i = 0; i < 4; ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
   guardedCount = 0;
+}
+
+int TempFileGuard::createTemp(char* templ) {
+  sigset_t held, before;
+  sigemptyset(&held);
+  for (int s : kSignals) sigaddset(&held, s);
+  ::sigprocmask(SIG_BLOCK, &held, &before);
+  int fd = ::mkstemp(templ);
+  int err = errno;
+  if (fd >= 0) add(templ);
+  ::sigprocmask(SIG_SETMASK, &before, nullptr); // a signal that came meanwhile is handled here
+  errno = err;
+  return fd;
 }
 
 void TempFileGuard::add(const std::string& path) {

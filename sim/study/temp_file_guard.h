@@ -17,14 +17,18 @@ public:
   ~TempFileGuard(); // restores the ones before, and forgets the names
   TempFileGuard(const TempFileGuard&) = delete;
   TempFileGuard& operator=(const TempFileGuard&) = delete;
-  // A temporary to remove on a signal (past the first kMaxGuarded: none).
-  void add(const std::string& path);
+  // mkstemp(templ) with the signals held back until the name is recorded,
+  // so a signal between the file's creation and its recording cannot leave
+  // it behind; the file descriptor, or -1 with errno set.
+  int createTemp(char* templ);
   // It was renamed or removed: a signal leaves it alone.
   void clear();
 
   static constexpr int kMaxGuarded = 16;
 
 private:
+  // A temporary to remove on a signal (past the first kMaxGuarded: none).
+  void add(const std::string& path);
   struct sigaction previous_[4] {};
 };
 
