@@ -578,3 +578,33 @@ TEST_CASE("every result names its collsim and command line, and JSON holds the i
   CHECK(with({"--format", "csv"}).out.rfind(stamp, 0) == 0);
   CHECK(with({"--format", "md"}).out.rfind(std::string("<!-- collsim ") + COLLSIM_VERSION_STRING + ": collsim run ", 0) == 0);
 }
+
+TEST_CASE("select --explain and selector check are under the same limit as run: estimated first, refused or printed") {
+  const std::string cluster = source("configs/clusters/atlas-2x8.yaml");
+  // select simulates only with --explain: every candidate, one after another.
+  CliResult refused = cli({"select", "--cluster", cluster, "--explain", "--max-events", "10"});
+  CHECK(refused.status == 2);
+  CHECK(contains(refused.err, "select --explain: about "));
+  CHECK(contains(refused.err, "raise --max-events"));
+  CliResult estimate = cli({"select", "--cluster", cluster, "--explain", "--estimate"});
+  CHECK(estimate.status == 0);
+  CHECK(contains(estimate.out, "select --explain: about "));
+  CHECK(!contains(estimate.out, "<- picked")); // nothing simulated
+  // Without --explain nothing is simulated, so no limit can refuse it.
+  CHECK(cli({"select", "--cluster", cluster, "--max-events", "1"}).status == 0);
+
+  const std::vector<std::string> check = {"selector", "check", "--rules", source("configs/selector/hccl-910b.yaml"),
+                                          "--grid", source("tests/data/selector/small-grid.yaml")};
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--max-events", "10"});
+  refused = cli(args);
+  CHECK(refused.status == 2);
+  CHECK(contains(refused.err, "selector check on "));
+  CHECK(contains(refused.err, "raise --max-events"));
+  args = check;
+  args.push_back("--estimate");
+  estimate = cli(args);
+  CHECK(estimate.status == 0);
+  CHECK(contains(estimate.out, "selector check on "));
+  CHECK(splitLines(estimate.out).size() == 1); // the estimate, and no report: nothing was simulated
+}

@@ -54,6 +54,10 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o, const char* setHelp, bool
   cmd->add_option("--seed", o.seed, "random seed of the jitter draws (default: the scenario's simulation.seed, or 1)")
       ->check(digitsOnly());
   cmd->add_option("--set", o.sets, setHelp);
+  addWorkLimitOptions(cmd, o.limits);
+}
+
+void addWorkLimitOptions(CLI::App* cmd, WorkLimitOptions& o) {
   cmd->add_option("--max-events", o.maxEvents, "refuse work estimated above this many events")
       ->capture_default_str()
       ->check(finiteAtLeast(1));
@@ -214,8 +218,8 @@ OutputFormat outputFormatOf(const OutputOptions& o) {
 
 // Refuses what passes the limits; with --estimate prints the estimate instead.
 // Returns true when the caller should go on and simulate.
-bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, const std::string& what,
-                      CliStreams io) {
+bool checkWork(const WorkEstimate& e, const WorkLimitOptions& o, int parallelRuns, const std::string& what,
+               CliStreams io) {
   WorkLimits limits;
   limits.maxEvents = o.maxEvents;
   limits.maxMemoryBytes = double(optionBytes("--max-memory", o.maxMemory));
@@ -236,7 +240,7 @@ static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std
   if (o.resume) throw UsageError("--resume: continues training studies; a collective study has nothing to resume");
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
-  if (!checkWork(estimateCollectiveStudy(study), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+  if (!checkWork(estimateCollectiveStudy(study), o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
     return 0;
   TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
@@ -266,7 +270,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   std::vector<TrainingJob> jobs = trainingJobs(study);
-  if (!checkWork(estimateTrainingJobs(jobs), o, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+  if (!checkWork(estimateTrainingJobs(jobs), o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
     return 0;
 
   // With --out FILE, completed points go to FILE.partial as they finish.
@@ -320,7 +324,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
-  if (!checkWork(estimateScenario(scenario), o, 1, scenario.name, io)) return 0;
+  if (!checkWork(estimateScenario(scenario), o.limits, 1, scenario.name, io)) return 0;
   TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(scenario.simulation.seed)};

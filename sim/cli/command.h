@@ -66,6 +66,15 @@ CLI::Validator finiteAtLeast(double min);
 
 class TraceRecorder;
 
+// --max-events, --max-memory, --estimate: the limit every command that
+// simulates is under.
+struct WorkLimitOptions {
+  double maxEvents = WorkLimits{}.maxEvents;
+  std::string maxMemory = "8GiB";
+  bool estimateOnly = false; // --estimate: print the estimate, simulate nothing
+};
+void addWorkLimitOptions(CLI::App* cmd, WorkLimitOptions& o);
+
 // --format/--out/--trace/--seed/--set, shared by run and perf.
 struct OutputOptions {
   std::string format = "table";
@@ -74,9 +83,7 @@ struct OutputOptions {
   std::string traceRanks; // --trace-ranks 0-7,12: only these ranks' tracks
   std::optional<std::uint64_t> seed; // else the scenario's simulation.seed
   std::vector<std::string> sets;
-  double maxEvents = WorkLimits{}.maxEvents;
-  std::string maxMemory = "8GiB";
-  bool estimateOnly = false; // --estimate: print the estimate, simulate nothing
+  WorkLimitOptions limits;
   bool resume = false;       // --resume: continue a study from --out's partial results
   std::string fingerprint;   // identifies the study for --resume (set by the command)
   std::string resolvedInput; // the scenario (or cluster) as it ran, for provenance (set by the command)
@@ -135,7 +142,8 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 
 // Refuses work past --max-events / --max-memory (`parallelRuns` at once);
 // with --estimate prints the estimate instead. True: go on and simulate.
-bool checkWork(const WorkEstimate& e, const OutputOptions& o, int parallelRuns, const std::string& what, CliStreams io);
+bool checkWork(const WorkEstimate& e, const WorkLimitOptions& o, int parallelRuns, const std::string& what,
+               CliStreams io);
 // The --format option as a format (UsageError when it names none).
 OutputFormat outputFormatOf(const OutputOptions& o);
 

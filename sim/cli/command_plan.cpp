@@ -19,7 +19,7 @@ int runPlan(const std::string& file, std::size_t top, const OutputOptions& o, Cl
   std::vector<Scenario> study = loadStudyFile(file, o.sets);
   PlanWork work = planWork(study);
   work.report.top = top;
-  if (!checkWork(work.work, o, hardwareThreads(), work.report.name, io)) return 0;
+  if (!checkWork(work.work, o.limits, hardwareThreads(), work.report.name, io)) return 0;
 
   ProgressLine progress(io.progress ? &io.err : nullptr, work.jobs.size(), "layouts simulated");
   progress.show(0);

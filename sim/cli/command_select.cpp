@@ -24,6 +24,7 @@ struct SelectOptions {
   std::vector<std::string> sets;
   bool explain = false;
   EnvOptions env;
+  WorkLimitOptions limits; // --explain simulates every candidate
 };
 
 int select(const SelectOptions& o, CliStreams io) {
@@ -39,6 +40,11 @@ int select(const SelectOptions& o, CliStreams io) {
   if (auto it = hccl.algorithm.find(op); it != hccl.algorithm.end())
     choice = {it->second, "HCCL settings", "automatic selection is off"};
   std::vector<CandidateTime> times;
+  if (o.explain || o.limits.estimateOnly) {
+    // Without --explain nothing is simulated: the estimate is of nothing.
+    WorkEstimate work = o.explain ? estimateCandidates(op, bytes, setup) : WorkEstimate{};
+    if (!checkWork(work, o.limits, 1, "select --explain", io)) return 0;
+  }
   if (o.explain) times = simulateCandidates(op, bytes, setup);
 
   if (o.format == "json") {
@@ -84,6 +90,7 @@ Command addSelectCommand(CLI::App& app) {
   cmd->add_option("--set", o->sets, "override a cluster key (repeatable)");
   addOutOption(cmd, o->out);
   addEnvOptions(cmd, o->env);
+  addWorkLimitOptions(cmd, o->limits);
   return {cmd, [o](CliStreams io) { return runWritingTo(o->out, io, [&](CliStreams to) { return select(*o, to); }); }};
 }
 

@@ -22,6 +22,7 @@ struct CheckOptions {
   bool updateBaseline = false;
   double tolerance = 0.01;
   int jobs = 0;
+  WorkLimitOptions limits;
 };
 
 int check(const CheckOptions& o, CliStreams io) {
@@ -49,7 +50,9 @@ int check(const CheckOptions& o, CliStreams io) {
   report.grid = grid.name;
   report.baselineFile = o.baseline;
   report.tolerance = o.tolerance;
-  report.scores = scoreRules(rules, grid, o.jobs > 0 ? o.jobs : hardwareThreads(), io.progress ? &io.err : nullptr);
+  const int threads = o.jobs > 0 ? o.jobs : hardwareThreads();
+  if (!checkWork(estimateRuleScores(grid), o.limits, threads, "selector check on " + grid.name, io)) return 0;
+  report.scores = scoreRules(rules, grid, threads, io.progress ? &io.err : nullptr);
   if (baseline) report.diff = compareBaseline(report.scores, stamp, *baseline, o.tolerance);
   std::string text = formatSelectorCheck(report, o.format);
   if (o.updateBaseline) {
@@ -105,6 +108,7 @@ Command addSelectorCommand(CLI::App& app) {
       ->check(finiteAtLeast(0));
   cmd->add_option("-j,--jobs", o->jobs, "simulation threads (default: all cores)")->check(CLI::Range(1, 1024));
   addFormatOption(cmd, o->format, kCheckFormats);
+  addWorkLimitOptions(cmd, o->limits);
   cmd->add_option("--out", o->out, "write the report to FILE");
   return {selector, [o, d, deriveCmd](CliStreams io) { return deriveCmd->parsed() ? derive(*d, io) : check(*o, io); }};
 }

@@ -7,6 +7,12 @@ namespace collsim {
 
 std::string GridPoint::key() const { return std::string(collectiveName(op)) + " " + formatBytes(bytes); }
 
+WorkEstimate estimateRuleScores(const Grid& grid) {
+  WorkEstimate total;
+  for (const GridPoint& p : grid.points) total.addSequential(estimateCandidates(p.op, p.bytes, grid.clusters[p.cluster]));
+  return total;
+}
+
 std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid, int threads, std::ostream* progress) {
   // Every simulation the grid needs, once each.
   struct Job {

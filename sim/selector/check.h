@@ -8,6 +8,7 @@
 
 #include "sim/selector/grid.h"
 #include "sim/selector/rules.h"
+#include "sim/run/work_estimate.h"
 
 namespace collsim {
 
@@ -21,6 +22,8 @@ struct PointScore {
 // Simulates every (point, candidate) once, spread over `threads` threads;
 // reports progress on `progress` if given.
 std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid, int threads, std::ostream* progress);
+// The work scoreRules will do, known before it starts.
+WorkEstimate estimateRuleScores(const Grid& grid);
 
 
 } // namespace collsim

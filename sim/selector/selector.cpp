@@ -62,6 +62,16 @@ Choice choose(const SelectorRules& rules, Collective op, Bytes bytes, const Clus
   return {best, "fallback: closed-form", "lowest alpha-beta-gamma cost"};
 }
 
+WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster) {
+  WorkEstimate total;
+  for (const auto& name : candidates(op, cluster.cluster)) {
+    AlgorithmEntry e = *findAlgorithm(op, name);
+    CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, cluster.roce.mtu, cluster.roce.queuePairs};
+    total.addSequential(estimateCollective(cluster.cluster, w));
+  }
+  return total;
+}
+
 double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm) {
   AlgorithmEntry e = *findAlgorithm(op, algorithm);
   RunRequest req{op, &e, DataType::Float32, bytes, Bytes(1) << 20, false};

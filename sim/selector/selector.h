@@ -8,6 +8,7 @@
 #include "algorithms/core/registry.h"
 #include "sim/selector/rules.h"
 #include "sim/config/cluster_config.h"
+#include "sim/run/work_estimate.h"
 
 namespace collsim {
 
@@ -39,5 +40,7 @@ struct CandidateTime {
 // Simulates every candidate (float32, 1 MiB segments, fast model), fastest first.
 std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster);
 double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm);
+// The work simulateCandidates will do, known before it starts.
+WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster);
 
 } // namespace collsim
