@@ -57,3 +57,21 @@ for c in "${cases[@]}"; do
     printf "%-28s %10.3g %10.3g %6.2f %9.1f %9.2f %s %9.0f %9.0f %6.2f\n", l, ee, e, ee / e, es, w, wr, em, p / 1024, em / (p / 1024) }'
 done
 echo "(estimates print whole seconds, at least 1 s: runs under a second get no wall ratio)"
+
+# What an estimate or a refusal costs by itself (#39: at most ~1 s for any
+# input): the wall time of each command, which prints an estimate or exits 2.
+echo
+printf "%-58s %8s %6s\n" "estimate or refusal" wall_s exit
+costs=(
+  "perf --algo all on 262,144 devices (refused)|perf --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --algo all -b 64MiB -e 64MiB"
+  "select --explain on 262,144 devices (refused)|select --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --explain"
+  "plan, Llama 3 70B, global batch 65,536 (--estimate)|plan scenarios/plan-llama3-70b.yaml --set plan.global_batch=65536 --estimate"
+  "plan, Llama 3 70B, global batch 65,536 (refused)|plan scenarios/plan-llama3-70b.yaml --set plan.global_batch=65536"
+)
+for c in "${costs[@]}"; do
+  label="${c%%|*}"
+  read -r -a args <<< "${c#*|}"
+  status=0
+  /usr/bin/time -f "%e" -o "$tmp/time" build/collsim "${args[@]}" > /dev/null 2>&1 || status=$?
+  printf "%-58s %8.2f %6d\n" "$label" "$(tail -n 1 "$tmp/time")" "$status"
+done

@@ -308,6 +308,31 @@ TEST_CASE("--max-events and --max-memory move the limit - --estimate prints it")
   CHECK(e.out.rfind("small-ring: about ", 0) == 0);
 }
 
+// A refusal needs only to know that the work passes the limit: a study of
+// many runs stops adding up its estimates at the first run past it and says
+// "at least"; --estimate still adds up every run ("about").
+TEST_CASE("a study past the limit is refused at the first run past it, and says at least") {
+  const std::vector<std::string> perf = {"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--algo", "all",
+                                         "-b", "1MiB", "-e", "64MiB"};
+  auto eventsIn = [](const std::string& text, const std::string& after) {
+    std::size_t at = text.find(after);
+    REQUIRE(at != std::string::npos);
+    return std::stod(text.substr(at + after.size()));
+  };
+  std::vector<std::string> args = perf;
+  args.insert(args.end(), {"--max-events", "1000"});
+  CliResult refused = cli(args);
+  CHECK(refused.status == 2);
+  CHECK(contains(refused.err, "the limit is 1000 events"));
+  args = perf;
+  args.push_back("--estimate");
+  CliResult whole = cli(args);
+  CHECK(whole.status == 0);
+  const double partial = eventsIn(refused.err, ": at least "), all = eventsIn(whole.out, ": about ");
+  CHECK(partial > 1000);
+  CHECK(partial * 10 < all); // one run of 88 algorithms x 7 sizes, not all of them
+}
+
 TEST_CASE("PFC settings a switch buffer cannot hold are refused at load, naming both values") {
   const std::string atlas = source("configs/clusters/atlas-2x8.yaml");
   // XOFF 512 KB plus a link's headroom (two 1 us latencies at 100 Gbps, two

@@ -569,3 +569,32 @@ TEST_CASE("context parallelism that the model cannot run is refused") {
   CHECK_THROWS_WITH_AS(step(ringOf(4), parallelOf(l, smallDecoderByOperations())),
                        doctest::Contains("tp x cp x pp x dp = 1 x 3 x 1 x 2 = 6 devices"), InputError);
 }
+
+// Past two full rounds of micro-batches the estimate walks 8 and 16 of them
+// and extrapolates (parallel_step.cpp): each further micro-batch adds the
+// same work. Checked against the estimates walked beside it (15 and 16
+// micro-batches are walked, 17 and 48 extrapolated) and against the events
+// and simulated time of the real step at 48.
+TEST_CASE("a step of many micro-batches is estimated from two smaller ones, on the line they set") {
+  const Cluster c = ringOf(8);
+  auto withMicroBatches = [](int m, PipelineKind kind) {
+    ParallelLayout l;
+    l.pp = 4, l.dp = 2, l.microBatches = m, l.schedule = kind;
+    if (kind == PipelineKind::Interleaved) l.virtualStages = 2;
+    return parallelOf(l);
+  };
+  for (PipelineKind kind : {PipelineKind::OneFOneB, PipelineKind::Interleaved}) {
+    CAPTURE(int(kind));
+    auto estimate = [&](int m) { return estimateTrainingStep(c, withMicroBatches(m, kind), StepOptions{}); };
+    const WorkEstimate e12 = estimate(12), e16 = estimate(16), e20 = estimate(20);
+    // Every four micro-batches add the same work, walked or extrapolated.
+    CHECK(relativeError(e20.events - e16.events, e16.events - e12.events) < 1e-9);
+    CHECK(relativeError(e20.simulatedSeconds - e16.simulatedSeconds, e16.simulatedSeconds - e12.simulatedSeconds) < 0.05);
+    const WorkEstimate e48 = estimate(48);
+    const StepResult real = simulateTrainingStep(c, withMicroBatches(48, kind), StepOptions{});
+    CHECK(e48.events > double(real.events) / 2);
+    CHECK(e48.events < double(real.events) * 2);
+    CHECK(e48.simulatedSeconds <= toSeconds(real.iteration) * 1.01); // a lower bound, as the walk's
+    CHECK(e48.simulatedSeconds > toSeconds(real.iteration) / 2);
+  }
+}

@@ -218,12 +218,13 @@ OutputFormat outputFormatOf(const OutputOptions& o) {
 
 // Refuses what passes the limits; with --estimate prints the estimate instead.
 // Returns true when the caller should go on and simulate.
-bool checkWork(const WorkEstimate& e, const WorkLimitOptions& o, int parallelRuns, const std::string& what,
-               CliStreams io) {
+bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& what, CliStreams io,
+               const EstimateWork& estimate) {
   WorkLimits limits;
   limits.maxEvents = o.maxEvents;
   limits.maxMemoryBytes = double(optionBytes("--max-memory", o.maxMemory));
   limits.parallelRuns = parallelRuns;
+  const WorkEstimate e = estimate(o.estimateOnly ? nullptr : &limits);
   if (o.estimateOnly) {
     io.out << what << ": " << describeEstimate(e) << "; simulated time at least " << e.simulatedSeconds << " s\n";
     return false;
@@ -240,7 +241,8 @@ static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std
   if (o.resume) throw UsageError("--resume: continues training studies; a collective study has nothing to resume");
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
-  if (!checkWork(estimateCollectiveStudy(study), o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+  if (!checkWork(o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io,
+                 [&](const WorkLimits* stop) { return estimateCollectiveStudy(study, stop); }))
     return 0;
   TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
@@ -270,7 +272,8 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   std::vector<TrainingJob> jobs = trainingJobs(study);
-  if (!checkWork(estimateTrainingJobs(jobs), o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io))
+  if (!checkWork(o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io,
+                 [&](const WorkLimits* stop) { return estimateTrainingJobs(jobs, stop); }))
     return 0;
 
   // With --out FILE, completed points go to FILE.partial as they finish.
@@ -324,7 +327,8 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
-  if (!checkWork(estimateScenario(scenario), o.limits, 1, scenario.name, io)) return 0;
+  if (!checkWork(o.limits, 1, scenario.name, io, [&](const WorkLimits* stop) { return estimateScenario(scenario, stop); }))
+    return 0;
   TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(scenario.simulation.seed)};

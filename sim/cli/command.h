@@ -142,8 +142,11 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
 
 // Refuses work past --max-events / --max-memory (`parallelRuns` at once);
 // with --estimate prints the estimate instead. True: go on and simulate.
-bool checkWork(const WorkEstimate& e, const WorkLimitOptions& o, int parallelRuns, const std::string& what,
-               CliStreams io);
+// `estimate` is given the limits, to stop adding up runs once past them
+// (a refusal is immediate), or nullptr under --estimate (the whole sum).
+using EstimateWork = std::function<WorkEstimate(const WorkLimits* stop)>;
+bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& what, CliStreams io,
+               const EstimateWork& estimate);
 // The --format option as a format (UsageError when it names none).
 OutputFormat outputFormatOf(const OutputOptions& o);
 

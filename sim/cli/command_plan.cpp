@@ -17,9 +17,13 @@ namespace {
 int runPlan(const std::string& file, std::size_t top, const OutputOptions& o, CliStreams io) {
   OutputFormat format = outputFormatOf(o);
   std::vector<Scenario> study = loadStudyFile(file, o.sets);
-  PlanWork work = planWork(study);
+  PlanWork work;
+  auto estimate = [&](const WorkLimits* stop) {
+    work = planWork(study, stop);
+    return work.work;
+  };
+  if (!checkWork(o.limits, hardwareThreads(), study.front().name, io, estimate)) return 0;
   work.report.top = top;
-  if (!checkWork(work.work, o.limits, hardwareThreads(), work.report.name, io)) return 0;
 
   ProgressLine progress(io.progress ? &io.err : nullptr, work.jobs.size(), "layouts simulated");
   progress.show(0);

@@ -42,8 +42,10 @@ int select(const SelectOptions& o, CliStreams io) {
   std::vector<CandidateTime> times;
   if (o.explain || o.limits.estimateOnly) {
     // Without --explain nothing is simulated: the estimate is of nothing.
-    WorkEstimate work = o.explain ? estimateCandidates(op, bytes, setup) : WorkEstimate{};
-    if (!checkWork(work, o.limits, 1, "select --explain", io)) return 0;
+    auto estimate = [&](const WorkLimits* stop) {
+      return o.explain ? estimateCandidates(op, bytes, setup, stop) : WorkEstimate{};
+    };
+    if (!checkWork(o.limits, 1, "select --explain", io, estimate)) return 0;
   }
   if (o.explain) times = simulateCandidates(op, bytes, setup);
 

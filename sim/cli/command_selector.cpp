@@ -51,7 +51,9 @@ int check(const CheckOptions& o, CliStreams io) {
   report.baselineFile = o.baseline;
   report.tolerance = o.tolerance;
   const int threads = o.jobs > 0 ? o.jobs : hardwareThreads();
-  if (!checkWork(estimateRuleScores(grid), o.limits, threads, "selector check on " + grid.name, io)) return 0;
+  if (!checkWork(o.limits, threads, "selector check on " + grid.name, io,
+                 [&](const WorkLimits* stop) { return estimateRuleScores(grid, stop); }))
+    return 0;
   report.scores = scoreRules(rules, grid, threads, io.progress ? &io.err : nullptr);
   if (baseline) report.diff = compareBaseline(report.scores, stamp, *baseline, o.tolerance);
   std::string text = formatSelectorCheck(report, o.format);

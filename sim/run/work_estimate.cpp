@@ -225,6 +225,7 @@ double secondsForEvents(double events, double memoryBytes) {
 void WorkEstimate::addSequential(const WorkEstimate& o) {
   wallSeconds = seconds() + o.seconds();
   events += o.events;
+  partial = partial || o.partial;
   memoryBytes = std::max(memoryBytes, o.memoryBytes);
   if (o.simulatedSeconds > simulatedSeconds || slowestLink.empty()) slowestLink = o.slowestLink.empty() ? slowestLink : o.slowestLink;
   simulatedSeconds = std::max(simulatedSeconds, o.simulatedSeconds);
@@ -246,7 +247,7 @@ WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w)
 }
 
 std::string describeEstimate(const WorkEstimate& e) {
-  return "about " + engineering(e.events) + " events (~" + duration(e.seconds()) + "), " +
+  return (e.partial ? "at least " : "about ") + engineering(e.events) + " events (~" + duration(e.seconds()) + "), " +
          gib(e.memoryBytes) + " of memory";
 }
 
@@ -256,6 +257,11 @@ void enforceClock(const WorkEstimate& run, const std::string& what) {
                      ", beyond what collsim's picosecond clock holds (" + duration(kMaxSimulatedSeconds) +
                      "); check the link bandwidths, latencies and compute rates" +
                      (run.slowestLink.empty() ? "" : " (the slowest link: " + run.slowestLink + ")"));
+}
+
+bool pastLimits(const WorkEstimate& e, const WorkLimits& limits) {
+  return e.simulatedSeconds > kMaxSimulatedSeconds || e.events > limits.maxEvents ||
+         e.memoryBytes * std::max(1, limits.parallelRuns) > limits.maxMemoryBytes;
 }
 
 void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what) {

@@ -39,6 +39,9 @@ struct WorkEstimate {
   // Seconds of this machine's time, one collective's events at a time (see
   // secondsForEvents); 0 where only events were counted: they count at 100 ns.
   double wallSeconds = 0;
+  // A sum of runs that stopped once it passed a limit (stopSumming): the
+  // work is at least this much, which is all a refusal needs to know.
+  bool partial = false;
   // Runs one after another: events and seconds add up, memory is the largest.
   void addSequential(const WorkEstimate& o);
   double seconds() const { return wallSeconds > 0 ? wallSeconds : events * 100e-9; }
@@ -57,6 +60,16 @@ struct WorkLimits {
   double maxMemoryBytes = double(8ULL << 30);   // per run in flight
   int parallelRuns = 1;                         // runs in flight at once (memory adds up)
 };
+
+// Whether `e` passes a limit (enforceLimits would refuse it).
+bool pastLimits(const WorkEstimate& e, const WorkLimits& limits);
+// For a loop that adds up runs: true (and `total` marked partial) once the
+// sum passes `stop`'s limits, so that a refusal costs one run's estimate,
+// not the study's. No limits (nullptr, as for --estimate): never.
+inline bool stopSumming(WorkEstimate& total, const WorkLimits* stop) {
+  if (stop && !total.partial && pastLimits(total, *stop)) total.partial = true;
+  return total.partial;
+}
 
 // The 64-bit picosecond clock holds about 106 days; a run estimated past a
 // tenth of that is refused (the estimate has no contention).

@@ -7,9 +7,10 @@ namespace collsim {
 
 std::string GridPoint::key() const { return std::string(collectiveName(op)) + " " + formatBytes(bytes); }
 
-WorkEstimate estimateRuleScores(const Grid& grid) {
+WorkEstimate estimateRuleScores(const Grid& grid, const WorkLimits* stop) {
   WorkEstimate total;
-  for (const GridPoint& p : grid.points) total.addSequential(estimateCandidates(p.op, p.bytes, grid.clusters[p.cluster]));
+  for (const GridPoint& p : grid.points)
+    if (!stopSumming(total, stop)) total.addSequential(estimateCandidates(p.op, p.bytes, grid.clusters[p.cluster], stop));
   return total;
 }
 

@@ -23,7 +23,7 @@ struct PointScore {
 // reports progress on `progress` if given.
 std::vector<PointScore> scoreRules(const SelectorRules& rules, const Grid& grid, int threads, std::ostream* progress);
 // The work scoreRules will do, known before it starts.
-WorkEstimate estimateRuleScores(const Grid& grid);
+WorkEstimate estimateRuleScores(const Grid& grid, const WorkLimits* stop = nullptr);
 
 
 } // namespace collsim

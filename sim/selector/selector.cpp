@@ -62,9 +62,10 @@ Choice choose(const SelectorRules& rules, Collective op, Bytes bytes, const Clus
   return {best, "fallback: closed-form", "lowest alpha-beta-gamma cost"};
 }
 
-WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster) {
+WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster, const WorkLimits* stop) {
   WorkEstimate total;
   for (const auto& name : candidates(op, cluster.cluster)) {
+    if (stopSumming(total, stop)) break;
     AlgorithmEntry e = *findAlgorithm(op, name);
     CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, cluster.roce.mtu, cluster.roce.queuePairs};
     total.addSequential(estimateCollective(cluster.cluster, w));

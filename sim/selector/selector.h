@@ -41,6 +41,6 @@ struct CandidateTime {
 std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster);
 double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm);
 // The work simulateCandidates will do, known before it starts.
-WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster);
+WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster, const WorkLimits* stop = nullptr);
 
 } // namespace collsim

@@ -37,10 +37,10 @@ std::string studyPointLabel(const std::string& variant,
   return label;
 }
 
-WorkEstimate estimateCollectiveStudy(const std::vector<Scenario>& study) {
+WorkEstimate estimateCollectiveStudy(const std::vector<Scenario>& study, const WorkLimits* stop) {
   WorkEstimate total;
   for (const Scenario& s : study)
-    if (s.loadError.empty()) total.addSequential(estimateScenario(s));
+    if (s.loadError.empty() && !stopSumming(total, stop)) total.addSequential(estimateScenario(s, stop));
   return total;
 }
 

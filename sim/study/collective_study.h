@@ -41,7 +41,7 @@ struct CollectiveStudyReport {
 };
 
 // The work of every point's runs, one after another.
-WorkEstimate estimateCollectiveStudy(const std::vector<Scenario>& study);
+WorkEstimate estimateCollectiveStudy(const std::vector<Scenario>& study, const WorkLimits* stop = nullptr);
 CollectiveStudyReport executeCollectiveStudy(const std::vector<Scenario>& study, const std::string& command,
                                              const ExecuteOptions& options);
 

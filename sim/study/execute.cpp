@@ -28,11 +28,12 @@ CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecor
   return simulateCollective(s.cluster, req, trace);
 }
 
-WorkEstimate estimateScenario(const Scenario& s) {
+WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop) {
   WorkEstimate total;
   for (const auto& name : s.algorithms) {
     AlgorithmEntry algo = requireAlgorithm(s.op, name, s.cluster, s.name);
     for (Bytes size : s.sizes) {
+      if (stopSumming(total, stop)) return total;
       CollectiveWork w{s.op, &algo, size, dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
                        s.simulation.fidelity, s.simulation.loopBytes, s.roce.mtu, s.roce.queuePairs};
       total.addSequential(estimateCollective(s.cluster, w));

@@ -34,10 +34,11 @@ std::vector<TrainingJob> trainingJobs(const std::vector<Scenario>& study) {
   return jobs;
 }
 
-WorkEstimate estimateTrainingJobs(std::vector<TrainingJob>& jobs) {
+WorkEstimate estimateTrainingJobs(std::vector<TrainingJob>& jobs, const WorkLimits* stop) {
   WorkEstimate total;
   for (TrainingJob& job : jobs) {
     if (!job.error.empty()) continue;
+    if (stopSumming(total, stop)) break;
     const Scenario& s = *job.scenario;
     try {
       WorkEstimate e = estimateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, job.algorithm, 1, nullptr));

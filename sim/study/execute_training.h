@@ -23,7 +23,7 @@ struct TrainingJob {
 
 std::vector<TrainingJob> trainingJobs(const std::vector<Scenario>& study);
 // The work of every job, added up; a job whose estimate fails gets its error.
-WorkEstimate estimateTrainingJobs(std::vector<TrainingJob>& jobs);
+WorkEstimate estimateTrainingJobs(std::vector<TrainingJob>& jobs, const WorkLimits* stop = nullptr);
 
 struct TrainingRunHooks {
   // Points already simulated (--resume): job index -> its point.

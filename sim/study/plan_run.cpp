@@ -16,7 +16,7 @@ static PlannedLayout plannedOf(const Scenario& s, LayoutCandidate c) {
   return p;
 }
 
-PlanWork planWork(const std::vector<Scenario>& study) {
+PlanWork planWork(const std::vector<Scenario>& study, const WorkLimits* stop) {
   for (const Scenario& s : study) {
     if (!s.loadError.empty()) throw ConfigError(s.loadError);
     if (!s.plan) throw InputError(s.name + " has no plan: block (global_batch and the layouts to search)");
@@ -38,6 +38,7 @@ PlanWork planWork(const std::vector<Scenario>& study) {
         report.pruned.push_back(plannedOf(s, std::move(c)));
         continue;
       }
+      if (stopSumming(w.work, stop)) return w; // refused: the rest need not be estimated
       WorkEstimate e = estimateTrainingStep(s.cluster, trainingFor(*s.training, c), options);
       enforceClock(e, "layout " + c.layout.text());
       w.work.addSequential(e);

@@ -23,8 +23,9 @@ struct PlanWork {
 };
 
 // The layouts of every study point, pruned or to simulate, with their
-// estimated work. Throws InputError for a study that is not a plan.
-PlanWork planWork(const std::vector<Scenario>& study);
+// estimated work (with `stop`: no further layouts once the sum passes it,
+// the work marked partial). Throws InputError for a study that is not a plan.
+PlanWork planWork(const std::vector<Scenario>& study, const WorkLimits* stop = nullptr);
 // Simulates one layout; a failure becomes its error.
 void simulatePlanJob(PlanJob& job, std::uint64_t seed);
 // The simulated layouts into the report, fastest first per device count.

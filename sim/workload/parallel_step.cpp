@@ -617,18 +617,21 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   return result;
 }
 
-WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+namespace {
+
+WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
   ParallelStepBuilder builder(cluster, training, options);
-  ParallelStepSchedule schedule(builder.plan());
+  std::vector<int> sample; // one rank of each stage
+  for (int stage = 0; stage < builder.layout().pp; ++stage) sample.push_back(builder.placement().rank({0, 0, stage}));
+  ParallelStepSchedule schedule(builder.plan(), sample);
   // One rank of each stage stands for its stage: count its messages and
   // their segments' hops, then scale by the ranks of a stage.
   WorkEstimate e;
   const ParallelLayout& l = builder.layout();
   std::vector<Op> ops;
-  double messages = 0, segmentHops = 0;
+  double messages = 0, segmentHops = 0, computes = 0;
   const int perServer = std::max(1, cluster.devicesPerServer);
-  for (int stage = 0; stage < l.pp; ++stage) {
-    int rank = builder.placement().rank({0, 0, stage});
+  for (int rank : sample) {
     Time compute = 0;
     for (int s = 0; s < schedule.streamCount(); ++s) {
       const Schedule& stream = schedule.stream(s);
@@ -636,7 +639,7 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
         ops.clear();
         stream.appendOps(rank, step, ops);
         for (const Op& op : ops) {
-          if (op.kind == OpKind::Compute) compute += Time(op.durationPs);
+          if (op.kind == OpKind::Compute) compute += Time(op.durationPs), computes += 1;
           if (op.kind != OpKind::Send) continue;
           // A segment takes an event per hop: one inside a server, about
           // three between servers (NIC, switch, NIC).
@@ -649,10 +652,40 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
     e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
   }
   // Every rank of a stage runs its program: scale the sampled rank by them.
-  e.events = double(l.tp * l.cp * l.dp) * (segmentHops + messages);
+  // A computation is an event too (its end), which dominates a small model's step.
+  e.events = double(l.tp * l.cp * l.dp) * (segmentHops + messages + computes);
   // A base and a few hundred bytes per rank and stream (lanes, pair states):
   // an upper guess; the 70 B step on 1,024 ranks peaks at 38 MB.
   e.memoryBytes = 64e6 + double(cluster.ranks()) * double(schedule.streamCount()) * 256;
+  return e;
+}
+
+} // namespace
+
+WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  // Walking a step's programs costs as much as building them, which grows
+  // with the micro-batches (a global batch of 65,536 took seconds a
+  // layout). Once the pipeline is full every further micro-batch adds the
+  // same passes, messages and time, so past two full rounds the step is
+  // estimated at m1 and m2 = 2 m1 micro-batches (multiples of pp, which the
+  // interleaved schedule needs) and extrapolated along that line.
+  const ParallelLayout l = resolvedLayout(*training.parallel, cluster);
+  const int m1 = l.pp * std::max(1, (8 + l.pp - 1) / l.pp), m2 = 2 * m1;
+  if (l.microBatches <= m2) return walkParallelStep(cluster, training, options);
+  validateLayout(l, cluster, training); // what the full step would be refused for
+  auto at = [&](int microBatches) {
+    TrainingSpec t = training;
+    t.parallel->microBatches = microBatches;
+    return walkParallelStep(cluster, t, options);
+  };
+  const WorkEstimate a = at(m1), b = at(m2);
+  const double k = double(l.microBatches - m1) / double(m2 - m1);
+  auto along = [&](double WorkEstimate::*figure) { return a.*figure + k * (b.*figure - a.*figure); };
+  WorkEstimate e = b;
+  e.events = along(&WorkEstimate::events);
+  e.simulatedSeconds = along(&WorkEstimate::simulatedSeconds);
+  e.memoryBytes = along(&WorkEstimate::memoryBytes); // ZeRO 2-3: a stream per micro-batch's buckets
+  e.lanes = along(&WorkEstimate::lanes);
   return e;
 }
 

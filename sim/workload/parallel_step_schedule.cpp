@@ -87,7 +87,10 @@ private:
 
 } // namespace
 
-ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan) : plan_(std::move(plan)) {
+ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan) : ParallelStepSchedule(std::move(plan), {}) {}
+
+ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan, const std::vector<int>& ranks)
+    : plan_(std::move(plan)) {
   std::size_t buckets = 0;
   for (const StageProgram& p : plan_.stages) buckets = std::max(buckets, p.buckets.size());
   for (int which = 0; which < kPrograms; ++which) streams_.push_back(std::make_unique<ProgramStream>(*this, which));
@@ -98,7 +101,8 @@ ParallelStepSchedule::ParallelStepSchedule(ParallelStepPlan plan) : plan_(std::m
   for (int which = 0; which < kPrograms; ++which) {
     std::map<std::vector<int>, std::shared_ptr<const std::vector<int>>> shared;
     firstSteps_[which].resize(std::size_t(plan_.ranks));
-    for (int r = 0; r < plan_.ranks; ++r) {
+    for (int i = 0, n = ranks.empty() ? plan_.ranks : int(ranks.size()); i < n; ++i) {
+      const int r = ranks.empty() ? i : ranks[std::size_t(i)];
       const std::vector<ProgramItem>& items = program(r, which);
       std::vector<int> key{plan_.stageOf(r)};
       for (const ProgramItem& item : items)

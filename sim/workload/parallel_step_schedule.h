@@ -80,6 +80,9 @@ struct ParallelStepPlan {
 class ParallelStepSchedule final : public Schedule {
 public:
   explicit ParallelStepSchedule(ParallelStepPlan plan);
+  // Only `ranks` can be walked (an estimate's sample): numbering every
+  // rank's steps costs as much as the walk of all of them.
+  ParallelStepSchedule(ParallelStepPlan plan, const std::vector<int>& ranks);
   ~ParallelStepSchedule() override;
   int ranks() const override { return plan_.ranks; }
   int stepCount(int) const override { return 0; }
