@@ -249,7 +249,7 @@ def kinds(binary, tmp):
                                         "4000B", "--timeout", "10"]),
         # Measured training runs, through the calibration that fits them.
         "runs": (["tests/data/training/measured-mpt-125m.yaml"], mutate,
-                 lambda path, src: [binary, "calibrate", path, "--format", "json", "--out",
+                 lambda path, src: [binary, "calibrate", path, "--format", "json", "--write-device",
                                     os.path.join(tmp, "device.yaml")]),
     }
 

@@ -409,3 +409,38 @@ TEST_CASE("compare and calibrate show a progress line with the time left on a te
   auto json = nlohmann::json::parse(run(calibrate, false).out);
   CHECK(json.at("fitted_units").at("launch") == "us");
 }
+
+// calibrate writes two things: its report, which --out takes as for every
+// command, and the calibrated YAML, which --write-cluster takes (training
+// runs: --write-device). An --out naming a .yaml file alone is the old
+// spelling, when --out was the YAML: it still is, and a note says so.
+TEST_CASE("calibrate: --out is the report, --write-cluster the YAML, and --out FILE.yaml keeps its old meaning") {
+  TempDir dir;
+  const std::string log = source("tests/data/measured/v100-1x8-cubemesh-nccl.txt");
+  const std::string cluster = source("configs/clusters/v100-cubemesh-8.yaml");
+  const std::vector<std::string> calibrate = {"calibrate", log, "--cluster", cluster, "--fit", "launch"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = calibrate;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  CliResult both = with({"--out", dir / "report.txt", "--write-cluster", dir / "calibrated.yaml"});
+  REQUIRE(both.status == 0);
+  CHECK(both.out.empty());
+  CHECK(contains(slurp(dir / "report.txt"), "launch     7.812  us    by the curve"));
+  CHECK(contains(slurp(dir / "calibrated.yaml"), "launch"));
+  CHECK(slurp(dir / "calibrated.yaml").find("by the curve") == std::string::npos);
+
+  CliResult old = with({"--out", dir / "old.yaml"});
+  REQUIRE(old.status == 0);
+  CHECK(contains(old.err, "--out " + (dir / "old.yaml") + " is taken as --write-cluster"));
+  CHECK(contains(old.out, "by the curve")); // the report, on standard output
+  CHECK(slurp(dir / "old.yaml") == slurp(dir / "calibrated.yaml"));
+
+  CliResult same = with({"--out", dir / "x.txt", "--write-cluster", dir / "x.txt"});
+  CHECK(same.status == 2);
+  CHECK(contains(same.err, "--out and --write-cluster name the same file"));
+  CliResult device = with({"--write-device", dir / "d.yaml"});
+  CHECK(device.status == 2);
+  CHECK(contains(device.err, "--write-device: a benchmark log calibrates a cluster; write it with --write-cluster"));
+}

@@ -144,8 +144,9 @@ TEST_CASE("collsim calibrate RUNS.yaml writes a device file that runs the runs a
   std::string runs = dir.write("runs.yaml", smallRuns("{mfu: " + std::to_string(mfu) + ", flops: model}",
                                                       "{samples_per_second: 700}"));
   std::string device = dir / "fitted.yaml";
-  CliResult r = cli({"calibrate", runs, "--fit", "gemm_efficiency", "--out", device, "--format", "json"});
+  CliResult r = cli({"calibrate", runs, "--fit", "gemm_efficiency", "--write-device", device, "--format", "json"});
   REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "\"device_file\": "));
   CHECK(contains(r.out, "\"fitted\": {\n    \"gemm_efficiency\": "));
   CHECK(contains(r.out, "\"measured\": \"mfu "));
   REQUIRE(std::filesystem::exists(device));

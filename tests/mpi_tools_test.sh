@@ -38,7 +38,15 @@ run 3 "$mpi" sweep "$plan" --format json | unstamped > "$tmp/plan3.json"
 cmp "$tmp/plan.json" "$tmp/plan3.json"
 echo "sweep of a plan: 3 ranks match collsim plan"
 
-run 2 "$mpi" calibrate --out "$tmp/cluster.yaml" > /dev/null
+run 2 "$mpi" calibrate --write-cluster "$tmp/cluster.yaml" --out "$tmp/calibrate.txt" > /dev/null
+grep -q "^# intra-host: " "$tmp/calibrate.txt"
+! grep -q "^devices:" "$tmp/calibrate.txt" # the YAML went to --write-cluster, not into the report
+grep -q "^devices: 2" "$tmp/cluster.yaml"
+# The old spelling: --out naming a .yaml file is still the cluster file, with a note.
+run 2 "$mpi" calibrate --out "$tmp/old.yaml" > /dev/null 2> "$tmp/old.err"
+grep -q "^devices: 2" "$tmp/old.yaml"
+grep -q "is taken as --write-cluster" "$tmp/old.err"
+echo "calibrate: --write-cluster the YAML, --out the report, --out FILE.yaml as before"
 "$collsim" perf --cluster "$tmp/cluster.yaml" -b 1KiB -e 1MiB -f 32 > /dev/null
 run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB -f 8 -n 2 -w 1 > "$tmp/compare.txt"
 grep -q "median" "$tmp/compare.txt"

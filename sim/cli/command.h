@@ -52,7 +52,7 @@ Command addKeysCommand(CLI::App& app);
 // `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
 // training runs (command_calibrate_compute.cpp).
 struct ComputeCalibrateRequest {
-  std::string runs, out, format = "table";
+  std::string runs, deviceFile, format = "table"; // deviceFile: --write-device
   std::vector<std::string> sets, fit;
   double maxEvents = WorkLimits{}.maxEvents;
   std::vector<std::string> on, predict; // the runs to fit, and the held-out ones to predict

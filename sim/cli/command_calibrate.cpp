@@ -22,6 +22,7 @@ namespace {
 
 struct CalibrateCliOptions {
   std::string measured, cluster, out, algo = "library", op, minBytes = "64KiB", format = "table";
+  std::string writeCluster, writeDevice; // the calibrated YAML; --out is the report
   std::vector<std::string> sets, fit, on, predict;
   EnvOptions env;
   int channels = 1;
@@ -58,12 +59,16 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   if (namesTrainingRuns(o.measured)) {
     if (!o.cluster.empty())
       throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE");
-    return runComputeCalibration({o.measured, o.out, o.format, o.sets, o.fit, o.maxEvents, o.on, o.predict}, io);
+    if (!o.writeCluster.empty())
+      throw UsageError("--write-cluster: training runs calibrate a device; write it with --write-device FILE");
+    return runComputeCalibration({o.measured, o.writeDevice, o.format, o.sets, o.fit, o.maxEvents, o.on, o.predict}, io);
   }
   if (!o.on.empty() || !o.predict.empty()) throw UsageError("--on and --predict choose among training runs (RUNS.yaml)");
+  if (!o.writeDevice.empty())
+    throw UsageError("--write-device: a benchmark log calibrates a cluster; write it with --write-cluster FILE");
   if (o.cluster.empty()) throw UsageError("--cluster: the cluster file of the measured hardware is required for a log");
   std::optional<OutputFile> out;
-  if (!o.out.empty()) out = OutputFile::check("--out", o.out);
+  if (!o.writeCluster.empty()) out = OutputFile::check("--write-cluster", o.writeCluster);
   MeasuredCurve curve = readMeasuredCurve(o.measured);
   io.err << measuredCurveNotes(curve);
   Collective op = curve.op;
@@ -102,7 +107,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
     j["poorly_determined"] = r.poorlyDetermined;
     j["before"] = {{"median_abs_error", r.before.medianAbsError}, {"max_abs_error", r.before.maxAbsError}};
     j["evaluations"] = r.evaluations;
-    if (out) j["out"] = o.out;
+    if (out) j["cluster_file"] = o.writeCluster;
     io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
     return 0;
   }
@@ -112,7 +117,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
     bool priored = !k.ends_with(".max_bytes");
     fitted.add({k, fittedValueText(k, v), fittedUnit(k), !priored ? "-" : poorly ? "poorly: the prior holds it" : "by the curve"});
   }
-  io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.out : "") << "\n"
+  io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.writeCluster : "") << "\n"
          << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);
   return 0;
 }
@@ -133,7 +138,9 @@ Command addCalibrateCommand(CLI::App& app) {
     for (const auto& n : computeFigureNames()) s += n + (n == computeFigureNames().back() ? "" : ", ");
     return s;
   }())->delimiter(',');
-  cmd->add_option("--out", o->out, "write the calibrated cluster file (or, for training runs, the device file) here");
+  cmd->add_option("--write-cluster", o->writeCluster, "write the calibrated cluster file here (a log)");
+  cmd->add_option("--write-device", o->writeDevice, "write the calibrated device file here (training runs)");
+  addOutOption(cmd, o->out);
   cmd->add_option("--max-events", o->maxEvents, "refuse a fit estimated past this many simulated events")
       ->check(finiteAtLeast(1))->capture_default_str();
   cmd->add_option("--on", o->on, "training runs: fit only these (variants, by name) and predict the others held out")
@@ -149,7 +156,17 @@ Command addCalibrateCommand(CLI::App& app) {
   cmd->add_option("--set", o->sets, "override a cluster key before fitting: --set servers=4");
   addFormatOption(cmd, o->format, kReportFormats);
   addEnvOptions(cmd, o->env);
-  return {cmd, [o](CliStreams io) { return run(*o, io); }};
+  return {cmd, [o](CliStreams io) {
+            CalibrateCliOptions given = *o;
+            const bool training = namesTrainingRuns(given.measured);
+            std::string& written = training ? given.writeDevice : given.writeCluster;
+            const std::string writeOption = training ? "--write-device" : "--write-cluster";
+            keepOldCalibrateOut(given.out, written, writeOption, io.err);
+            if (!given.out.empty() && !written.empty() &&
+                OutputFile::check("--out", given.out).sameFileAs(OutputFile::check(writeOption, written)))
+              throw UsageError("--out and " + writeOption + " name the same file: the report and the YAML need two");
+            return runWritingTo(given.out, io, [&](CliStreams to) { return run(given, to); });
+          }};
 }
 
 } // namespace collsim

@@ -44,7 +44,7 @@ double errorOf(double predicted, double measured) { return predicted / measured 
 
 int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io) {
   std::optional<OutputFile> out;
-  if (!request.out.empty()) out = OutputFile::check("--out", request.out);
+  if (!request.deviceFile.empty()) out = OutputFile::check("--write-device", request.deviceFile);
   std::vector<Scenario> study = loadStudyFile(request.runs, request.sets);
   // Bounded like run: each run fitted once per simulation a fit takes
   // (about four iterations of one pass per figure and a step), each
@@ -122,7 +122,7 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
     }
     j["expected_error"] = c.error;
     j["simulations"] = c.simulations, j["iterations"] = c.iterations;
-    if (out) j["out"] = request.out;
+    if (out) j["device_file"] = request.deviceFile;
     io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
     return 0;
   }
@@ -142,7 +142,7 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# collsim calibrate: " << c.device.name
          << "'s compute fitted to " << c.runs.size() << " measured run(s) of " << request.runs << " ("
          << c.simulations << " simulations, " << c.iterations << " iterations)"
-         << (out ? "; device file written to " + request.out : "") << "\n"
+         << (out ? "; device file written to " + request.deviceFile : "") << "\n"
          << "# figures: the preset's and the fitted value; sd: one standard deviation of the fit (x: a factor),\n"
             "# prior_sd: before the runs; a figure the runs do not pin (sd over half the prior's) stays near the preset\n"
          << figures.text() << "# runs: the measured step against the prediction, before and after the fit\n"

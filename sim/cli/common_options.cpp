@@ -1,6 +1,7 @@
 #include "sim/cli/common_options.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include <CLI/CLI.hpp>
 
@@ -31,6 +32,14 @@ void addSizeSweepOptions(CLI::App* cmd, std::string& minBytes, std::string& maxB
   cmd->add_option("-b,--min-bytes,--minbytes", minBytes, "smallest size")->capture_default_str();
   cmd->add_option("-e,--max-bytes,--maxbytes", maxBytes, "largest size")->capture_default_str();
   cmd->add_option("-f,--step-factor,--stepfactor", factor, "size multiplier")->capture_default_str();
+}
+
+void keepOldCalibrateOut(std::string& out, std::string& written, const std::string& writeOption, std::ostream& err) {
+  if (!written.empty() || !(out.ends_with(".yaml") || out.ends_with(".yml"))) return;
+  err << "collsim: note: --out " << out << " is taken as " << writeOption
+      << " (the calibrated YAML), as it was; --out is now the report\n";
+  written = std::move(out);
+  out.clear();
 }
 
 } // namespace collsim

@@ -3,6 +3,7 @@
 // one command knows the others.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,12 @@ CLI::Option* addFormatOption(CLI::App* cmd, std::string& format, const FormatSet
 // nccl-tests' size sweep: -b/--min-bytes, -e/--max-bytes, -f/--step-factor
 // (nccl-tests' own --minbytes, --maxbytes, --stepfactor kept).
 void addSizeSweepOptions(CLI::App* cmd, std::string& minBytes, std::string& maxBytes, double& factor);
+
+// calibrate's two products: --out is its report, as for every command, and
+// the calibrated YAML goes to `writeOption` (--write-cluster, or
+// --write-device for training runs). An --out that names a .yaml file with
+// `written` not given is the old spelling, when --out was the YAML: it stays
+// the YAML (the report goes to standard output), and a note says so.
+void keepOldCalibrateOut(std::string& out, std::string& written, const std::string& writeOption, std::ostream& err);
 
 } // namespace collsim

@@ -14,10 +14,12 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <vector>
 
 #include "algorithms/transports/reduction.h"
 #include "sim/cli/command.h"
+#include "sim/cli/common_options.h"
 #include "sim/cli/mpi/mpi_command.h"
 
 namespace collsim {
@@ -78,9 +80,15 @@ std::string latency(double seconds) {
   return s;
 }
 
-int calibrate(const std::string& outPath, MpiRunner& runner, std::ostream& out) {
+struct CalibrateFiles {
+  std::string out, writeCluster; // the report, the calibrated cluster YAML
+};
+
+int calibrate(CalibrateFiles files, MpiRunner& runner, std::ostream& out, std::ostream& err) {
   const int p = runner.size(), me = runner.rank();
   if (p < 2) throw MpiUsageError("calibrate needs at least 2 ranks");
+  if (!files.out.empty() && files.out == files.writeCluster)
+    throw MpiUsageError("--out and --write-cluster name the same file: the report and the YAML need two");
   const int perHost = runner.hostLayout(); // 0: one host
   const int devices = perHost == 0 ? p : perHost, servers = p / devices;
   if (devices < 2 && servers < 2) throw MpiUsageError("nothing to measure");
@@ -90,6 +98,7 @@ int calibrate(const std::string& outPath, MpiRunner& runner, std::ostream& out) 
   double reduce = reduceBandwidth();
   MPI_Bcast(&reduce, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (me != 0) return 0;
+  keepOldCalibrateOut(files.out, files.writeCluster, "--write-cluster", err);
 
   char date[32];
   std::time_t now = std::time(nullptr);
@@ -109,21 +118,25 @@ int calibrate(const std::string& outPath, MpiRunner& runner, std::ostream& out) 
   if (servers >= 2)
     yaml += "nic: {per: device}\nroce: {bandwidth: " + bandwidth(inter.bandwidth) + ", latency: " +
             latency(inter.latency / 2) + "}\nfabric: {type: switch}\n";
-  if (outPath.empty()) out << yaml;
-  else writeOutputFile("--out", outPath, yaml);
-  out << "# intra-host: " << latency(intra.latency) << " one way, " << bandwidth(intra.bandwidth);
-  if (servers >= 2) out << "; inter-host: " << latency(inter.latency) << ", " << bandwidth(inter.bandwidth);
-  out << "; reduce " << bandwidth(reduce) << "\n";
+  // The report: the YAML itself unless --write-cluster takes it, and the figures measured.
+  std::string report = files.writeCluster.empty() ? yaml : "";
+  if (!files.writeCluster.empty()) writeOutputFile("--write-cluster", files.writeCluster, yaml);
+  report += "# intra-host: " + latency(intra.latency) + " one way, " + bandwidth(intra.bandwidth);
+  if (servers >= 2) report += "; inter-host: " + latency(inter.latency) + ", " + bandwidth(inter.bandwidth);
+  report += "; reduce " + bandwidth(reduce) + "\n";
+  if (files.out.empty()) out << report;
+  else writeOutputFile("--out", files.out, report);
   return 0;
 }
 
 } // namespace
 
 MpiCommand addMpiCalibrateCommand(CLI::App& app) {
-  auto outPath = std::make_shared<std::string>();
+  auto files = std::make_shared<CalibrateFiles>();
   auto* cmd = app.add_subcommand("calibrate", "measure link latency and bandwidth, write a cluster YAML");
-  cmd->add_option("--out", *outPath, "cluster YAML to write (default: standard output)");
-  return {cmd, [outPath](MpiRunner& runner, std::ostream& out) { return calibrate(*outPath, runner, out); }};
+  cmd->add_option("--write-cluster", files->writeCluster, "write the cluster YAML here (default: into the report)");
+  cmd->add_option("--out", files->out, "write the report here (default: standard output)");
+  return {cmd, [files](MpiRunner& runner, std::ostream& out) { return calibrate(*files, runner, out, std::cerr); }};
 }
 
 } // namespace collsim
