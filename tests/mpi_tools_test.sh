@@ -4,7 +4,8 @@
 #    on 3 ranks a collective study's exactly as `collsim run` prints it, and
 #    a plan's ranking exactly as `collsim plan` prints it;
 #  - `collsim-mpi calibrate` writes a cluster YAML that `collsim` accepts, and
-#    `compare` runs against it with correct results.
+#    `compare` runs against it with correct results;
+#  - a peer past --timeout ends the run with status 4.
 # Usage: mpi_tools_test.sh COLLSIM COLLSIM_MPI MPIEXEC SOURCE_DIR
 set -euo pipefail
 collsim=$1 mpi=$2 mpiexec=$3 src=$4
@@ -47,6 +48,15 @@ run 2 "$mpi" calibrate --out "$tmp/old.yaml" > /dev/null 2> "$tmp/old.err"
 grep -q "^devices: 2" "$tmp/old.yaml"
 grep -q "is taken as --write-cluster" "$tmp/old.err"
 echo "calibrate: --write-cluster the YAML, --out the report, --out FILE.yaml as before"
+
+# A peer that does not answer within --timeout (here 1 ms for 256 MiB): every
+# rank stops with the documented status 4, and rank 0 says which rank and why.
+status=0
+run 2 "$mpi" perf --timeout 0.001 -b 256MiB -e 256MiB > /dev/null 2> "$tmp/timeout.err" || status=$?
+[ "$status" = 4 ] || { echo "a peer's timeout exited $status, not 4"; cat "$tmp/timeout.err"; exit 1; }
+grep -q "collsim-mpi: rank [01]: MPI requests still open after 1 ms (a peer never answered); every rank stops (exit 4)" \
+  "$tmp/timeout.err"
+echo "a peer past --timeout: exit 4 on every rank, with the reason"
 "$collsim" perf --cluster "$tmp/cluster.yaml" -b 1KiB -e 1MiB -f 32 > /dev/null
 run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB -f 8 -n 2 -w 1 > "$tmp/compare.txt"
 grep -q "median" "$tmp/compare.txt"

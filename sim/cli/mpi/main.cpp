@@ -3,8 +3,9 @@
 //   mpirun -np 8 build/collsim-mpi perf --op allreduce --algo rhd -b 8 -e 256MiB -f 2
 //   mpirun -np 4 build/collsim-mpi selftest
 //
-// Only rank 0 prints. Exit status: 0 success, 1 wrong results or a
-// transport failure, 2 bad input.
+// Only rank 0 prints. Exit status: 0 success, 1 wrong results, 2 bad
+// input, 3 an internal error, 4 a peer that did not answer within the
+// timeout (mpi_commands.h; every rank is aborted with 3 and 4).
 #include <mpi.h>
 
 #include <iostream>
@@ -58,11 +59,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   int status = collsim::runMpiCli(argc, argv, out, err);
-  if (status == 1 || status == 3) { // a transport failure leaves requests open: abort everyone
+  if (status == collsim::kMpiExitInternal || status == collsim::kMpiExitPeerFailed) {
     out.flush();
     err.flush();
-    if (status == 3) MPI_Abort(MPI_COMM_WORLD, 1);
+    std::cerr.flush();
+    MPI_Abort(MPI_COMM_WORLD, status); // open requests, peers waiting: nobody can finish cleanly
   }
   MPI_Finalize();
-  return status == 3 ? 1 : status;
+  return status;
 }

@@ -244,11 +244,12 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     err << "collsim-mpi: error: " << e.what() << "\n";
     return 2;
   } catch (const TransportError& e) {
-    std::cerr << "collsim-mpi: rank " << runner.rank() << ": " << e.what() << "\n";
-    return 3;
+    std::cerr << "collsim-mpi: rank " << runner.rank() << ": " << e.what() << "; every rank stops (exit "
+              << kMpiExitPeerFailed << ")\n";
+    return kMpiExitPeerFailed;
   } catch (const std::exception& e) {
     std::cerr << "collsim-mpi: rank " << runner.rank() << ": internal error: " << e.what() << "\n";
-    return 3;
+    return kMpiExitInternal;
   }
 }
 
