@@ -657,6 +657,11 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   // segment's arrival (link_network.cpp). The 70 B step on 128 and 1,024
   // NPUs: 1.9e6 and 1.6e7 estimated, 1.95e6 and 1.62e7 run.
   e.events = double(l.tp * l.cp * l.dp) * (segmentHops + computes);
+  // An event of a step costs about three of a collective's (its lane walks
+  // the stage's programs): the 70 B step ran 1.95e6 events in 0.69 s on 128
+  // NPUs and 1.62e7 in 5.05 s on 1,024 (scripts/bench.sh's case).
+  constexpr double kSecondsPerStepEvent = 300e-9;
+  e.wallSeconds = e.events * kSecondsPerStepEvent;
   // A base and a few hundred bytes per rank and stream (lanes, pair states):
   // an upper guess; the 70 B step on 1,024 ranks peaks at 38 MB.
   e.memoryBytes = 64e6 + double(cluster.ranks()) * double(schedule.streamCount()) * 256;
@@ -687,6 +692,7 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
   WorkEstimate e = b;
   e.events = along(&WorkEstimate::events);
   e.simulatedSeconds = along(&WorkEstimate::simulatedSeconds);
+  e.wallSeconds = along(&WorkEstimate::wallSeconds);
   e.memoryBytes = along(&WorkEstimate::memoryBytes); // ZeRO 2-3: a stream per micro-batch's buckets
   e.lanes = along(&WorkEstimate::lanes);
   return e;
