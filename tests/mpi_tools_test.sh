@@ -56,7 +56,11 @@ run 2 "$mpi" perf --timeout 0.001 -b 256MiB -e 256MiB > /dev/null 2> "$tmp/timeo
 [ "$status" = 4 ] || { echo "a peer's timeout exited $status, not 4"; cat "$tmp/timeout.err"; exit 1; }
 grep -q "collsim-mpi: rank [01]: MPI requests still open after 1 ms (a peer never answered); every rank stops (exit 4)" \
   "$tmp/timeout.err"
-echo "a peer past --timeout: exit 4 on every rank, with the reason"
+status=0
+run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 256MiB -e 256MiB -n 1 -w 0 --timeout 0.001 \
+  > /dev/null 2> "$tmp/timeout.err" || status=$?
+[ "$status" = 4 ] || { echo "compare past its --timeout exited $status, not 4"; cat "$tmp/timeout.err"; exit 1; }
+echo "a peer past --timeout: exit 4 on every rank, with the reason (perf and compare)"
 "$collsim" perf --cluster "$tmp/cluster.yaml" -b 1KiB -e 1MiB -f 32 > /dev/null
 run 2 "$mpi" compare --cluster "$tmp/cluster.yaml" --algo ring -b 1KiB -e 64KiB -f 8 -n 2 -w 1 > "$tmp/compare.txt"
 grep -q "median" "$tmp/compare.txt"

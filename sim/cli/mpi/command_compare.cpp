@@ -25,6 +25,7 @@ struct CompareOptions {
   std::vector<std::string> algos = {"ring", "rhd", "mesh"};
   double factor = 4;
   int warmup = 3, iterations = 10;
+  double timeoutSeconds = 60;
 };
 
 int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
@@ -64,7 +65,7 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
       CollectiveSpec spec = base;
       spec.count = size / spec.elemSize;
       MpiRunResult measured = runner.run(*algo, spec, type, ReduceOp::Sum, o.warmup, o.iterations,
-                                         std::chrono::milliseconds(60'000));
+                                         std::chrono::milliseconds(std::int64_t(o.timeoutSeconds * 1000)));
       wrong += measured.wrong;
       if (runner.rank() != 0) continue;
       RunRequest req{base.op, &*algo, type, spec.bytes(), segment, false};
@@ -128,6 +129,7 @@ MpiCommand addMpiCompareCommand(CLI::App& app) {
   cmd->add_option("-w,--warmup", o->warmup, "warm-up iterations")->capture_default_str();
   cmd->add_option("-n,--iters", o->iterations, "timed iterations")->capture_default_str();
   addFormatOption(cmd, o->format, kMeasuredFormats);
+  addPeerTimeoutOption(cmd, o->timeoutSeconds);
   return {cmd, [o](MpiRunner& runner, std::ostream& out) { return compare(*o, runner, out); }};
 }
 

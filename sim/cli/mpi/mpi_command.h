@@ -33,6 +33,9 @@ MpiCommand addMpiSweepCommand(CLI::App& app, const std::string& commandLine);
 MpiCommand addMpiCalibrateCommand(CLI::App& app);
 MpiCommand addMpiCompareCommand(CLI::App& app);
 
+// --timeout: how long a rank waits for a peer before every rank stops (exit 4).
+void addPeerTimeoutOption(CLI::App* cmd, double& seconds);
+
 // Sizes b, b*f, ... up to e from the -b/-e/-f strings.
 std::vector<Bytes> sweepSizes(const std::string& b, const std::string& e, double factor);
 

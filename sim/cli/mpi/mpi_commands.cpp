@@ -181,7 +181,7 @@ MpiCommand addMpiPerfCommand(CLI::App& app) {
   cmd->add_option("--devices-per-server", po->devicesPerServer, "server layout (default: from the MPI host layout)");
   cmd->add_option("-w,--warmup", po->warmup, "warm-up iterations")->capture_default_str();
   cmd->add_option("-n,--iters", po->iterations, "timed iterations")->capture_default_str();
-  cmd->add_option("--timeout", po->timeoutSeconds, "seconds a rank waits for a peer")->capture_default_str();
+  addPeerTimeoutOption(cmd, po->timeoutSeconds);
   addFormatOption(cmd, po->format, kMeasuredFormats);
   return {cmd, [po](MpiRunner& runner, std::ostream& out) { return perf(*po, runner, out); }};
 }
@@ -189,6 +189,12 @@ MpiCommand addMpiPerfCommand(CLI::App& app) {
 MpiCommand addMpiSelftestCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("selftest", "every algorithm and collective exact through MPI");
   return {cmd, [](MpiRunner& runner, std::ostream& out) { return selftest(runner, out); }};
+}
+
+void addPeerTimeoutOption(CLI::App* cmd, double& seconds) {
+  cmd->add_option("--timeout", seconds, "seconds a rank waits for a peer before every rank stops (exit 4)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
