@@ -46,7 +46,7 @@ void runScheduleRank(const Schedule& schedule, Transport& t, std::byte* buffer, 
       if (op.kind != OpKind::Wait) continue;
       if (!context.progress) throw TransportError("a Wait operation needs the rank's stream progress");
       if (!context.progress->waitFor(op.peer, int(op.offset), options.timeout))
-        throw TransportError("rank " + std::to_string(me) + " stream " + std::to_string(context.stream) +
+        throw PeerTimeout("rank " + std::to_string(me) + " stream " + std::to_string(context.stream) +
                              ": stream " + std::to_string(op.peer) + " did not reach step " +
                              std::to_string(op.offset) + " in time");
     }

@@ -32,7 +32,7 @@ struct StreamContext {
   StreamProgress* progress = nullptr;
 };
 
-// `buffer` holds spec.bufferBytes() bytes. Throws TransportError on timeout.
+// `buffer` holds spec.bufferBytes() bytes. Throws PeerTimeout on timeout.
 void runScheduleRank(const Schedule& schedule, Transport& transport, std::byte* buffer, const RunOptions& options,
                      std::uint64_t tagBase = 0, StreamContext context = {});
 

@@ -15,9 +15,12 @@
 
 namespace collsim {
 
-// A peer did not answer in time, or the transport failed.
+// The transport failed, or (PeerTimeout) a peer did not answer in time.
 struct TransportError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+struct PeerTimeout : TransportError {
+  using TransportError::TransportError;
 };
 
 class Transport {
@@ -28,7 +31,7 @@ public:
   virtual void postSend(int peer, std::uint64_t tag, const std::byte* data, std::size_t bytes) = 0;
   virtual void postRecv(int peer, std::uint64_t tag, std::byte* data, std::size_t bytes) = 0;
   // Returns when every request posted since the last wait has completed;
-  // throws TransportError when `timeout` passes first.
+  // throws PeerTimeout when `timeout` passes first.
   virtual void waitAll(std::chrono::milliseconds timeout) = 0;
 };
 

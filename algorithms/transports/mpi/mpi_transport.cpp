@@ -47,7 +47,7 @@ void MpiTransport::waitAll(std::chrono::milliseconds timeout) {
     MPI_Testall(int(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
     if (done) break;
     if (std::chrono::steady_clock::now() > deadline)
-      throw TransportError("MPI requests still open after " +
+      throw PeerTimeout("MPI requests still open after " +
                            std::to_string(timeout.count()) + " ms (a peer never answered)");
     std::this_thread::yield();
   }

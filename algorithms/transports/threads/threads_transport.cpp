@@ -52,7 +52,7 @@ void ThreadsTransport::waitAll(std::chrono::milliseconds timeout) {
   bool done = world_.changed_.wait_for(lock, timeout, [&] { return outstanding_ == 0 || !world_.errors_.empty(); });
   if (!world_.errors_.empty()) throw TransportError(world_.errors_.front());
   if (!done)
-    throw TransportError("rank " + std::to_string(rank_) + ": " + std::to_string(outstanding_) +
+    throw PeerTimeout("rank " + std::to_string(rank_) + ": " + std::to_string(outstanding_) +
                          " request(s) still open after " + std::to_string(timeout.count()) + " ms (a peer never answered)");
 }
 

@@ -4,7 +4,7 @@
 //   mpirun -np 4 build/collsim-mpi selftest
 //
 // Only rank 0 prints. Exit status: 0 success, 1 wrong results, 2 bad
-// input, 3 an internal error, 4 a peer that did not answer within the
+// input, 3 an internal error or a failed transport, 4 a peer that did not answer within the
 // timeout (mpi_commands.h; every rank is aborted with 3 and 4).
 #include <mpi.h>
 

@@ -249,10 +249,13 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } catch (const ConfigError& e) {
     err << "collsim-mpi: error: " << e.what() << "\n";
     return 2;
-  } catch (const TransportError& e) {
+  } catch (const PeerTimeout& e) {
     std::cerr << "collsim-mpi: rank " << runner.rank() << ": " << e.what() << "; every rank stops (exit "
               << kMpiExitPeerFailed << ")\n";
     return kMpiExitPeerFailed;
+  } catch (const TransportError& e) { // the transport itself failed: every rank stops too
+    std::cerr << "collsim-mpi: rank " << runner.rank() << ": " << e.what() << "\n";
+    return kMpiExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "collsim-mpi: rank " << runner.rank() << ": internal error: " << e.what() << "\n";
     return kMpiExitInternal;
