@@ -2,8 +2,8 @@
 # Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices,
 # then hierarchical AllReduce on multi-server clusters up to 512 x 8, then
 # packet-level RoCE runs on 2 x 8 and 16 x 8, then training-step studies (the seed table, a capacity plan, a 7 B model on
-# 512 devices, Llama 3 70B on 1,024 devices under TP x PP x DP), collsim plan on that 70 B model, and a 2,000-point
-# selector check.
+# 512 devices, Llama 3 70B on 1,024 devices under TP x PP x DP, Llama 3 405B on 1,024 to 131,072 H100s), collsim plan
+# on that 70 B model, and a 2,000-point selector check.
 # The work limit (--max-events) is lifted: the cases here are sized on purpose.
 # For each case: median wall time and peak memory over several runs, and
 # engine events per second (events from the run's own CSV / median wall).
@@ -146,10 +146,27 @@ training:
   pipeline: 2
   parallel: {tp: 8, pp: 8, zero: 1, micro_batches: 16, sequence_parallel: true}
 YAML
+# Llama 3 405B as Meta trained it (tp 8, pp 16 interleaved, 16 micro-batches
+# a replica) on DGX H100 servers: 1,024, 16,384 and 131,072 GPUs, whose DP
+# replicas are simulated once (docs/planning.md, "At the scale of frontier runs").
+cat > "$tmp/llama3-405b-h100.yaml" <<YAML
+name: llama3-405b-h100
+cluster: $PWD/configs/clusters/dgx-h100-8.yaml
+algo: auto
+simulation: {segment: 16MiB}
+training:
+  model: $PWD/configs/models/llama3-405b.yaml
+  framework: megatron
+  bucket: 256MiB
+  parallel: {tp: 8, pp: 16, zero: 1, micro_batches: 16, schedule: interleaved, virtual_stages: 2, sequence_parallel: true}
+YAML
 printf "%-44s %7s %10s %12s %12s %10s\n" study points wall_s events Mevents/s peak_MiB
 for spec in "scenarios/seed-8card-tuning.yaml" "scenarios/capacity-plan-bert.yaml" \
             "$tmp/decoder-7b-512.yaml --set cluster.servers=64" \
-            "$tmp/llama3-70b-1024.yaml --set cluster.servers=128"; do
+            "$tmp/llama3-70b-1024.yaml --set cluster.servers=128" \
+            "$tmp/llama3-405b-h100.yaml --set cluster.servers=128" \
+            "$tmp/llama3-405b-h100.yaml --set cluster.servers=2048" \
+            "$tmp/llama3-405b-h100.yaml --set cluster.servers=16384"; do
   read -r -a args <<< "$spec"
   measure_run "${args[@]}"
   label=$(basename "${args[0]}" .yaml)${args[2]:+ (${args[2]})}

@@ -27,15 +27,18 @@ bool communicates(const Op& op) {
 } // namespace
 
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
-                                   const Schedule& schedule, TraceSink* trace)
+                                   const Schedule& schedule, TraceSink* trace, const RankSymmetry* symmetry)
     : engine_(engine), network_(network), cluster_(cluster), trace_(trace),
-      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()) {
+      costs_(StepCosts::ofDevice(cluster.device)), ranks_(schedule.ranks()), symmetry_(symmetry),
+      laneRanks_(symmetry ? symmetry->representatives() : ranks_) {
   if (schedule.ranks() != cluster.ranks())
     throw std::invalid_argument("schedule has " + std::to_string(schedule.ranks()) + " ranks, cluster " +
                                 std::to_string(cluster.ranks()));
+  if (symmetry && symmetry->ranks() != ranks_) throw std::invalid_argument("the symmetry is of another run");
   for (int st = 0; st < schedule.streamCount(); ++st) {
     const Schedule& sub = schedule.stream(st);
-    for (int r = 0; r < ranks_; ++r) {
+    for (int i = 0; i < laneRanks_; ++i) {
+      const int r = symmetry ? symmetry->representativeAt(i) : i;
       Lane lane;
       lane.schedule = &sub;
       lane.rank = r;
@@ -76,6 +79,11 @@ ExecutionResult ScheduleExecutor::run() {
       throw std::runtime_error("rank " + std::to_string(lane.rank) + " never finished step " +
                                std::to_string(lane.step) + " (deadlock)");
   for (Time& t : result_.rankFinish) t = std::max<Time>(t - begin, 0);
+  if (symmetry_) { // every rank as its representative; every message and byte as many times as its class
+    for (int r = 0; r < ranks_; ++r) result_.rankFinish[std::size_t(r)] = result_.rankFinish[std::size_t(representativeOf(r))];
+    const auto copies = std::uint64_t(symmetry_->copies());
+    result_.messages *= copies, result_.bytesSent *= copies, result_.bytesReceived *= copies;
+  }
   result_.finish = result_.rankFinish.empty() ? 0 : *std::max_element(result_.rankFinish.begin(), result_.rankFinish.end());
   result_.events = engine_.eventsProcessed() - events;
   result_.network = network_.metrics(result_.finish);
@@ -83,14 +91,14 @@ ExecutionResult ScheduleExecutor::run() {
 }
 
 // The pairs are found through the sender's index.
-std::uint32_t ScheduleExecutor::pairOf(std::uint32_t senderLane, std::uint32_t receiverLane) {
+std::uint32_t ScheduleExecutor::pairOf(std::uint32_t senderLane, int receiver) {
   auto& peers = lanes_[senderLane].sendsTo;
-  int dst = lanes_[receiverLane].rank;
-  auto it = std::lower_bound(peers.begin(), peers.end(), dst, [](const auto& e, int peer) { return e.first < peer; });
-  if (it != peers.end() && it->first == dst) return it->second;
+  auto it = std::lower_bound(peers.begin(), peers.end(), receiver, [](const auto& e, int peer) { return e.first < peer; });
+  if (it != peers.end() && it->first == receiver) return it->second;
   auto index = std::uint32_t(pairs_.size());
   pairs_.emplace_back();
-  peers.insert(it, {dst, index});
+  pairs_.back().senderLane = senderLane, pairs_.back().receiver = receiver;
+  peers.insert(it, {receiver, index});
   return index;
 }
 
@@ -136,7 +144,6 @@ void ScheduleExecutor::runSteps(std::uint32_t l) {
 
 void ScheduleExecutor::postStep(std::uint32_t l) {
   Lane& s = lanes_[l];
-  const std::uint32_t laneBase = std::uint32_t(s.stream) * std::uint32_t(ranks_);
   s.loaded = false;
   s.stepStart = engine_.now();
   s.stepBytesSent = 0;
@@ -151,19 +158,22 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       // magnitude above a link: not modelled.
       --s.outstanding;
     } else if (op.kind == OpKind::Wait) {
-      std::uint32_t other = std::uint32_t(op.peer) * std::uint32_t(ranks_) + std::uint32_t(s.rank);
+      std::uint32_t other = laneOf(op.peer, s.rank);
       if (lanes_[other].step >= int(op.offset)) --s.outstanding;
       else waiters_[other].emplace_back(l, int(op.offset));
     } else if (op.kind == OpKind::Send) {
-      std::uint32_t pairIndex = pairOf(l, laneBase + std::uint32_t(op.peer));
+      std::uint32_t pairIndex = pairOf(l, op.peer);
       PairState& p = pairs_[pairIndex];
-      InFlight message{l, laneBase + std::uint32_t(op.peer), p.sendsPosted++, 0, op.bytes, 0};
+      InFlight message{l, laneOf(s.stream, representativeOf(op.peer)), p.sendsPosted++, 0, op.bytes, 0};
       message.pair = pairIndex;
+      message.to = op.peer;
       message.postedAt = engine_.now();
       ++result_.messages;
       result_.bytesSent += op.bytes;
       s.stepBytesSent += op.bytes;
       if (int sw = reducingSwitch(s.rank, op); sw >= 0) {
+        if (representativeOf(op.peer) != op.peer)
+          throw SymmetryBroken("an in-network send to rank " + std::to_string(op.peer) + ", which does not run");
         message.released = s.undelivered < costs_.slots;
         ++s.undelivered;
         if (message.released) --s.outstanding;
@@ -180,13 +190,16 @@ void ScheduleExecutor::postStep(std::uint32_t l) {
       postDirect(cookie);
     } else {
       bool reduce = op.kind == OpKind::RecvReduce;
-      PairState& p = pairs_[pairOf(laneBase + std::uint32_t(op.peer), l)];
+      // The sender's representative sends as if to this rank's image.
+      const int seen = symmetry_ ? symmetry_->alongWith(op.peer, s.rank) : s.rank;
+      const std::uint32_t pairIndex = pairOf(laneOf(s.stream, representativeOf(op.peer)), seen);
+      PairState& p = pairs_[pairIndex];
       std::uint32_t seq = p.recvsPosted++;
       auto it = std::find_if(p.arrived.begin(), p.arrived.end(), [&](auto& a) { return a.first == seq; });
       if (it != p.arrived.end()) {
         bool direct = it->second;
         p.arrived.erase(it);
-        if (direct && costs_.slots > 0) giveSlotBack(std::uint32_t(s.stream) * std::uint32_t(ranks_) + std::uint32_t(op.peer), s.rank);
+        if (direct && costs_.slots > 0) giveSlotBack(pairIndex);
         receiveArrived(l, op.bytes, reduce);
       } else {
         p.waiting.emplace_back(seq, reduce);
@@ -253,17 +266,18 @@ void ScheduleExecutor::postDirect(std::uint32_t cookie) {
   if (costs_.laneBandwidth > 0)
     s.pushedAt = std::max(s.pushedAt, engine_.now()) + serializationTime(m.bytes, costs_.laneBandwidth);
   m.pushedAt = s.pushedAt;
-  network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[lanes_[m.dstLane].rank], wireBytes(m.bytes), cookie);
+  network_.send(cluster_.rankNode[s.rank], cluster_.rankNode[m.to], wireBytes(m.bytes), cookie);
 }
 
 // The receiver has taken a direct send's data: it tells the sender that the
 // slot is free again. That word (a counter, some bytes) takes the route's
 // propagation latency back; its serialization and its share of the links
 // are too small to model, so it is a delay, not a message.
-void ScheduleExecutor::giveSlotBack(std::uint32_t senderLane, int receiverRank) {
-  std::uint32_t receiverLane = std::uint32_t(lanes_[senderLane].stream) * std::uint32_t(ranks_) + std::uint32_t(receiverRank);
-  InFlight back{senderLane, receiverLane, 0, 0, 0, 0, 0, Leg::SlotBack};
-  Time latency = propagation(cluster_.rankNode[receiverRank], cluster_.rankNode[lanes_[senderLane].rank]);
+void ScheduleExecutor::giveSlotBack(std::uint32_t pair) {
+  const PairState& p = pairs_[pair];
+  InFlight back{p.senderLane, p.senderLane, 0, 0, 0, 0, 0, Leg::SlotBack};
+  back.pair = pair;
+  Time latency = propagation(cluster_.rankNode[std::size_t(p.receiver)], cluster_.rankNode[lanes_[p.senderLane].rank]);
   engine_.scheduleAfter(latency, this, std::uint64_t(inFlight_.add(back)) << kKindBits | kSlotBack);
 }
 
@@ -281,7 +295,7 @@ Time ScheduleExecutor::propagation(int src, int dst) {
 void ScheduleExecutor::slotCameBack(std::uint32_t cookie) {
   InFlight back = inFlight_[cookie];
   inFlight_.release(cookie);
-  PairState& p = pairs_[pairOf(back.srcLane, back.dstLane)];
+  PairState& p = pairs_[back.pair];
   if (p.heldFirst == p.held.size()) {
     --p.slotsTaken;
     return;
@@ -360,7 +374,7 @@ void ScheduleExecutor::onDelivered(std::uint64_t cookie) {
 Time ScheduleExecutor::hopLatency(const InFlight& m) const {
   if (costs_.intraHop == 0 && costs_.interHop == 0) return 0;
   if (m.leg != Leg::Direct && m.leg != Leg::MulticastCopy && m.leg != Leg::ReduceDown) return 0;
-  bool crosses = rankServer_[std::size_t(lanes_[m.srcLane].rank)] != rankServer_[std::size_t(lanes_[m.dstLane].rank)];
+  bool crosses = rankServer_[std::size_t(lanes_[m.srcLane].rank)] != rankServer_[std::size_t(m.to)];
   return crosses ? costs_.interHop : costs_.intraHop;
 }
 
@@ -385,9 +399,9 @@ void ScheduleExecutor::sendArrived(const InFlight& m) {
 void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   InFlight m = inFlight_[cookie];
   inFlight_.release(cookie);
-  const Lane &src = lanes_[m.srcLane], &dst = lanes_[m.dstLane];
-  if (record_) result_.log.push_back({src.stream, src.rank, dst.rank, m.seq, m.bytes});
-  if (trace_) trace_->message({src.rank, dst.rank, src.stream, m.seq, m.postedAt, engine_.now(), m.bytes});
+  const Lane& src = lanes_[m.srcLane];
+  if (record_) result_.log.push_back({src.stream, src.rank, m.to, m.seq, m.bytes});
+  if (trace_) trace_->message({src.rank, m.to, src.stream, m.seq, m.postedAt, engine_.now(), m.bytes});
   PairState& p = pairs_[m.pair];
   bool direct = m.leg == Leg::Direct;
   auto it = std::find_if(p.waiting.begin(), p.waiting.end(), [&](auto& w) { return w.first == m.seq; });
@@ -397,7 +411,7 @@ void ScheduleExecutor::receiverGot(std::uint32_t cookie) {
   }
   bool reduce = it->second;
   p.waiting.erase(it);
-  if (direct && costs_.slots > 0) giveSlotBack(m.srcLane, dst.rank);
+  if (direct && costs_.slots > 0) giveSlotBack(m.pair);
   receiveArrived(m.dstLane, m.bytes, reduce);
 }
 

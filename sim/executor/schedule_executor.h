@@ -19,6 +19,12 @@
 // (schedule_executor_in_network.cpp): contributions wait there
 // until the group is complete and travel on as one message; a multicast is
 // uploaded once and copied to each destination. Elsewhere they are plain sends.
+//
+// Under a symmetry (rank_symmetry.h) only the representative ranks run.
+// A send to another rank goes to that rank's representative, as if from
+// the sender's image under the element that moves the receiver there; the
+// network (folded) carries it over the representative channels. Counts of
+// messages and bytes, and every rank's finish, are the whole run's.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +36,7 @@
 #include "algorithms/core/schedule.h"
 #include "sim/core/index_pool.h"
 #include "sim/network/network.h"
+#include "sim/network/rank_symmetry.h"
 #include "sim/network/routing.h"
 
 namespace collsim {
@@ -92,8 +99,10 @@ struct ExecutionResult {
 
 class ScheduleExecutor final : public EventHandler, public DeliveryListener {
 public:
+  // `symmetry`: run its representatives alone (the network folded to match);
+  // the schedule need number only their steps.
   ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,
-                   const Schedule& schedule, TraceSink* trace = nullptr);
+                   const Schedule& schedule, TraceSink* trace = nullptr, const RankSymmetry* symmetry = nullptr);
 
   // Runs the schedule to completion. Throws std::runtime_error if some rank
   // never finishes (a deadlock the symbolic checker would have caught).
@@ -143,8 +152,12 @@ private:
     // message at scale).
     std::vector<std::pair<int, std::uint32_t>> sendsTo;
   };
-  // Sends and receives between one ordered pair in one stream, matched by sequence number.
+  // Sends and receives between one ordered pair in one stream, matched by
+  // sequence number: the sender's lane and the receiver as the sender sees
+  // it (under a symmetry, maybe a rank that does not run).
   struct PairState {
+    std::uint32_t senderLane = 0;
+    int receiver = 0;
     std::uint32_t sendsPosted = 0;
     std::uint32_t reduceSends = 0; // in-network reduce sends: the round of the next one
     std::uint32_t recvsPosted = 0;
@@ -162,7 +175,7 @@ private:
   enum class Leg : std::uint8_t { Direct, ReduceUp, ReduceDown, MulticastUp, MulticastCopy, SlotBack };
   struct InFlight {
     std::uint32_t srcLane;
-    std::uint32_t dstLane;
+    std::uint32_t dstLane; // the receiver's lane (under a symmetry, its representative's)
     std::uint32_t seq;
     std::uint32_t relay; // ReduceUp: its round; ReduceDown: its merge; MulticastUp: its multicast
     Bytes bytes;
@@ -170,7 +183,8 @@ private:
     std::uint16_t group = 0; // ReduceUp: contributions to wait for
     Leg leg = Leg::Direct;
     bool released = false; // the send let its step go on at once (a free slot)
-    std::uint32_t pair = 0;  // its sender and receiver's PairState (sends only)
+    std::uint32_t pair = 0;  // its sender and receiver's PairState (sends, slots)
+    int to = 0;              // its receiver as its sender sees it
     Time postedAt = 0;       // when its step posted it (traces)
   };
   // Contributions waiting at a switch for the rest of their group.
@@ -185,8 +199,14 @@ private:
     std::vector<std::uint32_t> copies; // InFlight entries, one per destination
   };
 
-  // The pair of two lanes of one stream (an index into pairs_), made on first use.
-  std::uint32_t pairOf(std::uint32_t senderLane, std::uint32_t receiverLane);
+  // The pair of a sending lane and its receiver (an index into pairs_), made on first use.
+  std::uint32_t pairOf(std::uint32_t senderLane, int receiver);
+  // The lane of `rank`'s stream (a representative, under a symmetry).
+  std::uint32_t laneOf(int stream, int rank) const {
+    return std::uint32_t(stream) * std::uint32_t(laneRanks_) +
+           std::uint32_t(symmetry_ ? symmetry_->representativeIndex(rank) : rank);
+  }
+  int representativeOf(int rank) const { return symmetry_ ? symmetry_->representative(rank) : rank; }
   void runSteps(std::uint32_t lane);
   void postStep(std::uint32_t lane);
   void endStep(std::uint32_t lane);
@@ -199,7 +219,7 @@ private:
   void receiverGot(std::uint32_t cookie);
   void sendArrived(const InFlight& message); // the send's own completion
   void postDirect(std::uint32_t cookie);      // a direct send onto the network
-  void giveSlotBack(std::uint32_t senderLane, int receiverRank);
+  void giveSlotBack(std::uint32_t pair);
   void slotCameBack(std::uint32_t cookie);
   Time propagation(int srcNode, int dstNode); // the links' latencies along the route
   Time stepLatency(const Lane& lane) const;
@@ -220,8 +240,10 @@ private:
   bool record_ = false;
   StepCosts costs_;
   int ranks_;
+  const RankSymmetry* symmetry_;
+  int laneRanks_; // the ranks that run: all, or the symmetry's representatives
   std::vector<int> rankServer_;
-  std::vector<Lane> lanes_;         // stream * ranks + rank
+  std::vector<Lane> lanes_;         // laneOf(stream, rank)
   // Per lane: lanes waiting for it to complete a number of steps.
   std::vector<std::vector<std::pair<std::uint32_t, int>>> waiters_;
   std::vector<Time> reduceFreeAt_;  // per rank: its device reduces one thing at a time

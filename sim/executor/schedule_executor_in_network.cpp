@@ -76,7 +76,7 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
     Multicast group = std::move(multicasts_[m.relay]);
     multicasts_.release(m.relay);
     for (std::uint32_t copy : group.copies)
-      network_.send(group.switchNode, cluster_.rankNode[lanes_[inFlight_[copy].dstLane].rank], group.wire, copy);
+      network_.send(group.switchNode, cluster_.rankNode[inFlight_[copy].to], group.wire, copy);
     return;
   }
   case Leg::ReduceUp: {
@@ -90,7 +90,7 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
       created.arrived = 0;
       created.parts.clear();
       // Where the first contribution went: the others of a group go there too.
-      created.switchNode = switchBetween(lanes_[m.srcLane].rank, lanes_[m.dstLane].rank);
+      created.switchNode = switchBetween(lanes_[m.srcLane].rank, m.to);
     }
     std::uint32_t index = it->second;
     Merge& merge = merges_[index];
@@ -98,7 +98,8 @@ void ScheduleExecutor::relay(std::uint32_t cookie) {
     if (++merge.arrived < merge.expected) return;
     openMerges_.erase(it);
     InFlight down{m.srcLane, m.dstLane, 0, index, m.bytes, 0, 0, Leg::ReduceDown};
-    network_.send(merge.switchNode, cluster_.rankNode[lanes_[m.dstLane].rank], throughSwitch(wireBytes(m.bytes), merge.switchNode),
+    down.to = m.to;
+    network_.send(merge.switchNode, cluster_.rankNode[m.to], throughSwitch(wireBytes(m.bytes), merge.switchNode),
                   inFlight_.add(down));
     return;
   }

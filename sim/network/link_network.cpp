@@ -177,13 +177,15 @@ NetworkMetrics LinkNetwork::metrics(Time runTime) const {
   NetworkMetrics m;
   m.fidelity = "fast";
   LinkUsageTally tally(cluster_, runTime);
-  for (std::size_t i = 0; i < channels_.size(); ++i)
-    tally.add(i, stats_[i].busy, channels_[i].bandwidth, stats_[i].bytes, stats_[i].wire);
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    const ChannelStats& s = stats_[fold_.empty() ? i : fold_[i]];
+    tally.add(i, s.busy, channels_[i].bandwidth, s.bytes, s.wire);
+  }
   tally.fill(m);
   m.latencyP50 = latency_.quantile(0.5);
   m.latencyP99 = latency_.quantile(0.99);
   m.latencyP999 = latency_.quantile(0.999);
-  m.messages = latency_.count();
+  m.messages = latency_.count() * std::uint64_t(copies_);
   m.switchPortSharing = maxSharing_;
   if (maxSharing_ > 0) {
     const ClusterLink& l = cluster_.links[sharedChannel_ / 2];
@@ -192,6 +194,14 @@ NetworkMetrics LinkNetwork::metrics(Time runTime) const {
                          cluster_.nodes[std::size_t(back ? l.a : l.b)].name;
   }
   return m;
+}
+
+bool LinkNetwork::fold(const std::vector<std::uint32_t>& channelFold, int copies) {
+  if (channelFold.size() != channels_.size()) throw std::invalid_argument("fold: one representative per channel");
+  routing_.fold(channelFold);
+  fold_ = channelFold;
+  copies_ = copies;
+  return true;
 }
 
 void LinkNetwork::delivered(std::uint64_t cookie, Time sentAt) {

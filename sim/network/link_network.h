@@ -45,6 +45,7 @@ public:
   void onEvent(std::uint64_t arg) override;
   void flushTrace() override;
   NetworkMetrics metrics(Time runTime) const override;
+  bool fold(const std::vector<std::uint32_t>& channelFold, int copies) override;
 
   const std::vector<ChannelStats>& channelStats() const { return stats_; }
   Bytes segmentSize() const { return segment_; }
@@ -115,6 +116,8 @@ private:
   void pushTail(Message& m, std::uint32_t hop, Time at);
   Time popTail(Message& m, std::uint32_t hop);
   SampleSet<Time> latency_;
+  std::vector<std::uint32_t> fold_; // folded: each channel's representative (empty: not folded)
+  int copies_ = 1;                  // folded: the messages each one stands for
 };
 
 } // namespace collsim

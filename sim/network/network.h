@@ -102,6 +102,12 @@ public:
   virtual void flushTrace() = 0;
   // Figures of the run so far; `runTime` is what utilization is relative to.
   virtual NetworkMetrics metrics(Time runTime) const = 0;
+  // Folds the network onto the representative channels of a symmetry
+  // (rank_symmetry.h: channelFold[c] for channel c; each representative
+  // stands for `copies` channels): messages cross representatives, and the
+  // metrics give every channel its representative's figures. False when
+  // the model cannot (the packet model's queues and jitter are per port).
+  virtual bool fold(const std::vector<std::uint32_t>& /*channelFold*/, int /*copies*/) { return false; }
 
 protected:
   DeliveryListener* listener_ = nullptr;

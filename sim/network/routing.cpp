@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/network/rank_symmetry.h"
+
 namespace collsim {
 namespace {
 
@@ -89,8 +91,18 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
         if (stamp_[a.node] == round_ && dist_[a.node] == dist_[u] - 1) next.push_back(&a);
     }
     const Adjacent* pick = next[mix(salt_ ^ mix(key ^ (std::uint64_t(r.hops) << 56))) % next.size()];
-    pathChannels_.push_back(pick->channel);
+    if (!fold_.empty() && next.size() > 1)
+      throw SymmetryBroken("the route from " + std::to_string(src) + " to " + std::to_string(dst) +
+                           " has a choice of paths (ECMP hashes on node numbers)");
+    pathChannels_.push_back(fold_.empty() ? pick->channel : fold_[pick->channel]);
     u = pick->node;
+  }
+  if (!fold_.empty()) { // a class member crossed twice would be one channel crossed twice
+    std::vector<std::uint32_t> crossed(pathChannels_.begin() + r.begin, pathChannels_.end());
+    std::sort(crossed.begin(), crossed.end());
+    if (std::adjacent_find(crossed.begin(), crossed.end()) != crossed.end())
+      throw SymmetryBroken("the route from " + std::to_string(src) + " to " + std::to_string(dst) +
+                           " crosses two links of one class");
   }
   cached.insert(at, {cacheKey, r});
   return r;

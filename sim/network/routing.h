@@ -33,6 +33,10 @@ public:
   Route route(int src, int dst, std::uint32_t flow = 0);
   // The channel taken at `hop` (0-based) of a route.
   std::uint32_t channel(const Route& r, std::uint32_t hop) const { return pathChannels_[r.begin + hop]; }
+  // Routes from now on cross each channel's representative (rank_symmetry.h:
+  // fold[c]); a route with a choice of paths, or through two channels of one
+  // class, throws SymmetryBroken.
+  void fold(std::vector<std::uint32_t> channelFold) { fold_ = std::move(channelFold); }
 
 private:
   struct Adjacent {
@@ -49,6 +53,7 @@ private:
   std::vector<int> serverOf_; // per node
   bool intraServerRoce_;
   std::uint64_t salt_;
+  std::vector<std::uint32_t> fold_; // empty: every channel is its own
   std::vector<std::uint32_t> pathChannels_;        // all cached paths, back to back
   // Per source node, its cached routes sorted by (destination, flow): a
   // source has few destinations, so the search stays in a few cache lines.

@@ -254,6 +254,24 @@ std::string header(const TrainingReport& r) {
   return os.str();
 }
 
+// Which points simulated a few replicas for all (replica_symmetry.h), and
+// how many of their devices ran; the same figure for all points is said once.
+std::string symmetryNotes(const TrainingReport& r, bool md) {
+  std::string out;
+  for (const auto& p : r.points) {
+    const StepResult& s = p.step;
+    if (p.failed() || !s.layout || s.simulatedRanks == 0 || s.simulatedRanks == s.ranks) continue;
+    std::string label;
+    for (const auto& l : labels(p)) label += (label.empty() ? "" : " ") + l;
+    out += (md ? "- " : "#   ") + label + ": " + std::to_string(s.simulatedRanks) + " of " + std::to_string(s.ranks) +
+           " devices simulated, " + s.symmetry + "\n";
+  }
+  if (out.empty()) return out;
+  return (md ? "\nAlike replicas simulated once, exactly (`simulation.symmetry: off` runs them all):\n\n"
+             : "# alike replicas simulated once, exactly (simulation.symmetry: off runs them all):\n") +
+         out;
+}
+
 std::string text(const TrainingReport& r, bool md) {
   std::string out = header(r);
   auto emit = [&](const char* title, const TextTable& t) {
@@ -284,6 +302,7 @@ std::string text(const TrainingReport& r, bool md) {
     if (anyContextParallel(r))
       out += md ? "cp is the time it waited for the key-value blocks of its context-parallel ring.\n"
                 : "# cp: the time it waited for the key-value blocks of its context-parallel ring.\n";
+    out += symmetryNotes(r, md);
   }
   emit("memory per device (GiB)", memoryTable(r));
   if (hasMeasured(r)) {
@@ -356,6 +375,8 @@ nlohmann::json pointJson(const TrainingPoint& p) {
                          {"expert_parallel", us(b.expertParallel)},
                          {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},
                          {"optimizer", us(b.optimizer)}, {"context_parallel", us(b.contextParallel)}};
+    j["simulated_devices"] = s.simulatedRanks;
+    j["symmetry"] = s.symmetry;
   }
   if (p.measured) {
     const Measurement& m = *p.measured;

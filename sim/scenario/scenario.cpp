@@ -185,6 +185,7 @@ Scenario interpret(const ConfigNode& root, const StudyPoint& point, const std::s
       if (s.simulation.segment == 0) seg->fail("segment size must be positive");
     }
     if (auto v = sim->find("verify")) s.simulation.verify = v->boolean();
+    if (auto v = sim->find("symmetry")) s.simulation.symmetry = v->choice({"on", "off"}) == "on";
   }
   if (auto h = root.find("hccl")) {
     // HCCL_BUFFSIZE as a key: data larger than the buffer runs in loops of it.

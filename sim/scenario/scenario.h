@@ -8,7 +8,7 @@
 //   sizes: [64KiB, 1MiB]        # or {min: 1KiB, max: 1GiB, factor: 2}
 //   dtype: float32
 //   root: 0                     # broadcast and reduce
-//   simulation: {fidelity: fast, segment: 1MiB, verify: true, seed: 1, channels: 1}   # fidelity: fast | packet
+//   simulation: {fidelity: fast, segment: 1MiB, verify: true, seed: 1, channels: 1, symmetry: on}   # fidelity: fast | packet
 //
 // A training study has a `training:` section (sim/workload/training.h)
 // instead of `op` and `sizes`; its `algo` runs every gradient bucket
@@ -47,6 +47,7 @@ struct SimulationOptions {
   Bytes loopBytes = 0;                // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
   std::uint64_t seed = 1;             // jitter draws (--seed overrides it)
   int channels = 1;                   // collectives as this many channels (algorithms/core/channels.h)
+  bool symmetry = true;               // a training step's alike replicas simulated once (replica_symmetry.h)
 };
 
 // Where published figures come from and how close counts as agreeing.

@@ -13,6 +13,7 @@ StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::
   o.roce = s.roce;
   if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
   o.verify = s.simulation.verify;
+  o.symmetry = s.simulation.symmetry;
   o.trace = trace;
   o.collectiveComputeShare = collectiveComputeShare(s.library, s.cluster.device.computeUnits);
   if (s.selector) {

@@ -13,6 +13,7 @@
 #include "sim/workload/parallel_step_schedule.h"
 #include "sim/workload/step_breakdown.h"
 #include "sim/workload/pipeline_order.h"
+#include "sim/workload/replica_symmetry.h"
 
 namespace collsim {
 
@@ -185,6 +186,14 @@ public:
 
   const ParallelLayout& layout() const { return layout_; }
   const RankPlacement& placement() const { return placement_; }
+  // The collectives `rank` runs on its gradient group (once plan() has
+  // numbered them).
+  std::vector<const Schedule*> gradientCollectives(int rank) {
+    std::vector<const Schedule*> out;
+    for (std::size_t i = 0; i < sized_.size(); ++i)
+      if (std::get<2>(sized_[i]) == kDp) out.push_back(collective(rank, kFixedCollectives + int(i)));
+    return out;
+  }
   const std::vector<LayerCompute>& layers() const { return layers_; }
   Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
   // A stage's compute over the step by kind of kernel: its layers' passes
@@ -569,24 +578,78 @@ void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training) {
   validateLayout(resolvedLayout(l, cluster), cluster, training);
 }
 
-StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
-  const ModelSpec& model = training.model;
-  ParallelStepBuilder builder(cluster, training, options);
-  ParallelStepSchedule schedule(builder.plan());
+namespace {
 
+// What one run of the step's schedule gives: the executor's result and the
+// breakdown of its slowest rank.
+struct StepRun {
+  ExecutionResult run;
+  StepBreakdown breakdown;
+  int slowest = 0;
+  Time communication = 0;
+};
+
+// Why the step cannot run under a symmetry whatever the cluster, or "".
+std::string symmetryRuledOut(const ParallelLayout& l, const StepOptions& options) {
+  if (!options.symmetry) return "simulation.symmetry is off";
+  if (options.fidelity != Fidelity::Fast) return "the packet model's queues and jitter are per port";
+  if (options.trace) return "a trace shows every rank";
+  if (l.ep > 1) return "expert parallelism is not folded yet";
+  return "";
+}
+
+StepRun runStepSchedule(const Cluster& cluster, const ParallelStepPlan& plan, const StepOptions& options,
+                        const std::string& title, const ReplicaSymmetry* symmetry) {
+  std::vector<int> representatives;
+  if (symmetry)
+    for (int i = 0; i < symmetry->symmetry->representatives(); ++i)
+      representatives.push_back(symmetry->symmetry->representativeAt(i));
+  ParallelStepSchedule schedule = symmetry ? ParallelStepSchedule(plan, representatives) : ParallelStepSchedule(plan);
   EventEngine engine;
   std::unique_ptr<Network> network = makeNetwork(engine, cluster, {options.fidelity, options.segment, options.seed, options.roce});
+  if (symmetry && !network->fold(symmetry->channelFold, symmetry->symmetry->copies()))
+    throw SymmetryBroken("the network model cannot be folded");
   TraceSink* traceSink = nullptr;
   if (options.trace) {
-    traceSink = options.trace->beginRun("training step: " + model.name + " (" + builder.layout().text() + ") on " +
-                                            cluster.name,
-                                        cluster);
+    traceSink = options.trace->beginRun(title, cluster);
     network->setTrace(traceSink);
   }
   BreakdownSink sink(schedule, traceSink);
-  ScheduleExecutor executor(engine, *network, cluster, schedule, &sink);
+  ScheduleExecutor executor(engine, *network, cluster, schedule, &sink, symmetry ? &*symmetry->symmetry : nullptr);
   executor.setComputeShareTaken(options.collectiveComputeShare);
-  ExecutionResult run = executor.run();
+  StepRun out;
+  out.run = executor.run();
+  out.slowest = sink.slowestRank();
+  out.breakdown = sink.of(out.slowest);
+  out.communication = unionLength(std::move(sink.bucketSpans()));
+  return out;
+}
+
+} // namespace
+
+StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+  const ModelSpec& model = training.model;
+  ParallelStepBuilder builder(cluster, training, options);
+  const ParallelStepPlan plan = builder.plan();
+  const std::string title =
+      "training step: " + model.name + " (" + builder.layout().text() + ") on " + cluster.name;
+  ReplicaSymmetry symmetry;
+  symmetry.why = symmetryRuledOut(builder.layout(), options);
+  if (symmetry.why.empty())
+    symmetry = findReplicaSymmetry(cluster, builder.placement(),
+                                   [&](int rank) { return builder.gradientCollectives(rank); });
+  std::optional<StepRun> ran;
+  if (symmetry.symmetry) {
+    try {
+      ran = runStepSchedule(cluster, plan, options, title, &symmetry);
+    } catch (const SymmetryBroken& e) {
+      symmetry.symmetry.reset();
+      symmetry.why = e.what();
+    }
+  }
+  if (!ran) ran = runStepSchedule(cluster, plan, options, title, nullptr);
+  const ExecutionResult& run = ran->run;
+  const int slowest = ran->slowest;
 
   const ParallelLayout& l = builder.layout();
   StepResult result;
@@ -599,12 +662,12 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   for (const LayerCompute& c : builder.layers()) // per device: its share of the layers
     result.forward += c.forward.total(), result.backward += c.backward.total() + c.recompute.total();
   result.forward /= Time(l.pp), result.backward /= Time(l.pp);
-  int slowest = sink.slowestRank();
-  result.breakdown = sink.of(slowest);
-  result.optimizer = builder.optimizer(schedule.stageOf(slowest));
-  result.computeClasses = builder.classes(schedule.stageOf(slowest));
+  result.breakdown = ran->breakdown;
+  const int slowestStage = builder.placement().of(slowest).pp;
+  result.optimizer = builder.optimizer(slowestStage);
+  result.computeClasses = builder.classes(slowestStage);
   result.compute = result.breakdown.compute + result.breakdown.optimizer;
-  result.communication = unionLength(std::move(sink.bucketSpans()));
+  result.communication = ran->communication;
   result.exposed = result.iteration - result.compute;
   int inFlight = std::max(1, training.pipeline);
   result.memory = parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize);
@@ -614,6 +677,8 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   result.events = run.events;
   result.network = run.network;
   result.bytesSent = run.bytesSent;
+  result.simulatedRanks = symmetry.symmetry ? symmetry.symmetry->representatives() : cluster.ranks();
+  result.symmetry = symmetry.symmetry ? symmetry.symmetry->text() : symmetry.why;
   return result;
 }
 
@@ -623,48 +688,74 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   ParallelStepBuilder builder(cluster, training, options);
   std::vector<int> sample; // one rank of each stage
   for (int stage = 0; stage < builder.layout().pp; ++stage) sample.push_back(builder.placement().rank({0, 0, stage}));
-  ParallelStepSchedule schedule(builder.plan(), sample);
+  const ParallelStepPlan plan = builder.plan();
+  ParallelStepSchedule schedule(plan, sample);
+  // Under a symmetry only the representatives run (as simulateParallelStep finds them).
+  ReplicaSymmetry symmetry;
+  symmetry.why = symmetryRuledOut(builder.layout(), options);
+  if (symmetry.why.empty())
+    symmetry = findReplicaSymmetry(cluster, builder.placement(),
+                                   [&](int rank) { return builder.gradientCollectives(rank); });
+  const int simulated = symmetry.symmetry ? symmetry.symmetry->representatives() : cluster.ranks();
   // One rank of each stage stands for its stage: count its messages and
-  // their segments' hops, then scale by the ranks of a stage.
+  // their segments' hops, then scale by the ranks of a stage that run.
   WorkEstimate e;
   const ParallelLayout& l = builder.layout();
   std::vector<Op> ops;
   double segmentHops = 0, computes = 0;
-  const int perServer = std::max(1, cluster.devicesPerServer);
+  double bursts = 0; // a lane's steps start or stop communicating
+  Routing routing(cluster);
   for (int rank : sample) {
     Time compute = 0;
     for (int s = 0; s < schedule.streamCount(); ++s) {
       const Schedule& stream = schedule.stream(s);
+      bool communicating = false;
       for (int step = 0, n = stream.stepCount(rank); step < n; ++step) {
         ops.clear();
         stream.appendOps(rank, step, ops);
+        const bool communicates = std::any_of(ops.begin(), ops.end(), [](const Op& op) {
+          return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
+        });
+        if (communicates != communicating) bursts += 1, communicating = communicates;
         for (const Op& op : ops) {
           if (op.kind == OpKind::Compute) compute += Time(op.durationPs), computes += 1;
           if (op.kind != OpKind::Send) continue;
-          // A segment takes an event per hop: one inside a server, about
-          // three between servers (NIC, switch, NIC).
-          int hops = op.peer / perServer == rank / perServer ? 1 : 3;
+          // A segment takes an event per hop of its route (an in-network
+          // send: up to its switch and down again).
+          const double hops = op.net != InNetwork::None
+                                  ? 2
+                                  : routing.route(cluster.rankNode[std::size_t(rank)],
+                                                  cluster.rankNode[std::size_t(op.peer)]).hops;
           const Bytes segment = std::max<Bytes>(options.segment, 1);
-          segmentHops += double(hops) * double(std::max<Bytes>(1, (op.bytes + segment - 1) / segment));
+          segmentHops += hops * double(std::max<Bytes>(1, (op.bytes + segment - 1) / segment));
         }
       }
     }
     e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
   }
-  // Every rank of a stage runs its program: scale the sampled rank by them.
-  // A computation is an event too (its end), which dominates a small model's
-  // step. A message costs no event of its own: its delivery is its last
-  // segment's arrival (link_network.cpp). The 70 B step on 128 and 1,024
-  // NPUs: 1.9e6 and 1.6e7 estimated, 1.95e6 and 1.62e7 run.
-  e.events = double(l.tp * l.cp * l.dp) * (segmentHops + computes);
-  // An event of a step costs about three of a collective's (its lane walks
-  // the stage's programs): the 70 B step ran 1.95e6 events in 0.69 s on 128
-  // NPUs and 1.62e7 in 5.05 s on 1,024 (scripts/bench.sh's case).
-  constexpr double kSecondsPerStepEvent = 300e-9;
-  e.wallSeconds = e.events * kSecondsPerStepEvent;
-  // A base and a few hundred bytes per rank and stream (lanes, pair states):
-  // an upper guess; the 70 B step on 1,024 ranks peaks at 38 MB.
-  e.memoryBytes = 64e6 + double(cluster.ranks()) * double(schedule.streamCount()) * 256;
+  // Every rank of a stage that runs its program: scale the sampled rank by
+  // them. A computation is an event too (its end), which dominates a small
+  // model's step. A message costs no event of its own: its delivery is its
+  // last segment's arrival (link_network.cpp). A lane's steps that start
+  // communicating cost an event (their start), and where collectives hold
+  // SMs (NCCL) their start and end re-time the computation beside them.
+  // Run against estimated: the 70 B step on 1,024 910B NPUs 1.62e7 / 1.8e7
+  // events, the 405 B step on 1,024 H100s 6.9e7 / 4.9e7.
+  const double perStage = double(simulated / l.pp);
+  const double laneEvents = computes + bursts;
+  e.events = perStage * (segmentHops + laneEvents);
+  // A segment's hop costs far less than a lane's event (which walks the
+  // stage's programs), and building the cluster and the per-rank tables
+  // costs per device whether it runs or not. Fitted to the quickest of
+  // three runs of the same two steps on this 2-core machine (2.5 and 4.5 s)
+  // and to the 405 B step folded on 16,384 and 131,072 H100s (0.74 and 1.8 s).
+  constexpr double kSecondsPerHop = 61e-9, kSecondsPerLaneEvent = 557e-9, kSecondsPerDevice = 9e-6;
+  e.wallSeconds = perStage * (segmentHops * kSecondsPerHop + laneEvents * kSecondsPerLaneEvent) +
+                  double(cluster.ranks()) * kSecondsPerDevice;
+  // A base, a few hundred bytes per rank and stream that runs (lanes, pair
+  // states), and the cluster and rank tables: the 70 B step on 1,024 ranks
+  // peaks at 38 MB, the 405 B step folded on 131,072 at 256 MB.
+  e.memoryBytes = 64e6 + double(simulated) * double(schedule.streamCount()) * 256 + double(cluster.ranks()) * 1800;
   return e;
 }
 

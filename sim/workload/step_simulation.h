@@ -60,6 +60,11 @@ struct StepResult {
   std::uint64_t events = 0;
   NetworkMetrics network;
   Bytes bytesSent = 0; // by all ranks, over the whole step
+  // Under a layout: the ranks simulated (fewer than `ranks` when a few
+  // replicas stood for all: replica_symmetry.h), and what the symmetry was
+  // or why there was none.
+  int simulatedRanks = 0;
+  std::string symmetry;
 
   Time meanAllReduce() const;
   double communicationShare() const { return iteration ? double(communication) / double(iteration) : 0; }
@@ -92,6 +97,9 @@ struct StepOptions {
   // The share of a device's compute that its running collectives hold
   // (collectiveComputeShare: NCCL's channels' SMs); computation beside them slows by it.
   double collectiveComputeShare = 0;
+  // Simulate a few DP replicas for all where the cluster and the step are
+  // symmetric (replica_symmetry.h; `simulation.symmetry`).
+  bool symmetry = true;
 };
 
 // Sum of the lengths of possibly overlapping intervals (communication time).

@@ -1,0 +1,81 @@
+#include "sim/workload/replica_symmetry.h"
+
+namespace collsim {
+namespace {
+
+bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+bool communicates(OpKind k) { return k == OpKind::Send || k == OpKind::Recv || k == OpKind::RecvReduce; }
+
+} // namespace
+
+bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry) {
+  std::vector<Op> here, there;
+  for (int g = 0; g < symmetry.generators(); ++g) {
+    for (int x : members) {
+      const int y = symmetry.generate(g, x);
+      const int steps = schedule.stepCount(x);
+      if (schedule.stepCount(y) != steps) return false;
+      for (int step = 0; step < steps; ++step) {
+        here.clear(), there.clear();
+        schedule.appendOps(x, step, here);
+        schedule.appendOps(y, step, there);
+        if (here.size() != there.size()) return false;
+        for (std::size_t i = 0; i < here.size(); ++i) {
+          const Op &a = here[i], &b = there[i];
+          if (a.kind != b.kind || a.bytes != b.bytes || a.durationPs != b.durationPs || a.net != b.net ||
+              a.group != b.group)
+            return false;
+          if (communicates(a.kind) ? symmetry.generate(g, a.peer) != b.peer : a.peer != b.peer) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement& placement,
+                                    const std::function<std::vector<const Schedule*>(int rank)>& gradientCollectives) {
+  ReplicaSymmetry found;
+  const ParallelLayout& l = placement.layout();
+  const int replicas = l.dp;
+  if (replicas == 1) {
+    found.why = "one replica";
+    return found;
+  }
+  const int stride = placement.rank({0, 1, 0, 0}) - placement.rank({0, 0, 0, 0});
+  // One gradient group stands for all: every group's collectives are built
+  // by the same algorithms from members placed alike (as the fold checks),
+  // and each group runs every size of the step's (gradientCollectives).
+  const int first = placement.rank({0, 0, 0, 0});
+  const std::vector<int> members = placement.gradientGroup(first);
+  const std::vector<const Schedule*> schedules = gradientCollectives(first);
+  found.why = "no unit of replicas fills whole servers alike";
+  for (int unit = 1; unit < replicas; ++unit) {
+    if (replicas % unit != 0) continue;
+    for (RankSymmetry::Law law : {RankSymmetry::Law::Cyclic, RankSymmetry::Law::Xor}) {
+      if (law == RankSymmetry::Law::Xor && (!powerOfTwo(replicas) || !powerOfTwo(unit))) continue;
+      RankSymmetry symmetry(cluster.ranks(), stride, replicas, unit, law);
+      bool alike = true;
+      for (const Schedule* s : schedules) alike = alike && movesAlong(*s, members, symmetry);
+      if (!alike) {
+        found.why = "the gradient collectives do not look alike from every replica";
+        continue;
+      }
+      std::string why;
+      std::optional<std::vector<std::uint32_t>> fold = foldChannels(cluster, symmetry, why);
+      if (!fold) {
+        if (why.find("whole servers") != std::string::npos) continue;
+        found.why = why;
+        return found; // the cluster is not symmetric, whatever the unit
+      }
+      found.symmetry = symmetry;
+      found.channelFold = std::move(*fold);
+      found.why.clear();
+      return found;
+    }
+  }
+  return found;
+}
+
+} // namespace collsim
