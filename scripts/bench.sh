@@ -175,14 +175,20 @@ for spec in "scenarios/seed-8card-tuning.yaml" "scenarios/capacity-plan-bert.yam
              printf "%-44s %7d %10.2f %12d %12s %10.1f\n", l, n, wall, ev, rate, peak / 1024 }'
 done
 echo
-echo "collsim plan: Llama 3 70B on 1,024 NPUs (scenarios/plan-llama3-70b.yaml, all cores, one run)"
-/usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim plan scenarios/plan-llama3-70b.yaml --max-events 1e12 \
-  --format json > "$tmp/plan.json"
-read -r wall peak < "$tmp/time"
-read -r simulated pruned events < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+# The same plan on 1,024 and on 16,384 NPUs (global batch 2,048: folded replicas, docs/planning.md).
+plan_case() { # LABEL ARGS...: one run of collsim plan ARGS
+  local label="$1"; shift
+  echo "collsim plan: $label (all cores, one run)"
+  /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim plan "$@" --max-events 1e12 --format json > "$tmp/plan.json"
+  read -r wall peak < "$tmp/time"
+  read -r simulated pruned events < <(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 print(len(d['plans']), len(d['pruned']), sum(p.get('events', 0) for p in d['plans']))" "$tmp/plan.json")
-awk -v wall="$wall" -v peak="$peak" -v s="$simulated" -v p="$pruned" -v ev="$events" \
-  'BEGIN { printf "%d layouts (%d simulated, %d pruned): %.1f s wall, %.1f M events/s, %.1f MiB peak\n", s + p, s, p, wall, ev / wall / 1e6, peak / 1024 }'
+  awk -v wall="$wall" -v peak="$peak" -v s="$simulated" -v p="$pruned" -v ev="$events" \
+    'BEGIN { printf "%d layouts (%d simulated, %d pruned): %.1f s wall, %.1f M events/s, %.1f MiB peak\n", s + p, s, p, wall, ev / wall / 1e6, peak / 1024 }'
+}
+plan_case "Llama 3 70B on 1,024 NPUs (scenarios/plan-llama3-70b.yaml)" scenarios/plan-llama3-70b.yaml
+plan_case "the same on 16,384 NPUs, global batch 2,048" scenarios/plan-llama3-70b.yaml \
+  --set 'sweep[cluster.servers]=[2048]' --set plan.global_batch=2048
 echo
 echo "Selector check on a 2,000-point grid (every candidate simulated at every point, all cores)"
 /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim selector check --rules configs/selector/hccl-910b.yaml \

@@ -110,10 +110,23 @@ TEST_CASE("a cluster of alike servers on one switch folds onto the first replica
     CHECK(contains(why, "whole servers"));
     CHECK(foldChannels(c, RankSymmetry(32, 4, 8, 2, Law::Cyclic), why)); // two replicas a server
   }
-  SUBCASE("a leaf-spine fabric's switch-to-switch links carry every replica") {
+  SUBCASE("a leaf-spine fabric's servers hang off different leaves") {
     Cluster ls = loadClusterFile(source("configs/clusters/atlas-16x8-leafspine.yaml"), {}).cluster;
     CHECK_FALSE(foldChannels(ls, RankSymmetry(128, 8, 16, 1, Law::Cyclic), why));
-    CHECK(contains(why, "switch-to-switch"));
+    CHECK(contains(why, "links are not server 0's (a link of another speed, or to another switch)"));
+  }
+  SUBCASE("a rail fabric's replicas meet on their rails, off the spines") {
+    Cluster rail = loadClusterFile(source("configs/clusters/atlas-512x8-rail.yaml"), {"servers=4"}).cluster;
+    auto railFold = foldChannels(rail, s, why);
+    REQUIRE(railFold);
+    // A rail-to-spine link stands for itself, marked: a route over it breaks the symmetry.
+    std::size_t fixed = 0;
+    for (std::size_t ch = 0; ch < railFold->size(); ++ch) {
+      if (!((*railFold)[ch] & kFixedChannel)) continue;
+      ++fixed;
+      CHECK(((*railFold)[ch] & ~kFixedChannel) == ch);
+    }
+    CHECK(fixed == 2 * 8 * 16); // 8 rails x 16 spines, both ways
   }
 }
 
@@ -126,6 +139,46 @@ TEST_CASE("a ring moves along with d -> d + 1 and recursive halving-doubling wit
   CHECK(movesAlong(*rhd, members, RankSymmetry(8, 1, 8, 1, Law::Xor)));
   CHECK_FALSE(movesAlong(*rhd, members, RankSymmetry(8, 1, 8, 1, Law::Cyclic)));
   CHECK_FALSE(movesAlong(*ring, members, RankSymmetry(8, 1, 8, 1, Law::Xor)));
+  // 3 elements over: some blocks have an element more, alike within one
+  // element per member, as the step checks them.
+  spec.count += 3;
+  for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather}) {
+    spec.op = op;
+    CAPTURE(collectiveName(op));
+    ring = buildSchedule(*findAlgorithm(op, "ring"), spec);
+    rhd = buildSchedule(*findAlgorithm(op, "rhd"), spec);
+    CHECK_FALSE(movesAlong(*ring, members, RankSymmetry(8, 1, 8, 1, Law::Cyclic)));
+    CHECK(movesAlong(*ring, members, RankSymmetry(8, 1, 8, 1, Law::Cyclic), 4 * 8));
+    CHECK(movesAlong(*rhd, members, RankSymmetry(8, 1, 8, 1, Law::Xor), 4 * 8));
+    CHECK_FALSE(movesAlong(*rhd, members, RankSymmetry(8, 1, 8, 1, Law::Cyclic), 4 * 8));
+    CHECK(movesAlongByConstruction("ring", 8, Law::Cyclic));
+    CHECK(movesAlongByConstruction("rhd", 8, Law::Xor));
+    CHECK_FALSE(movesAlongByConstruction("rhd", 6, Law::Xor));
+  }
+  // Hierarchical, 4 members a server on 8 servers: moving whole servers
+  // moves the level between them along.
+  CollectiveSpec hier{Collective::AllReduce, 32, 32 * 1024 + 7, 4, 0, 4};
+  std::vector<int> group(32);
+  for (int i = 0; i < 32; ++i) group[std::size_t(i)] = i;
+  for (const auto& hierarchical : {std::pair{"hier:mesh+rhd", Law::Xor}, std::pair{"hier:ring+ring", Law::Cyclic}}) {
+    const std::string name = hierarchical.first;
+    const Law law = hierarchical.second;
+    CAPTURE(name);
+    CHECK(movesAlongByConstruction(name, 32, law));
+    CHECK(movesAlong(*buildSchedule(*findAlgorithm(Collective::AllReduce, name), hier), group,
+                     RankSymmetry(32, 1, 32, 4, law), 4 * 32));
+    CHECK_FALSE(movesAlong(*buildSchedule(*findAlgorithm(Collective::AllReduce, name), hier), group,
+                           RankSymmetry(32, 1, 32, 1, law), 4 * 32)); // members of one server are not alike
+  }
+  // Past kLargestGroupChecked members the step trusts these two: check them there.
+  const int n = kLargestGroupChecked * 2;
+  std::vector<int> many(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) many[std::size_t(i)] = i;
+  CollectiveSpec large{Collective::ReduceScatter, n, std::uint64_t(n) * 64 + 5, 2};
+  CHECK(movesAlong(*buildSchedule(*findAlgorithm(Collective::ReduceScatter, "ring"), large), many,
+                   RankSymmetry(n, 1, n, 1, Law::Cyclic), 2 * std::uint64_t(n)));
+  CHECK(movesAlong(*buildSchedule(*findAlgorithm(Collective::AllGather, "rhd"), large), many,
+                   RankSymmetry(n, 1, n, 4, Law::Xor), 2 * std::uint64_t(n)));
 }
 
 namespace {
@@ -167,6 +220,7 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
       {"tp8 dp4 zero1, algo auto", atlas, "{tp: 8, zero: 1}", "algo: auto\n", 8},
       {"tp8 dp4 zero1, ring", atlas, "{tp: 8, zero: 1}", "algo: ring\n", 8},
       {"tp8 pp2 dp2 1f1b", atlas, "{tp: 8, pp: 2, micro_batches: 4}", "algo: ring\n", 16},
+      {"tp8 dp4 on a rail fabric", "atlas-512x8-rail.yaml", "{tp: 8, zero: 1}", "algo: ring\n", 8},
       {"tp4 pp2 dp4: two replicas a server", atlas, "{tp: 4, pp: 2, micro_batches: 4, sequence_parallel: true}",
        "algo: ring\n", 16},
       {"tp8 pp2 interleaved, zero 3", atlas,
@@ -212,14 +266,24 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
 }
 
 TEST_CASE("where the symmetry breaks the step runs in full and says why") {
-  // A leaf-spine fabric: its spines carry every replica's traffic.
+  // A leaf-spine fabric: its spines would carry every replica's traffic.
   Scenario s = stepScenario("atlas-16x8-leafspine.yaml", "{tp: 8, zero: 1}", "algo: ring\n");
   const auto runs = withAndWithout(s);
   const StepResult &folded = runs.first, &full = runs.second;
   CHECK(folded.simulatedRanks == 128);
-  CHECK(contains(folded.symmetry, "switch-to-switch"));
+  CHECK(contains(folded.symmetry, "to another switch"));
   CHECK(folded.iteration == full.iteration);
   CHECK(full.symmetry == "simulation.symmetry is off");
+  // On a rail fabric with two replicas a server, a DP ring's hop from NPU 4
+  // of one server to NPU 0 of the next changes rails over one of 16 spines
+  // (an ECMP choice): the folded run meets that route, stops, and the step
+  // runs in full.
+  Scenario rail = stepScenario("atlas-512x8-rail.yaml", "{tp: 4, zero: 1}", "algo: ring\n", 4);
+  const auto railRuns = withAndWithout(rail);
+  CHECK(railRuns.first.simulatedRanks == 32);
+  CAPTURE(railRuns.first.symmetry);
+  CHECK(contains(railRuns.first.symmetry, "a route has a choice of paths"));
+  CHECK(railRuns.first.iteration == railRuns.second.iteration);
   // The packet model and one replica.
   Scenario packet = stepScenario("atlas-800t-a2-8.yaml", "{tp: 8, zero: 1}", "simulation: {fidelity: packet}\n", 2);
   StepResult p = simulateTrainingStep(packet.cluster, *packet.training,

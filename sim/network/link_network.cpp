@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/network/rank_symmetry.h"
+
 
 namespace collsim {
 namespace {
@@ -178,7 +180,7 @@ NetworkMetrics LinkNetwork::metrics(Time runTime) const {
   m.fidelity = "fast";
   LinkUsageTally tally(cluster_, runTime);
   for (std::size_t i = 0; i < channels_.size(); ++i) {
-    const ChannelStats& s = stats_[fold_.empty() ? i : fold_[i]];
+    const ChannelStats& s = stats_[fold_.empty() ? i : fold_[i] & ~kFixedChannel];
     tally.add(i, s.busy, channels_[i].bandwidth, s.bytes, s.wire);
   }
   tally.fill(m);

@@ -1,8 +1,8 @@
 #include "sim/network/rank_symmetry.h"
 
 #include <algorithm>
-#include <tuple>
-#include <unordered_map>
+
+#include "sim/network/routing.h"
 
 namespace collsim {
 namespace {
@@ -93,26 +93,24 @@ std::optional<std::vector<std::uint32_t>> foldChannels(const Cluster& c, const R
   };
   // Links by their ends; parallel links match by their order.
   auto key = [](int a, int b) { return std::uint64_t(std::uint32_t(a)) << 32 | std::uint32_t(b); };
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> byEnds;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> byEnds; // sorted: parallel links side by side, in order
+  for (std::size_t i = 0; i < c.links.size(); ++i) byEnds.emplace_back(key(c.links[i].a, c.links[i].b), std::uint32_t(i));
+  std::sort(byEnds.begin(), byEnds.end());
   std::vector<std::size_t> ordinal(c.links.size());
-  for (std::size_t i = 0; i < c.links.size(); ++i) {
-    auto& parallel = byEnds[key(c.links[i].a, c.links[i].b)];
-    ordinal[i] = parallel.size();
-    parallel.push_back(std::uint32_t(i));
-  }
+  for (std::size_t j = 0; j < byEnds.size(); ++j)
+    ordinal[byEnds[j].second] = j > 0 && byEnds[j - 1].first == byEnds[j].first ? ordinal[byEnds[j - 1].second] + 1 : 0;
   constexpr std::uint32_t kNone = ~std::uint32_t(0);
+  auto linkBetween = [&](int x, int y, std::size_t k) {
+    auto it = std::lower_bound(byEnds.begin(), byEnds.end(), std::pair{key(x, y), std::uint32_t(0)});
+    return it + std::ptrdiff_t(k) < byEnds.end() && (it + std::ptrdiff_t(k))->first == key(x, y)
+               ? (it + std::ptrdiff_t(k))->second
+               : kNone;
+  };
   auto channelBetween = [&](int x, int y, std::size_t k) {
-    if (auto it = byEnds.find(key(x, y)); it != byEnds.end() && k < it->second.size()) return 2 * it->second[k];
-    if (auto it = byEnds.find(key(y, x)); it != byEnds.end() && k < it->second.size()) return 2 * it->second[k] + 1;
+    if (std::uint32_t i = linkBetween(x, y, k); i != kNone) return 2 * i;
+    if (std::uint32_t i = linkBetween(y, x, k); i != kNone) return 2 * i + 1;
     return kNone;
   };
-  for (const ClusterLink& l : c.links) { // a fabric switch stays where it is: its links would too
-    if (serverOf(l.a) < 0 && serverOf(l.b) < 0) {
-      why = "switch-to-switch links (" + c.nodes[std::size_t(l.a)].name + " - " + c.nodes[std::size_t(l.b)].name +
-            ") carry every replica's traffic";
-      return std::nullopt;
-    }
-  }
   for (int g = 0; g < symmetry.generators(); ++g) {
     auto f = [&](int r) { return symmetry.generate(g, r); };
     for (int r = 0; r < c.ranks(); ++r) { // servers go whole, each device to its own place
@@ -124,23 +122,31 @@ std::optional<std::vector<std::uint32_t>> foldChannels(const Cluster& c, const R
       }
     }
   }
-  // Alike servers: each server's links, by the places of its ends (a fabric
-  // switch by its node), are server 0's. With the devices keeping their
-  // places, every server permutation is then an automorphism.
-  using LinkShape = std::tuple<int, int, std::string, Bandwidth, Time>;
-  std::vector<std::vector<LinkShape>> shapes(std::size_t(c.servers));
-  auto end = [&](int n) { return serverOf(n) < 0 ? -1 - n : place[std::size_t(n)]; };
-  for (const ClusterLink& l : c.links) {
+  // Alike servers: each server's links, in the order they were built, join
+  // the same places (a fabric switch by its node) with the same kind and
+  // figures as server 0's. With the devices keeping their places, every
+  // server permutation is then an automorphism.
+  std::vector<std::vector<std::uint32_t>> serverLinks(std::size_t(c.servers));
+  for (std::size_t i = 0; i < c.links.size(); ++i) {
+    const ClusterLink& l = c.links[i];
+    if (serverOf(l.a) < 0 && serverOf(l.b) < 0) continue; // between fabric switches: they stay
     if (serverOf(l.a) >= 0 && serverOf(l.b) >= 0 && serverOf(l.a) != serverOf(l.b)) {
       why = "link " + c.nodes[std::size_t(l.a)].name + " - " + c.nodes[std::size_t(l.b)].name + " joins two servers";
       return std::nullopt;
     }
-    shapes[std::size_t(serverOf(l.a) >= 0 ? serverOf(l.a) : serverOf(l.b))].emplace_back(
-        end(l.a), end(l.b), l.type, l.params.bandwidth, l.params.latency);
+    serverLinks[std::size_t(serverOf(l.a) >= 0 ? serverOf(l.a) : serverOf(l.b))].push_back(std::uint32_t(i));
   }
-  for (auto& shape : shapes) std::sort(shape.begin(), shape.end());
+  auto end = [&](int n) { return serverOf(n) < 0 ? -1 - n : place[std::size_t(n)]; };
+  auto sameLink = [&](std::uint32_t i, std::uint32_t j) {
+    const ClusterLink &x = c.links[i], &y = c.links[j];
+    return end(x.a) == end(y.a) && end(x.b) == end(y.b) && x.type == y.type &&
+           x.params.bandwidth == y.params.bandwidth && x.params.latency == y.params.latency;
+  };
   for (int s = 1; s < c.servers; ++s) {
-    if (shapes[std::size_t(s)] != shapes[0]) {
+    const auto &mine = serverLinks[std::size_t(s)], &first = serverLinks[0];
+    bool alike = mine.size() == first.size();
+    for (std::size_t k = 0; alike && k < mine.size(); ++k) alike = sameLink(mine[k], first[k]);
+    if (!alike) {
       why = "server " + std::to_string(s) + "'s links are not server 0's (a link of another speed, or to another "
             "switch)";
       return std::nullopt;
@@ -153,6 +159,10 @@ std::optional<std::vector<std::uint32_t>> foldChannels(const Cluster& c, const R
   for (std::size_t i = 0; i < c.links.size(); ++i) {
     const ClusterLink& l = c.links[i];
     const int owner = serverOf(l.a) >= 0 ? l.a : l.b;
+    if (serverOf(owner) < 0) { // a link between fabric switches stands for itself alone
+      fold[2 * i] = kFixedChannel | std::uint32_t(2 * i), fold[2 * i + 1] = kFixedChannel | std::uint32_t(2 * i + 1);
+      continue;
+    }
     const int first = firstRank[std::size_t(serverOf(owner))];
     auto f = [&](int r) { return symmetry.alongWith(first, r); };
     const std::uint32_t ch = channelBetween(image(l.a, f), image(l.b, f), ordinal[i]);
@@ -163,6 +173,25 @@ std::optional<std::vector<std::uint32_t>> foldChannels(const Cluster& c, const R
     if (fold[ch] == ch && members[ch] != symmetry.copies()) {
       why = "a link stands for " + std::to_string(members[ch]) + " links, not " + std::to_string(symmetry.copies());
       return std::nullopt;
+    }
+  }
+  // Replicas that meet only through a switch-to-switch link (the spines of a
+  // leaf-spine fabric) would share it: the first representative's route to
+  // each of its images must stay off those links.
+  if (std::none_of(fold.begin(), fold.end(), [](std::uint32_t f) { return f & kFixedChannel; })) return fold;
+  Routing routing(c);
+  routing.fold(fold);
+  const int first = symmetry.representativeAt(0);
+  for (int g = 0; g < symmetry.generators(); ++g) {
+    const int image = symmetry.generate(g, first);
+    for (auto [from, to] : {std::pair{first, image}, std::pair{image, first}}) {
+      try {
+        routing.route(c.rankNode[std::size_t(from)], c.rankNode[std::size_t(to)]);
+      } catch (const SymmetryBroken& e) {
+        why = "from " + c.nodes[std::size_t(c.rankNode[std::size_t(from)])].name + " to " +
+              c.nodes[std::size_t(c.rankNode[std::size_t(to)])].name + ", " + e.what();
+        return std::nullopt;
+      }
     }
   }
   return fold;

@@ -18,7 +18,10 @@
 // members as a class of ranks. A message between representatives then
 // crosses the representatives of the channels it would cross, and each
 // representative channel carries, up to the symmetry, what each member
-// carries (ScheduleExecutor, LinkNetwork::fold).
+// carries (ScheduleExecutor, LinkNetwork::fold). Links between fabric
+// switches (spines) stay where they are: one of them would carry every
+// replica's traffic, so a route over one breaks the symmetry (a rail
+// fabric's replicas meet on their rail switches and never use them).
 #pragma once
 
 #include <cstdint>
@@ -75,6 +78,8 @@ private:
 // The representative channel of every channel (2i: link i from a to b,
 // 2i + 1 back), when the symmetry's generators are automorphisms of the
 // cluster; else nothing, with the reason in `why`.
+// A channel between fabric switches: its fold is itself with this bit set.
+inline constexpr std::uint32_t kFixedChannel = 1u << 31;
 std::optional<std::vector<std::uint32_t>> foldChannels(const Cluster& cluster, const RankSymmetry& symmetry,
                                                         std::string& why);
 

@@ -92,8 +92,9 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
     }
     const Adjacent* pick = next[mix(salt_ ^ mix(key ^ (std::uint64_t(r.hops) << 56))) % next.size()];
     if (!fold_.empty() && next.size() > 1)
-      throw SymmetryBroken("the route from " + std::to_string(src) + " to " + std::to_string(dst) +
-                           " has a choice of paths (ECMP hashes on node numbers)");
+      throw SymmetryBroken("a route has a choice of paths (ECMP hashes on node numbers)");
+    if (!fold_.empty() && (fold_[pick->channel] & kFixedChannel))
+      throw SymmetryBroken("a route crosses a switch-to-switch link, which every replica's traffic would share");
     pathChannels_.push_back(fold_.empty() ? pick->channel : fold_[pick->channel]);
     u = pick->node;
   }
@@ -101,8 +102,7 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
     std::vector<std::uint32_t> crossed(pathChannels_.begin() + r.begin, pathChannels_.end());
     std::sort(crossed.begin(), crossed.end());
     if (std::adjacent_find(crossed.begin(), crossed.end()) != crossed.end())
-      throw SymmetryBroken("the route from " + std::to_string(src) + " to " + std::to_string(dst) +
-                           " crosses two links of one class");
+      throw SymmetryBroken("a route crosses two links that stand for each other");
   }
   cached.insert(at, {cacheKey, r});
   return r;

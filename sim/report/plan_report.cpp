@@ -179,6 +179,8 @@ nlohmann::json planJson(const PlanReport& r, const PlannedLayout& p) {
                     {"dp_ms", msOf(b.dataParallel)},         {"ep_ms", msOf(b.expertParallel)},
                     {"optimizer_ms", msOf(b.optimizer)}};
   j["events"] = s.events;
+  j["simulated_devices"] = s.simulatedRanks;
+  j["symmetry"] = s.symmetry;
   return j;
 }
 

@@ -145,7 +145,8 @@ json stepJson(const StepResult& s) {
           {"device_memory", s.deviceMemory}, {"events", s.events}, {"bytes_sent", s.bytesSent},
           {"work", {s.flopsPerSample, s.devicePeakFlops, s.tokensPerSample}},
           {"network", metricsJson(s.network)},
-          {"layout", layoutJson(s)}};
+          {"layout", layoutJson(s)},
+          {"symmetry", {s.simulatedRanks, s.symmetry}}};
 }
 
 StepResult stepFrom(const json& j) {
@@ -175,6 +176,11 @@ StepResult stepFrom(const json& j) {
   }
   s.network = metricsFrom(j.at("network"));
   if (j.contains("layout")) layoutFrom(j.at("layout"), s); // journals before layouts had none
+  if (j.contains("symmetry")) { // journals before folded replicas had none
+    const json& f = j.at("symmetry");
+    s.simulatedRanks = num(f, 0);
+    s.symmetry = textOf(f.at(1));
+  }
   return s;
 }
 
@@ -241,7 +247,8 @@ bool plausible(const TrainingPoint& p, const std::string& key) {
   const std::string algorithm = key.substr(key.rfind('\x1f') + 1);
   if (p.algorithm != algorithm && p.algorithm.rfind(algorithm + ": ", 0) != 0) return false;
   bool names = printableName(p.algorithm) && printableName(p.status) && printableName(p.error) &&
-               printableName(s.network.fidelity);
+               printableName(s.network.fidelity) && printableName(s.symmetry) && s.simulatedRanks >= 0 &&
+               s.simulatedRanks <= s.ranks;
   for (const auto& b : s.buckets) names = names && printableName(b.algorithm) && b.ready >= 0 && b.start >= 0 && b.end >= 0;
   for (const auto& l : s.network.links) names = names && printableName(l.type);
   for (const auto& b : s.network.busiest) names = names && printableName(b.name);

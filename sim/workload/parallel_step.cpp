@@ -188,10 +188,13 @@ public:
   const RankPlacement& placement() const { return placement_; }
   // The collectives `rank` runs on its gradient group (once plan() has
   // numbered them).
-  std::vector<const Schedule*> gradientCollectives(int rank) {
-    std::vector<const Schedule*> out;
-    for (std::size_t i = 0; i < sized_.size(); ++i)
-      if (std::get<2>(sized_[i]) == kDp) out.push_back(collective(rank, kFixedCollectives + int(i)));
+  std::vector<GroupCollective> gradientCollectives(int rank) {
+    std::vector<GroupCollective> out;
+    for (std::size_t i = 0; i < sized_.size(); ++i) {
+      if (std::get<2>(sized_[i]) != kDp) continue;
+      const Schedule* s = collective(rank, kFixedCollectives + int(i));
+      out.push_back({s, algorithmOf_.at(s), elemSize()});
+    }
     return out;
   }
   const std::vector<LayerCompute>& layers() const { return layers_; }
@@ -279,6 +282,7 @@ private:
     SchedulePtr s = entry.build(GroupView(members, cluster_.ranks(), 0, spec.count, elemSize()), spec);
     if (s->streamCount() != 1)
       throw InputError(entry.name + " runs on several streams; parallel layouts need single-stream group collectives");
+    algorithmOf_[s.get()] = entry.name;
     return (built_[key] = std::move(s)).get();
   }
 
@@ -562,6 +566,7 @@ private:
   std::vector<std::vector<const Schedule*>> cache_[4]; // per group kind, per group: collective -> schedule
   std::map<std::tuple<Collective, std::string, int, int>, AlgorithmEntry> entries_;
   std::map<std::tuple<Collective, Bytes, char, int>, SchedulePtr> built_;
+  std::map<const Schedule*, std::string> algorithmOf_; // its algorithm's name
 };
 
 } // namespace

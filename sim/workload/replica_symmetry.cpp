@@ -9,7 +9,8 @@ bool communicates(OpKind k) { return k == OpKind::Send || k == OpKind::Recv || k
 
 } // namespace
 
-bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry) {
+bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry,
+                std::uint64_t slack) {
   std::vector<Op> here, there;
   for (int g = 0; g < symmetry.generators(); ++g) {
     for (int x : members) {
@@ -23,8 +24,8 @@ bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const
         if (here.size() != there.size()) return false;
         for (std::size_t i = 0; i < here.size(); ++i) {
           const Op &a = here[i], &b = there[i];
-          if (a.kind != b.kind || a.bytes != b.bytes || a.durationPs != b.durationPs || a.net != b.net ||
-              a.group != b.group)
+          const std::uint64_t apart = a.bytes > b.bytes ? a.bytes - b.bytes : b.bytes - a.bytes;
+          if (a.kind != b.kind || apart > slack || a.durationPs != b.durationPs || a.net != b.net || a.group != b.group)
             return false;
           if (communicates(a.kind) ? symmetry.generate(g, a.peer) != b.peer : a.peer != b.peer) return false;
         }
@@ -34,8 +35,17 @@ bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const
   return true;
 }
 
+bool movesAlongByConstruction(const std::string& name, int members, RankSymmetry::Law law) {
+  // hier:A+B: A inside each server, which the shift moves whole; B between
+  // the servers' members at the same place, whose server numbers it moves.
+  const std::size_t plus = name.find('+');
+  const std::string between = name.rfind("hier:", 0) == 0 && plus != std::string::npos ? name.substr(plus + 1) : name;
+  if (law == RankSymmetry::Law::Cyclic) return between == "ring";
+  return between == "rhd" && powerOfTwo(members);
+}
+
 ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement& placement,
-                                    const std::function<std::vector<const Schedule*>(int rank)>& gradientCollectives) {
+                                    const std::function<std::vector<GroupCollective>(int rank)>& gradientCollectives) {
   ReplicaSymmetry found;
   const ParallelLayout& l = placement.layout();
   const int replicas = l.dp;
@@ -49,7 +59,8 @@ ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement&
   // and each group runs every size of the step's (gradientCollectives).
   const int first = placement.rank({0, 0, 0, 0});
   const std::vector<int> members = placement.gradientGroup(first);
-  const std::vector<const Schedule*> schedules = gradientCollectives(first);
+  const std::vector<GroupCollective> collectives = gradientCollectives(first);
+  const bool checked = int(members.size()) <= kLargestGroupChecked;
   found.why = "no unit of replicas fills whole servers alike";
   for (int unit = 1; unit < replicas; ++unit) {
     if (replicas % unit != 0) continue;
@@ -57,7 +68,9 @@ ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement&
       if (law == RankSymmetry::Law::Xor && (!powerOfTwo(replicas) || !powerOfTwo(unit))) continue;
       RankSymmetry symmetry(cluster.ranks(), stride, replicas, unit, law);
       bool alike = true;
-      for (const Schedule* s : schedules) alike = alike && movesAlong(*s, members, symmetry);
+      for (const GroupCollective& c : collectives)
+        alike = alike && (checked ? movesAlong(*c.schedule, members, symmetry, std::uint64_t(c.elemSize) * members.size())
+                                  : movesAlongByConstruction(c.algorithm, int(members.size()), law));
       if (!alike) {
         found.why = "the gradient collectives do not look alike from every replica";
         continue;

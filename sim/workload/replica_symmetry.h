@@ -27,14 +27,35 @@ struct ReplicaSymmetry {
   std::string why;                        // no symmetry: what broke it
 };
 
+// A group's collective: its schedule over all ranks (as
+// ParallelStepPlan::collective) and its algorithm's name.
+struct GroupCollective {
+  const Schedule* schedule;
+  std::string algorithm;
+  std::uint32_t elemSize = 1;
+};
+
 // `gradientCollectives(rank)`: the collectives `rank` runs on its gradient
-// (DP x CP) group, each over all ranks (as ParallelStepPlan::collective).
+// (DP x CP) group.
 ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement& placement,
-                                    const std::function<std::vector<const Schedule*>(int rank)>& gradientCollectives);
+                                    const std::function<std::vector<GroupCollective>(int rank)>& gradientCollectives);
+
+// Checking a schedule member by member costs as much as walking every
+// member's steps: a group larger than this is trusted to move along as its
+// algorithm does by construction (a ring with d -> d + 1, halving-doubling on
+// a power of two with d -> d xor 2^j), which tests check up to it.
+inline constexpr int kLargestGroupChecked = 256;
+
+// Whether algorithm `name` on `members` ranks moves along with `law` by
+// construction (then checked up to kLargestGroupChecked members).
+bool movesAlongByConstruction(const std::string& name, int members, RankSymmetry::Law law);
 
 // Whether every member of `members` sees `schedule` alike under each of the
 // symmetry's generators: as many steps, and each step's operations with
-// their peers moved along (offsets aside: they place data, not time).
-bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry);
+// their peers moved along (offsets aside: they place data, not time), their
+// sizes within `slack` bytes (an uneven split gives some blocks an element
+// more: elemSize x members covers it, and moves a step by picoseconds).
+bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry,
+                std::uint64_t slack = 0);
 
 } // namespace collsim
