@@ -18,7 +18,7 @@
 // members as a class of ranks. A message between representatives then
 // crosses the representatives of the channels it would cross, and each
 // representative channel carries, up to the symmetry, what each member
-// carries (ScheduleExecutor, LinkNetwork::fold). Links between fabric
+// carries (ScheduleExecutor, LinkNetwork::fold; channel_fold.cpp). Links between fabric
 // switches (spines) stay where they are: one of them would carry every
 // replica's traffic, so a route over one breaks the symmetry (a rail
 // fabric's replicas meet on their rail switches and never use them).
