@@ -186,12 +186,12 @@ namespace {
 // A small model timed by its operations (fused attention, so that cp can
 // run), on `cluster` with `parallel` and `extra` scenario keys.
 Scenario stepScenario(const std::string& cluster, const std::string& parallel, const std::string& extra = "",
-                      int servers = 0) {
+                      int servers = 0, const std::string& experts = "") {
   std::string yaml = "name: symmetry\ncluster: " + source("configs/clusters/" + cluster) + "\n" + extra +
                      "training:\n"
                      "  model: {name: tiny, transformer: {layers: 4, hidden: 512, heads: 8, ffn: 2048, vocabulary: 1000,"
-                     " sequence: 512, attention: flash}, precision: {weights: 2, master_weights: 4, gradients: 4,"
-                     " optimizer_state: 8}, micro_batch: 1}\n"
+                     " sequence: 512, attention: flash" + experts + "}, precision: {weights: 2, master_weights: 4,"
+                     " gradients: 4, optimizer_state: 8}, micro_batch: 1}\n"
                      "  bucket: 2MiB\n"
                      "  parallel: " + parallel + "\n";
   std::vector<std::string> overrides;
@@ -213,6 +213,7 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
     const char* what;
     std::string cluster, parallel, extra;
     int simulated; // devices of the folded run
+    std::string experts = "";
   };
   const std::string atlas = "atlas-800t-a2-8.yaml", h100 = "dgx-h100-8.yaml";
   const Case cases[] = {
@@ -226,6 +227,9 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
       {"tp8 pp2 interleaved, zero 3", atlas,
        "{tp: 8, pp: 2, zero: 3, micro_batches: 4, schedule: interleaved, virtual_stages: 2}", "algo: ring\n", 16},
       {"tp4 cp2 dp4", atlas, "{tp: 4, cp: 2, zero: 1}", "algo: ring\n", 8},
+      // 4 experts, 2 a token, over ep 2 of the 4 replicas: two replicas a unit.
+      {"tp8 dp4 ep2, MoE", atlas, "{tp: 8, ep: 2, zero: 1, expert_imbalance: 1.2}", "algo: ring\n", 16,
+       ", experts: 4, top_k: 2"},
       // NCCL on H100 (NVLS inside a server, its SMs taken from compute).
       {"H100 tp8 pp2 dp2, the library's algorithms", h100, "{tp: 8, pp: 2, zero: 1, micro_batches: 4}",
        "algo: auto\n", 16},
@@ -233,7 +237,7 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
   for (const Case& c : cases) {
     const std::string what = c.what;
     CAPTURE(what);
-    Scenario s = stepScenario(c.cluster, c.parallel, c.extra + "simulation: {segment: 256KiB}\n", 4);
+    Scenario s = stepScenario(c.cluster, c.parallel, c.extra + "simulation: {segment: 256KiB}\n", 4, c.experts);
     const auto runs = withAndWithout(s);
     const StepResult &folded = runs.first, &full = runs.second;
     CAPTURE(folded.symmetry);
@@ -284,7 +288,7 @@ TEST_CASE("where the symmetry breaks the step runs in full and says why") {
   CAPTURE(railRuns.first.symmetry);
   CHECK(contains(railRuns.first.symmetry, "a route has a choice of paths"));
   CHECK(railRuns.first.iteration == railRuns.second.iteration);
-  // The packet model and one replica.
+  // The packet model.
   Scenario packet = stepScenario("atlas-800t-a2-8.yaml", "{tp: 8, zero: 1}", "simulation: {fidelity: packet}\n", 2);
   StepResult p = simulateTrainingStep(packet.cluster, *packet.training,
                                       stepOptionsOf(packet, packet.algorithms.front(), 1, nullptr));

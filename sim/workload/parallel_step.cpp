@@ -186,14 +186,15 @@ public:
 
   const ParallelLayout& layout() const { return layout_; }
   const RankPlacement& placement() const { return placement_; }
-  // The collectives `rank` runs on its gradient group (once plan() has
-  // numbered them).
+  // The collectives `rank` runs on its gradient group and its experts'
+  // (once plan() has numbered them).
   std::vector<GroupCollective> gradientCollectives(int rank) {
     std::vector<GroupCollective> out;
     for (std::size_t i = 0; i < sized_.size(); ++i) {
-      if (std::get<2>(sized_[i]) != kDp) continue;
+      const char group = std::get<2>(sized_[i]);
+      if (group != kDp && group != kExpertDp) continue;
       const Schedule* s = collective(rank, kFixedCollectives + int(i));
-      out.push_back({s, algorithmOf_.at(s), elemSize()});
+      out.push_back({s, algorithmOf_.at(s), elemSize(), group == kExpertDp});
     }
     return out;
   }
@@ -595,11 +596,10 @@ struct StepRun {
 };
 
 // Why the step cannot run under a symmetry whatever the cluster, or "".
-std::string symmetryRuledOut(const ParallelLayout& l, const StepOptions& options) {
+std::string symmetryRuledOut(const StepOptions& options) {
   if (!options.symmetry) return "simulation.symmetry is off";
   if (options.fidelity != Fidelity::Fast) return "the packet model's queues and jitter are per port";
   if (options.trace) return "a trace shows every rank";
-  if (l.ep > 1) return "expert parallelism is not folded yet";
   return "";
 }
 
@@ -639,7 +639,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   const std::string title =
       "training step: " + model.name + " (" + builder.layout().text() + ") on " + cluster.name;
   ReplicaSymmetry symmetry;
-  symmetry.why = symmetryRuledOut(builder.layout(), options);
+  symmetry.why = symmetryRuledOut(options);
   if (symmetry.why.empty())
     symmetry = findReplicaSymmetry(cluster, builder.placement(),
                                    [&](int rank) { return builder.gradientCollectives(rank); });
@@ -697,7 +697,7 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   ParallelStepSchedule schedule(plan, sample);
   // Under a symmetry only the representatives run (as simulateParallelStep finds them).
   ReplicaSymmetry symmetry;
-  symmetry.why = symmetryRuledOut(builder.layout(), options);
+  symmetry.why = symmetryRuledOut(options);
   if (symmetry.why.empty())
     symmetry = findReplicaSymmetry(cluster, builder.placement(),
                                    [&](int rank) { return builder.gradientCollectives(rank); });

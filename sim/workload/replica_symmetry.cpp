@@ -58,19 +58,21 @@ ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement&
   // by the same algorithms from members placed alike (as the fold checks),
   // and each group runs every size of the step's (gradientCollectives).
   const int first = placement.rank({0, 0, 0, 0});
-  const std::vector<int> members = placement.gradientGroup(first);
+  const std::vector<int> gradients = placement.gradientGroup(first), experts = placement.expertDpGroup(first);
   const std::vector<GroupCollective> collectives = gradientCollectives(first);
-  const bool checked = int(members.size()) <= kLargestGroupChecked;
   found.why = "no unit of replicas fills whole servers alike";
-  for (int unit = 1; unit < replicas; ++unit) {
+  for (int unit = l.ep; unit < replicas; unit += l.ep) {
     if (replicas % unit != 0) continue;
     for (RankSymmetry::Law law : {RankSymmetry::Law::Cyclic, RankSymmetry::Law::Xor}) {
       if (law == RankSymmetry::Law::Xor && (!powerOfTwo(replicas) || !powerOfTwo(unit))) continue;
       RankSymmetry symmetry(cluster.ranks(), stride, replicas, unit, law);
       bool alike = true;
-      for (const GroupCollective& c : collectives)
-        alike = alike && (checked ? movesAlong(*c.schedule, members, symmetry, std::uint64_t(c.elemSize) * members.size())
-                                  : movesAlongByConstruction(c.algorithm, int(members.size()), law));
+      for (const GroupCollective& c : collectives) {
+        const std::vector<int>& members = c.experts ? experts : gradients;
+        alike = alike && (int(members.size()) <= kLargestGroupChecked
+                              ? movesAlong(*c.schedule, members, symmetry, std::uint64_t(c.elemSize) * members.size())
+                              : movesAlongByConstruction(c.algorithm, int(members.size()), law));
+      }
       if (!alike) {
         found.why = "the gradient collectives do not look alike from every replica";
         continue;

@@ -33,10 +33,13 @@ struct GroupCollective {
   const Schedule* schedule;
   std::string algorithm;
   std::uint32_t elemSize = 1;
+  bool experts = false; // on the expert-data-parallel group, not the gradient group
 };
 
 // `gradientCollectives(rank)`: the collectives `rank` runs on its gradient
-// (DP x CP) group.
+// (DP x CP) group and on its expert-data-parallel group. Under expert
+// parallelism the unit is a whole number of EP groups (each of ep
+// consecutive replicas), so that EP groups move onto EP groups.
 ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement& placement,
                                     const std::function<std::vector<GroupCollective>(int rank)>& gradientCollectives);
 
