@@ -757,16 +757,18 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   constexpr double kSecondsPerHop = 61e-9, kSecondsPerLaneEvent = 557e-9, kSecondsPerDevice = 9e-6;
   e.wallSeconds = perStage * (segmentHops * kSecondsPerHop + laneEvents * kSecondsPerLaneEvent) +
                   double(cluster.ranks()) * kSecondsPerDevice;
-  // A base; per rank that runs a few hundred bytes a stream (lanes, pair
-  // states) and some for each item of its programs (the first step of each,
-  // its breakdown); the cluster and rank tables. Peaks run: the 405 B step
-  // in full on 256, 1,024 and 16,384 H100s 27, 74 and 1,400 MiB (54-88 KB a
-  // rank), folded on 131,072 256 MiB; the 70 B step on 1,024 NPUs 44 MiB.
+  // A base (the folded 70 B step on 1,024 NPUs peaks at 19 MiB in all); per
+  // rank that runs a few hundred bytes a stream (lanes, pair states) and
+  // some for each item of its programs (the first step of each, its
+  // breakdown); the cluster and rank tables. Peaks run: the 405 B step in
+  // full on 256, 1,024 and 16,384 H100s 27, 74 and 1,400 MiB (54-88 KB a
+  // rank), folded on 1,024 and 131,072 27 and 245 MiB; the 70 B step in
+  // full on 1,024 NPUs 44 MiB.
   std::size_t items = 0;
   for (int rank : sample)
     for (int which = 0; which < ParallelStepSchedule::kPrograms; ++which)
       items = std::max(items, schedule.program(rank, which).size());
-  e.memoryBytes = 64e6 + double(simulated) * (double(schedule.streamCount()) * 256 + double(items) * 8) +
+  e.memoryBytes = 16e6 + double(simulated) * (double(schedule.streamCount()) * 256 + double(items) * 8) +
                   double(cluster.ranks()) * 1800;
   return e;
 }
