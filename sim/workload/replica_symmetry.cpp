@@ -60,6 +60,14 @@ ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement&
   const int first = placement.rank({0, 0, 0, 0});
   const std::vector<int> gradients = placement.gradientGroup(first), experts = placement.expertDpGroup(first);
   const std::vector<GroupCollective> collectives = gradientCollectives(first);
+  // A group whose members are replicas 0, 1, 2, ... (one rank each, no cp
+  // in between) sees a shift of the replicas as one of its own members,
+  // which is what an algorithm moves along with by construction.
+  auto alongReplicas = [&](const std::vector<int>& members) {
+    for (std::size_t k = 1; k < members.size(); ++k)
+      if (members[k] - members[k - 1] != stride * (l.dp / int(members.size()))) return false;
+    return int(members.size()) > 1;
+  };
   found.why = "no unit of replicas fills whole servers alike";
   for (int unit = l.ep; unit < replicas; unit += l.ep) {
     if (replicas % unit != 0) continue;
@@ -69,9 +77,9 @@ ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement&
       bool alike = true;
       for (const GroupCollective& c : collectives) {
         const std::vector<int>& members = c.experts ? experts : gradients;
-        alike = alike && (int(members.size()) <= kLargestGroupChecked
-                              ? movesAlong(*c.schedule, members, symmetry, std::uint64_t(c.elemSize) * members.size())
-                              : movesAlongByConstruction(c.algorithm, int(members.size()), law));
+        alike = alike && (int(members.size()) > kLargestGroupChecked && alongReplicas(members)
+                              ? movesAlongByConstruction(c.algorithm, int(members.size()), law)
+                              : movesAlong(*c.schedule, members, symmetry, std::uint64_t(c.elemSize) * members.size()));
       }
       if (!alike) {
         found.why = "the gradient collectives do not look alike from every replica";

@@ -44,9 +44,10 @@ ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement&
                                     const std::function<std::vector<GroupCollective>(int rank)>& gradientCollectives);
 
 // Checking a schedule member by member costs as much as walking every
-// member's steps: a group larger than this is trusted to move along as its
-// algorithm does by construction (a ring with d -> d + 1, halving-doubling on
-// a power of two with d -> d xor 2^j), which tests check up to it.
+// member's steps: a group larger than this, whose members are the replicas
+// in order, is trusted to move along as its algorithm does by construction
+// (a ring with d -> d + 1, halving-doubling on a power of two with
+// d -> d xor 2^j), which tests check past it.
 inline constexpr int kLargestGroupChecked = 256;
 
 // Whether algorithm `name` on `members` ranks moves along with `law` by
