@@ -77,6 +77,11 @@ struct Op {
   bool operator==(const Op&) const = default;
 };
 
+// Whether an operation moves data between ranks (its peer is a rank).
+inline bool communicates(const Op& op) {
+  return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
+}
+
 // What a schedule computes: the collective, how many ranks, and the buffer
 // of count elements of elemSize bytes on every rank. Collectives work in
 // place on it, except AllToAll, whose buffer holds the input (count

@@ -20,10 +20,6 @@ constexpr std::uint64_t kComputeDone = 4; // a step's computation, if its turn i
 constexpr int kKindBits = 3;
 constexpr int kTurnShift = kKindBits + 32;
 constexpr std::uint32_t kTurnMask = (1u << (64 - kTurnShift)) - 1;
-
-bool communicates(const Op& op) {
-  return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
-}
 } // namespace
 
 ScheduleExecutor::ScheduleExecutor(EventEngine& engine, Network& network, const Cluster& cluster,

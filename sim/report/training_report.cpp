@@ -255,7 +255,7 @@ std::string header(const TrainingReport& r) {
 }
 
 // Which points simulated a few replicas for all (replica_symmetry.h), and
-// how many of their devices ran; the same figure for all points is said once.
+// how many of their devices ran, a line each.
 std::string symmetryNotes(const TrainingReport& r, bool md) {
   std::string out;
   for (const auto& p : r.points) {

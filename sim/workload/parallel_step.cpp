@@ -603,6 +603,16 @@ std::string symmetryRuledOut(const StepOptions& options) {
   return "";
 }
 
+// The step's symmetry as the run and its estimate find it.
+ReplicaSymmetry stepSymmetry(const Cluster& cluster, ParallelStepBuilder& builder, const StepOptions& options) {
+  ReplicaSymmetry symmetry;
+  symmetry.why = symmetryRuledOut(options);
+  if (symmetry.why.empty())
+    symmetry = findReplicaSymmetry(cluster, builder.placement(),
+                                   [&](int rank) { return builder.gradientCollectives(rank); });
+  return symmetry;
+}
+
 StepRun runStepSchedule(const Cluster& cluster, const ParallelStepPlan& plan, const StepOptions& options,
                         const std::string& title, const ReplicaSymmetry* symmetry) {
   std::vector<int> representatives;
@@ -638,11 +648,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   const ParallelStepPlan plan = builder.plan();
   const std::string title =
       "training step: " + model.name + " (" + builder.layout().text() + ") on " + cluster.name;
-  ReplicaSymmetry symmetry;
-  symmetry.why = symmetryRuledOut(options);
-  if (symmetry.why.empty())
-    symmetry = findReplicaSymmetry(cluster, builder.placement(),
-                                   [&](int rank) { return builder.gradientCollectives(rank); });
+  ReplicaSymmetry symmetry = stepSymmetry(cluster, builder, options);
   std::optional<StepRun> ran;
   if (symmetry.symmetry) {
     try {
@@ -695,12 +701,8 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   for (int stage = 0; stage < builder.layout().pp; ++stage) sample.push_back(builder.placement().rank({0, 0, stage}));
   const ParallelStepPlan plan = builder.plan();
   ParallelStepSchedule schedule(plan, sample);
-  // Under a symmetry only the representatives run (as simulateParallelStep finds them).
-  ReplicaSymmetry symmetry;
-  symmetry.why = symmetryRuledOut(options);
-  if (symmetry.why.empty())
-    symmetry = findReplicaSymmetry(cluster, builder.placement(),
-                                   [&](int rank) { return builder.gradientCollectives(rank); });
+  // Under a symmetry only the representatives run.
+  const ReplicaSymmetry symmetry = stepSymmetry(cluster, builder, options);
   const int simulated = symmetry.symmetry ? symmetry.symmetry->representatives() : cluster.ranks();
   // One rank of each stage stands for its stage: count its messages and
   // their segments' hops, then scale by the ranks of a stage that run.
@@ -718,10 +720,7 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
       for (int step = 0, n = stream.stepCount(rank); step < n; ++step) {
         ops.clear();
         stream.appendOps(rank, step, ops);
-        const bool communicates = std::any_of(ops.begin(), ops.end(), [](const Op& op) {
-          return op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce;
-        });
-        if (communicates != communicating) bursts += 1, communicating = communicates;
+        if (std::any_of(ops.begin(), ops.end(), communicates) != communicating) bursts += 1, communicating = !communicating;
         for (const Op& op : ops) {
           if (op.kind == OpKind::Compute) compute += Time(op.durationPs), computes += 1;
           if (op.kind != OpKind::Send) continue;

@@ -5,8 +5,6 @@ namespace {
 
 bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-bool communicates(OpKind k) { return k == OpKind::Send || k == OpKind::Recv || k == OpKind::RecvReduce; }
-
 } // namespace
 
 bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry,
@@ -27,7 +25,7 @@ bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const
           const std::uint64_t apart = a.bytes > b.bytes ? a.bytes - b.bytes : b.bytes - a.bytes;
           if (a.kind != b.kind || apart > slack || a.durationPs != b.durationPs || a.net != b.net || a.group != b.group)
             return false;
-          if (communicates(a.kind) ? symmetry.generate(g, a.peer) != b.peer : a.peer != b.peer) return false;
+          if (communicates(a) ? symmetry.generate(g, a.peer) != b.peer : a.peer != b.peer) return false;
         }
       }
     }
