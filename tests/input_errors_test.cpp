@@ -368,3 +368,18 @@ TEST_CASE("DCQCN presets and parameters: the old name production and values out 
                       "-b", "1MiB", "-e", "1MiB"});
   CHECK(ok.status == 0);
 }
+
+// A sweep or variant key is applied long after the study is read: its errors
+// still name the study's line, never the file the key reaches into.
+TEST_CASE("a swept or varied key's error names the study's own line") {
+  TempDir dir;
+  rejects({"run", dir.write("typo.yaml", scenario("sweep:\n  cluster.bandwith: [1, 2]\n"))},
+          {"typo.yaml:7:21: sweep cluster.bandwith=1", "unknown key 'bandwith'"});
+  rejects({"run", dir.write("tab.yaml", scenario("sweep:\n  \"cluster.servers\\t\": [1, 2]\n"))},
+          {"tab.yaml:7:24: sweep key 'cluster.servers\\x09' holds a space or a control character"});
+  rejects({"run", dir.write("variant.yaml", training("variants:\n  - name: a\n    set: {training.buckt: 1MB}\n"))},
+          {"variant.yaml:6:27: variant a: training.buckt=1MB", "did you mean 'bucket'"});
+  // Not the cluster file the key reaches into.
+  CliResult r = cli({"run", dir.write("tab2.yaml", scenario("sweep:\n  \"cluster.servers\\t\": [1, 2]\n"))});
+  CHECK_FALSE(contains(r.err, "hccs-ring-8.yaml"));
+}

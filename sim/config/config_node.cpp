@@ -40,6 +40,8 @@ std::string ConfigOrigins::locate(const std::string& path, const YAML::Mark& mar
 ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const ConfigOrigins> origins, std::string path)
     : node_(std::move(node)), origins_(std::move(origins)), path_(std::move(path)) {}
 
+std::string ConfigNode::where() const { return printable(origins_->locate(path_, node_.Mark())); }
+
 void ConfigNode::fail(const std::string& problem) const {
   std::string where = origins_->locate(path_, node_.Mark());
   std::string shown = origins_->asTyped(path_);

@@ -88,6 +88,8 @@ public:
   double flops() const; // 312TFLOPS
 
   [[noreturn]] void fail(const std::string& problem) const;
+  // "file:line:col" of this node, or the --set that gave it.
+  std::string where() const;
 
 private:
   std::string childPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }

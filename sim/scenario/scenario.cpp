@@ -310,9 +310,13 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     auto namesFile = [](const std::string& key, const YAML::Node& value) {
       return (key == "cluster" || key == "training.model" || key == "cluster.device") && value.IsScalar();
     };
-    for (const auto& [key, value] : point.assignments) {
+    // An assignment is named where the study makes it: "study.yaml:6:3: sweep cluster.servers=8".
+    auto label = [&](const Assignment& a) { return a.where + ": " + where + a.key + "=" + YAML::Dump(a.value); };
+    for (const Assignment& a : point.assignments) {
+      const std::string& key = a.key;
+      const YAML::Node& value = a.value;
       if (!namesFile(key, value)) continue;
-      setPath(root, key, YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
+      setPath(root, key, YAML::Clone(value), *origins, label(a));
       if (key == "cluster") {
         inlineCluster(root, baseDir, *origins, origins);
       } else if (key == "cluster.device") {
@@ -323,9 +327,9 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
         inlineYamlFile(training, "model", key, baseDir, *origins, origins);
       }
     }
-    for (const auto& [key, value] : point.assignments) {
-      if (namesFile(key, value)) continue;
-      setPath(root, asWrittenHere(root, key), YAML::Clone(value), *origins, where + key + "=" + YAML::Dump(value));
+    for (const Assignment& a : point.assignments) {
+      if (namesFile(a.key, a.value)) continue;
+      setPath(root, asWrittenHere(root, a.key), YAML::Clone(a.value), *origins, label(a));
     }
     applyPointOverrides(root, overrides, *origins);
     try {

@@ -1,7 +1,9 @@
 #include "sim/scenario/study.h"
 
 #include <cmath>
+#include <cstdio>
 
+#include "sim/core/printable.h"
 #include "sim/scenario/scenario.h"
 
 namespace collsim {
@@ -60,6 +62,23 @@ std::vector<YAML::Node> sweepValues(const ConfigNode& n, std::size_t maxPoints) 
   return values;
 }
 
+// A dotted key as a study may name one: printable, without spaces (a TAB
+// pasted into a key would otherwise surface as an unknown key of whatever
+// file the key reaches into).
+void checkAssignedKey(const std::string& key, const ConfigNode& at, const char* section) {
+  std::string shown;
+  bool bad = false;
+  for (unsigned char c : key) {
+    if (c > 0x20 && c != 0x7f) { shown += char(c); continue; }
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", c);
+    shown += hex, bad = true;
+  }
+  if (bad)
+    throw ConfigError(at.where() + ": " + section + " key '" + printable(shown) +
+                      "' holds a space or a control character");
+}
+
 } // namespace
 
 std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoints) {
@@ -75,7 +94,10 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
         if (other.variant == p.variant) v.at("name").fail("two variants are named '" + p.variant + "'");
       if (auto set = v.find("set")) {
         if (!set->isMap()) set->fail("expected a mapping of dotted keys to values");
-        for (const auto& [key, value] : set->entries()) p.assignments.emplace_back(key, value.yaml());
+        for (const auto& [key, value] : set->entries()) {
+          checkAssignedKey(key, value, "variant set:");
+          p.assignments.push_back({key, value.yaml(), value.where()});
+        }
       }
       if (auto ref = v.find("reference")) p.reference = *ref;
       if (auto m = v.find("measured")) p.measured = *m;
@@ -85,6 +107,7 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
   if (auto sweep = root.find("sweep")) {
     if (!sweep->isMap() || sweep->yaml().size() == 0) sweep->fail("expected a mapping of dotted keys to values");
     for (const auto& [key, axis] : sweep->entries()) {
+      checkAssignedKey(key, axis, "sweep");
       std::vector<YAML::Node> values = sweepValues(axis, maxPoints);
       if (points.size() * values.size() > maxPoints)
         sweep->fail("the sweep has more than " + std::to_string(maxPoints) + " points");
@@ -92,7 +115,7 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
       for (const StudyPoint& p : points) {
         for (const YAML::Node& v : values) {
           StudyPoint q = p;
-          q.assignments.emplace_back(key, v);
+          q.assignments.push_back({key, v, axis.where()});
           q.sweepValues.emplace_back(key, v.Scalar());
           grown.push_back(std::move(q));
         }

@@ -22,11 +22,19 @@
 
 namespace collsim {
 
+// One key a point sets: the dotted key, its value as written, and where
+// the study says so ("study.yaml:6:3"), for errors the value causes later.
+struct Assignment {
+  std::string key;
+  YAML::Node value;
+  std::string where;
+};
+
 struct StudyPoint {
   std::string variant; // empty without variants
-  // (dotted key, value as written) in the order they are applied: the
-  // variant's keys, then the sweep's in the file's order.
-  std::vector<std::pair<std::string, YAML::Node>> assignments;
+  // In the order they are applied: the variant's keys, then the sweep's in
+  // the file's order.
+  std::vector<Assignment> assignments;
   std::vector<std::pair<std::string, std::string>> sweepValues; // the sweep's part, for tables
   std::optional<ConfigNode> reference; // the variant's reference values, if any
   std::optional<ConfigNode> measured;  // the variant's measured figure, if any
