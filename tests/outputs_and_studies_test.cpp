@@ -608,3 +608,52 @@ TEST_CASE("select --explain and selector check are under the same limit as run: 
   CHECK(contains(estimate.out, "selector check on "));
   CHECK(splitLines(estimate.out).size() == 1); // the estimate, and no report: nothing was simulated
 }
+
+// topology simulates nothing, but its JSON of the largest cluster collsim
+// builds takes over a GiB: estimated from its nodes and links like any work.
+TEST_CASE("topology is under the same limit: its time and memory estimated per format, refused or printed") {
+  const std::string cluster = source("configs/clusters/atlas-2x8.yaml");
+  CliResult small = cli({"topology", "--cluster", cluster, "--format", "json", "--estimate"});
+  CHECK(small.status == 0);
+  CHECK(small.out == "topology of atlas-2x8: about 1 s, 8 MiB of memory\n"); // 17 nodes and 32 links
+  // 4,096 servers: 32,769 nodes and 65,536 links, 1,520 bytes each as a JSON document.
+  CliResult json = cli({"topology", "--cluster", cluster, "--set", "servers=4096", "--format", "json", "--estimate"});
+  CHECK(json.out == "topology of atlas-2x8: about 1 s, 151 MiB of memory\n");
+  CliResult dot = cli({"topology", "--cluster", cluster, "--set", "servers=4096", "--format", "dot", "--estimate"});
+  CHECK(dot.out == "topology of atlas-2x8: about 1 s, 31 MiB of memory\n");
+  CliResult refused = cli({"topology", "--cluster", cluster, "--set", "servers=4096", "--format", "json", "--max-memory", "100MiB"});
+  CHECK(refused.status == 2);
+  CHECK(refused.out.empty());
+  CHECK(contains(refused.err, "topology of atlas-2x8: about 1 s, 151 MiB of memory; the limit is 100 MiB: raise --max-memory"));
+  CHECK(cli({"topology", "--cluster", cluster, "--set", "servers=4096", "--format", "dot", "--max-memory", "100MiB"}).status == 0);
+}
+
+// compare simulates every size of a log, and calibrate a comparison per
+// step of its search: both estimated first, like run.
+TEST_CASE("compare and calibrate are under the same limit: estimated first, refused or printed") {
+  const std::string log = source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt");
+  const std::string cluster = source("configs/clusters/dgx-a100-8.yaml");
+  for (const char* command : {"compare", "calibrate"}) {
+    CAPTURE(command);
+    CliResult estimate = cli({command, log, "--cluster", cluster, "--estimate"});
+    CHECK(estimate.status == 0);
+    CHECK(splitLines(estimate.out).size() == 1); // the estimate, and no report: nothing was simulated
+    CHECK(contains(estimate.out, " events (~"));
+    CliResult refused = cli({command, log, "--cluster", cluster, "--max-events", "1000"});
+    CHECK(refused.status == 2);
+    CHECK(refused.out.empty());
+    CHECK(contains(refused.err, log + ": about "));
+    CHECK(contains(refused.err, "the limit is 1000 events: raise --max-events"));
+  }
+  // A fit costs its comparisons: at least 40 of the one compare's events.
+  auto events = [](const std::string& line) { return std::stod(line.substr(line.find("about ") + 6)); };
+  double compare = events(cli({"compare", log, "--cluster", cluster, "--estimate"}).out);
+  double fit = events(cli({"calibrate", log, "--cluster", cluster, "--estimate"}).out);
+  CHECK(fit >= 40 * compare * 0.99);
+  // Training runs: the fit of the device's figures.
+  CliResult runs = cli({"calibrate", source("tests/data/training/measured-mpt-125m.yaml"), "--estimate"});
+  CHECK(runs.status == 0);
+  CHECK(contains(runs.out, "calibrating against "));
+  CHECK(splitLines(runs.out).size() == 1);
+}
+

@@ -218,15 +218,22 @@ OutputFormat outputFormatOf(const OutputOptions& o) {
 
 // Refuses what passes the limits; with --estimate prints the estimate instead.
 // Returns true when the caller should go on and simulate.
-bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& what, CliStreams io,
-               const EstimateWork& estimate) {
+WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns) {
   WorkLimits limits;
   limits.maxEvents = o.maxEvents;
   limits.maxMemoryBytes = double(optionBytes("--max-memory", o.maxMemory));
   limits.parallelRuns = parallelRuns;
+  return limits;
+}
+
+bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& what, CliStreams io,
+               const EstimateWork& estimate) {
+  const WorkLimits limits = workLimitsOf(o, parallelRuns);
   const WorkEstimate e = estimate(o.estimateOnly ? nullptr : &limits);
   if (o.estimateOnly) {
-    io.out << what << ": " << describeEstimate(e) << "; simulated time at least " << e.simulatedSeconds << " s\n";
+    io.out << what << ": " << describeEstimate(e);
+    if (e.events > 0) io.out << "; simulated time at least " << e.simulatedSeconds << " s";
+    io.out << "\n";
     return false;
   }
   enforceLimits(e, limits, what);

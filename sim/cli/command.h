@@ -51,13 +51,6 @@ Command addKeysCommand(CLI::App& app);
 
 // `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
 // training runs (command_calibrate_compute.cpp).
-struct ComputeCalibrateRequest {
-  std::string runs, deviceFile, format = "table"; // deviceFile: --write-device
-  std::vector<std::string> sets, fit;
-  double maxEvents = WorkLimits{}.maxEvents;
-  std::vector<std::string> on, predict; // the runs to fit, and the held-out ones to predict
-};
-int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io);
 
 // Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
 // -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.
@@ -74,6 +67,16 @@ struct WorkLimitOptions {
   bool estimateOnly = false; // --estimate: print the estimate, simulate nothing
 };
 void addWorkLimitOptions(CLI::App* cmd, WorkLimitOptions& o);
+// The limits the options give, for `parallelRuns` runs in flight at once.
+WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns);
+
+struct ComputeCalibrateRequest {
+  std::string runs, deviceFile, format = "table"; // deviceFile: --write-device
+  std::vector<std::string> sets, fit;
+  WorkLimitOptions limits;
+  std::vector<std::string> on, predict; // the runs to fit, and the held-out ones to predict
+};
+int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io);
 
 // --format/--out/--trace/--seed/--set, shared by run and perf.
 struct OutputOptions {

@@ -26,7 +26,7 @@ struct CalibrateCliOptions {
   std::vector<std::string> sets, fit, on, predict;
   EnvOptions env;
   int channels = 1;
-  double maxEvents = WorkLimits{}.maxEvents;
+  WorkLimitOptions limits;
 };
 
 std::string summary(const char* label, const Comparison& c) {
@@ -61,7 +61,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
       throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE");
     if (!o.writeCluster.empty())
       throw UsageError("--write-cluster: training runs calibrate a device; write it with --write-device FILE");
-    return runComputeCalibration({o.measured, o.writeDevice, o.format, o.sets, o.fit, o.maxEvents, o.on, o.predict}, io);
+    return runComputeCalibration({o.measured, o.writeDevice, o.format, o.sets, o.fit, o.limits, o.on, o.predict}, io);
   }
   if (!o.on.empty() || !o.predict.empty()) throw UsageError("--on and --predict choose among training runs (RUNS.yaml)");
   if (!o.writeDevice.empty())
@@ -86,6 +86,12 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   options.compare.rules = &rules;
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.compare.channels = o.channels;
+  // Each comparison runs its sizes on every core; the last stage runs two
+  // comparisons at once.
+  options.compare.limits = workLimitsOf(o.limits, hardwareThreads());
+  if (!checkWork(o.limits, 2 * hardwareThreads(), "calibrating against " + curve.source, io,
+                 [&](const WorkLimits*) { return estimateCalibration(curve, op, o.cluster, sets, options); }))
+    return 0;
   io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
   std::unique_ptr<ProgressLine> line;
   std::string stage;
@@ -141,8 +147,7 @@ Command addCalibrateCommand(CLI::App& app) {
   cmd->add_option("--write-cluster", o->writeCluster, "write the calibrated cluster file here (a log)");
   cmd->add_option("--write-device", o->writeDevice, "write the calibrated device file here (training runs)");
   addOutOption(cmd, o->out);
-  cmd->add_option("--max-events", o->maxEvents, "refuse a fit estimated past this many simulated events")
-      ->check(finiteAtLeast(1))->capture_default_str();
+  addWorkLimitOptions(cmd, o->limits);
   cmd->add_option("--on", o->on, "training runs: fit only these (variants, by name) and predict the others held out")
       ->delimiter(',');
   cmd->add_option("--predict", o->predict, "with --on: the held-out runs to predict (default: every other measured run "

@@ -62,9 +62,9 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
     e.events *= fitted ? passes : 2, e.wallSeconds *= fitted ? passes : 2;
     fit.addSequential(e);
   }
-  WorkLimits limits;
-  limits.maxEvents = request.maxEvents;
-  enforceLimits(fit, limits, "calibrating against " + request.runs);
+  if (!checkWork(request.limits, hardwareThreads(), "calibrating against " + request.runs, io,
+                 [&](const WorkLimits*) { return fit; }))
+    return 0;
 
   ComputeCalibrationOptions options;
   options.fit = request.fit;

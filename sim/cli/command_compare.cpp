@@ -20,6 +20,7 @@ struct CompareCliOptions {
   std::vector<std::string> sets;
   EnvOptions env;
   int channels = 1;
+  WorkLimitOptions limits;
 };
 
 int run(const CompareCliOptions& o, CliStreams io) {
@@ -42,6 +43,11 @@ int run(const CompareCliOptions& o, CliStreams io) {
   options.rules = &rules;
   options.minBytes = optionBytes("--min-bytes", o.minBytes);
   options.channels = o.channels;
+  // The sizes run on every core at once.
+  options.limits = workLimitsOf(o.limits, hardwareThreads());
+  if (!checkWork(o.limits, hardwareThreads(), "compare with " + curve.source, io,
+                 [&](const WorkLimits*) { return estimateComparison(curve, op, setup, options); }))
+    return 0;
   std::unique_ptr<ProgressLine> line;
   if (io.progress)
     options.progress = [&](std::size_t done, std::size_t total) {
@@ -76,6 +82,7 @@ Command addCompareCommand(CLI::App& app) {
   addFormatOption(cmd, o->format, kMeasuredFormats);
   addOutOption(cmd, o->out);
   addEnvOptions(cmd, o->env);
+  addWorkLimitOptions(cmd, o->limits);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
 }
 

@@ -45,7 +45,7 @@ int select(const SelectOptions& o, CliStreams io) {
     auto estimate = [&](const WorkLimits* stop) {
       return o.explain ? estimateCandidates(op, bytes, setup, stop) : WorkEstimate{};
     };
-    if (!checkWork(o.limits, 1, "select --explain", io, estimate)) return 0;
+    if (!checkWork(o.limits, 1, o.explain ? "select --explain" : "select", io, estimate)) return 0;
   }
   if (o.explain) times = simulateCandidates(op, bytes, setup);
 

@@ -247,8 +247,11 @@ WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w)
 }
 
 std::string describeEstimate(const WorkEstimate& e) {
-  return (e.partial ? "at least " : "about ") + engineering(e.events) + " events (~" + duration(e.seconds()) + "), " +
-         gib(e.memoryBytes) + " of memory";
+  std::string about = e.partial ? "at least " : "about ";
+  if (e.events == 0 && e.wallSeconds == 0 && !e.partial) return "nothing to simulate";
+  if (e.events == 0 && e.wallSeconds > 0) // work that simulates nothing (topology): its time and memory
+    return about + duration(e.seconds()) + ", " + gib(e.memoryBytes) + " of memory";
+  return about + engineering(e.events) + " events (~" + duration(e.seconds()) + "), " + gib(e.memoryBytes) + " of memory";
 }
 
 void enforceClock(const WorkEstimate& run, const std::string& what) {

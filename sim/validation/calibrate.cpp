@@ -350,8 +350,8 @@ std::vector<std::string> calibrationParameterNames() {
   return names;
 }
 
-CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
-                            const std::vector<std::string>& overrides, const CalibrateOptions& o) {
+// The cluster file with `overrides` applied: where a fit starts.
+static ClusterTree startingTree(const std::string& clusterFile, const std::vector<std::string>& overrides) {
   ClusterTree tree{clusterFile, loadYamlFile(clusterFile, "a cluster file"), {}};
   {
     auto origins = std::make_shared<ConfigOrigins>(clusterFile);
@@ -363,6 +363,30 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
                      "(add library: nccl or library: hccl)");
   tree.library = start.library;
   libraryAsMapping(tree.root);
+  return tree;
+}
+
+WorkEstimate estimateCalibration(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
+                                 const std::vector<std::string>& overrides, const CalibrateOptions& o) {
+  ClusterTree tree = startingTree(clusterFile, overrides);
+  ClusterSetup start = tree.load({});
+  const std::size_t fitted = chosen(o.fit, start.cluster, start.library).size();
+  WorkEstimate fit = estimateComparison(curve, op, start, o.compare);
+  // The search's comparisons (its budget of events or kMaxEvaluations,
+  // whichever ends it first, at least kMinEvaluations), two a parameter to
+  // say which the curve determines, and the calibrated file's own.
+  const double one = std::max(fit.events, 1.0);
+  const double searched = std::min(double(kMaxEvaluations), std::max(kEventBudget / one, double(kMinEvaluations)));
+  const double comparisons = searched + 2.0 * double(fitted) + 1;
+  fit.events *= comparisons;
+  fit.wallSeconds *= comparisons;
+  return fit;
+}
+
+CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
+                            const std::vector<std::string>& overrides, const CalibrateOptions& o) {
+  ClusterTree tree = startingTree(clusterFile, overrides);
+  ClusterSetup start = tree.load({});
 
   Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare, {}, 0, 0, kEventBudget, o.progress};
   CalibrationResult r;

@@ -74,5 +74,9 @@ std::vector<std::string> calibrationParameterNames();
 // InputError for an unknown parameter or one the cluster has not.
 CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
                             const std::vector<std::string>& overrides, const CalibrateOptions& options);
+// What calibrate would simulate: one comparison's estimate times the
+// comparisons its budget allows (for --estimate and the limits).
+WorkEstimate estimateCalibration(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
+                                 const std::vector<std::string>& overrides, const CalibrateOptions& options);
 
 } // namespace collsim

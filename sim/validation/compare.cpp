@@ -15,8 +15,30 @@
 
 namespace collsim {
 
-Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
-                               const CompareOptions& o) {
+namespace {
+
+// What a comparison will simulate: the sizes it compares, each size's
+// candidate algorithms and their protocols, and what that work costs.
+struct ComparisonPlan {
+  std::vector<MeasuredPoint> used;
+  std::map<std::string, AlgorithmEntry> entries; // the candidates point into it
+  std::vector<std::vector<const AlgorithmEntry*>> algos;
+  std::vector<std::vector<std::string>> protocols; // per size, per algorithm
+  std::vector<std::string> names; // those that run, in their first size's order
+  bool byLibrary = false;
+  WorkEstimate work;
+};
+
+ComparisonPlan planComparison(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
+                              const CompareOptions& o) {
+  ComparisonPlan plan;
+  auto& used = plan.used;
+  auto& names = plan.names;
+  auto& entries = plan.entries;
+  auto& algos = plan.algos;
+  auto& protocols = plan.protocols;
+  bool& byLibrary = plan.byLibrary;
+  WorkEstimate& work = plan.work;
   const Cluster& cluster = setup.cluster;
   int ranks = ranksOf(curve, op);
   if (ranks > 0 && ranks != cluster.ranks())
@@ -24,11 +46,10 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
                      " has " + std::to_string(cluster.ranks()) + " (--set servers=N or devices=N)");
   // "ring,hier:nvls+ring": per size the fastest, as a library picks its
   // algorithm by size; "library": the cluster's library's own candidates.
-  const bool byLibrary = o.algorithm == kLibraryAlgorithm;
+  byLibrary = o.algorithm == kLibraryAlgorithm;
   std::function<std::vector<std::string>(Bytes)> namesFor =
       byLibrary ? libraryAlgorithms(op, setup, o.rules)
                 : [listed = splitList(o.algorithm)](Bytes) { return listed; };
-  std::map<std::string, AlgorithmEntry> entries;
   // Of several, those that reduce in the network are left out when the
   // protocols allowed cannot run them (NCCL_PROTO=LL128 leaves NVLS out), as
   // the library leaves them out; alone, one says why it cannot run.
@@ -44,7 +65,6 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
       std::erase_if(algos, inNetwork);
     return algos;
   };
-  std::vector<MeasuredPoint> used;
   for (const auto& p : curve.points)
     if (p.bytes >= o.minBytes && p.timeUs > 0) used.push_back(p);
   if (used.empty()) throw InputError(curve.source + ": no measured size at or above " + formatBytes(o.minBytes));
@@ -55,9 +75,6 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // it rates fastest ("" below: the simulation tries them all).
   std::optional<NcclPicker> nccl;
   if (setup.library.name == "nccl") nccl.emplace(op, setup, o.channels > 1 ? o.channels : 0);
-  std::vector<std::vector<const AlgorithmEntry*>> algos;
-  std::vector<std::vector<std::string>> protocols; // per size, per algorithm
-  std::vector<std::string> names; // those that run, in their first size's order
   for (const auto& p : used) {
     std::vector<const AlgorithmEntry*> candidates = algorithmsFor(p.bytes);
     std::vector<std::string> chosen(candidates.size());
@@ -79,13 +96,30 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   }
   // Every simulation estimated first: a log's sizes cannot ask for more
   // work than a run may do (a few hundred rows of 16 TiB would take years).
-  WorkEstimate work;
   for (std::size_t i = 0; i < used.size(); ++i)
     for (const AlgorithmEntry* a : algos[i])
       work.addSequential(estimateCollective(cluster, {op, a, used[i].bytes, dataTypeInfo(curve.dtype).bytes, 0,
                                                       o.segment, Fidelity::Fast, 0, setup.roce.mtu}));
-  enforceLimits(work, o.limits, curve.source);
-  std::string label = byLibrary ? "the library's choice (" + joinList(names) + ")" : joinList(names);
+  return plan;
+}
+
+} // namespace
+
+WorkEstimate estimateComparison(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
+                                const CompareOptions& o) {
+  return planComparison(curve, op, setup, o).work;
+}
+
+Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
+                               const CompareOptions& o) {
+  const Cluster& cluster = setup.cluster;
+  ComparisonPlan plan = planComparison(curve, op, setup, o);
+  const auto& used = plan.used;
+  const auto& names = plan.names;
+  const auto& algos = plan.algos;
+  const auto& protocols = plan.protocols;
+  enforceLimits(plan.work, o.limits, curve.source);
+  std::string label = plan.byLibrary ? "the library's choice (" + joinList(names) + ")" : joinList(names);
   Comparison c{o.channels > 1 ? label + " x" + std::to_string(o.channels) : label, setup.library.name, op,
                cluster.ranks(), {}, 0, 0, 0, 0};
   // The two-point line t = a + b n through the ends.

@@ -66,5 +66,9 @@ struct CompareOptions {
 // algorithm cannot run there.
 Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const ClusterSetup& cluster,
                                const CompareOptions& options);
+// What compareWithMeasured would simulate, estimated (memory: one run's;
+// options.threads run at once), for --estimate and the limits.
+WorkEstimate estimateComparison(const MeasuredCurve& curve, Collective op, const ClusterSetup& cluster,
+                                const CompareOptions& options);
 
 } // namespace collsim
