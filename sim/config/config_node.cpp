@@ -19,7 +19,14 @@ std::string ConfigOrigins::asTyped(const std::string& path) const {
   return path;
 }
 
-std::string ConfigOrigins::locate(const std::string& path, const YAML::Mark& mark) const {
+std::string ConfigOrigins::locate(const std::string& path, const YAML::Mark& given, bool key) const {
+  YAML::Mark mark = given;
+  // YAML::Clone marks every node it makes at the start of the text.
+  const bool copied = given.is_null() || (given.pos == 0 && given.line == 0 && given.column == 0);
+  if (copied && marks_) {
+    const auto& table = key ? marks_->keys : marks_->values;
+    if (auto it = table.find(path); it != table.end()) mark = it->second;
+  }
   // The longest override or file prefix of `path` wins.
   auto covers = [&](const std::string& prefix) {
     // A key's children (prefix.x) and a list's items (prefix[i]).
@@ -42,8 +49,10 @@ ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const ConfigOrigins> ori
 
 std::string ConfigNode::where() const { return printable(origins_->locate(path_, node_.Mark())); }
 
-void ConfigNode::fail(const std::string& problem) const {
-  std::string where = origins_->locate(path_, node_.Mark());
+void ConfigNode::fail(const std::string& problem) const { failAt(node_.Mark(), false, problem); }
+
+void ConfigNode::failAt(const YAML::Mark& mark, bool key, const std::string& problem) const {
+  std::string where = origins_->locate(path_, mark, key);
   std::string shown = origins_->asTyped(path_);
   throw ConfigError(printable(where + ": " + (shown.empty() ? "" : shown + ": ") + problem));
 }
@@ -58,6 +67,28 @@ static bool looksLikeKey(const std::string& key) {
 }
 
 static std::string keyName(const std::string& key) { return looksLikeKey(key) ? key : "?"; }
+
+YamlMarks recordMarks(const YAML::Node& root) {
+  YamlMarks marks;
+  // Iterative, as checkTree: the walk is as deep as the file.
+  std::vector<std::pair<YAML::Node, std::string>> todo{{root, ""}};
+  while (!todo.empty()) {
+    auto [node, path] = std::move(todo.back());
+    todo.pop_back();
+    marks.values.emplace(path, node.Mark());
+    auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+    if (node.IsMap()) {
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        std::string at = child(keyName(it->first.Scalar()));
+        marks.keys.emplace(at, it->first.Mark());
+        todo.emplace_back(it->second, at);
+      }
+    } else if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i) todo.emplace_back(node[i], path + "[" + std::to_string(i) + "]");
+    }
+  }
+  return marks;
+}
 
 bool ConfigNode::has(const std::string& key) const { return node_.IsMap() && node_[key]; }
 
@@ -89,7 +120,7 @@ void ConfigNode::allowDeclared(InputKind file, std::string_view section, std::st
     std::string shown = looksLikeKey(key) ? "unknown key '" + key + "'" : "a line that is not a collsim key";
     std::string near = looksLikeKey(key) ? closestName(key, allowed) : "";
     if (!near.empty()) shown += "; did you mean '" + near + "'?";
-    ConfigNode(it->first, origins_, childPath(keyName(key))).fail(shown + " (expected one of: " + joinNames(allowed) + ")");
+    ConfigNode(it->first, origins_, childPath(keyName(key))).failAt(it->first.Mark(), true, shown + " (expected one of: " + joinNames(allowed) + ")");
   }
 }
 

@@ -29,6 +29,15 @@ struct ConfigError : InputError {
 };
 
 // Which file (or override) each part of a configuration tree came from.
+// The line and column of every node of a parsed tree by its dotted path
+// (ConfigNode's paths), values and keys apart: a copy of the tree
+// (YAML::Clone) loses them, and a study copies its parsed root for every
+// point rather than parse its files again.
+struct YamlMarks {
+  std::map<std::string, YAML::Mark> values, keys;
+};
+YamlMarks recordMarks(const YAML::Node& root);
+
 class ConfigOrigins {
 public:
   explicit ConfigOrigins(std::string defaultFile) : defaultFile_(std::move(defaultFile)) {}
@@ -40,8 +49,11 @@ public:
   }
   // `path` was set on the command line by `text` ("--set a.b=c").
   void setOverride(const std::string& path, const std::string& text) { overrides_[path] = text; }
-  // "file:line:col" or "--set a.b=c" for a node at `path`.
-  std::string locate(const std::string& path, const YAML::Mark& mark) const;
+  // "file:line:col" or "--set a.b=c" for a node at `path` (a mapping's key
+  // when `key`). A copied node, marked at the start of the text, takes its
+  // path's mark from those recorded of the tree it was copied from, if any.
+  std::string locate(const std::string& path, const YAML::Mark& mark, bool key = false) const;
+  void setMarks(std::shared_ptr<const YamlMarks> marks) { marks_ = std::move(marks); }
   // An override typed `typed` (cluster.scale_up) reached the file's own
   // spelling `stored` (cluster.hccs): messages name its keys as typed.
   void setSpelling(const std::string& stored, const std::string& typed) { spellings_[stored] = typed; }
@@ -52,6 +64,7 @@ private:
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> overrides_;
   std::map<std::string, std::string> spellings_;
+  std::shared_ptr<const YamlMarks> marks_;
 };
 
 class ConfigNode {
@@ -93,6 +106,7 @@ public:
 
 private:
   std::string childPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  [[noreturn]] void failAt(const YAML::Mark& mark, bool key, const std::string& problem) const;
 
   YAML::Node node_;
   std::shared_ptr<const ConfigOrigins> origins_;
