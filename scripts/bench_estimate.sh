@@ -62,7 +62,26 @@ echo "(estimates print whole seconds, at least 1 s: runs under a second get no w
 # input): the wall time of each command, which prints an estimate or exits 2.
 echo
 printf "%-58s %8s %6s\n" "estimate or refusal" wall_s exit
+# A sweep of 316 x 316 points on the 8-device ring: loading its points is
+# most of the work, for the estimate as for the run.
+{
+  echo "name: sweep-99856"
+  echo "cluster: $PWD/configs/clusters/hccs-ring-8.yaml"
+  echo "op: allreduce"
+  echo "algo: ring"
+  echo "sizes: [1MiB]"
+  echo "sweep:"
+  printf '  cluster.hccs.bandwidth: ['
+  for i in $(seq 1000 1315); do printf '%sMB/s%s' "$i" "$([ "$i" = 1315 ] || echo ', ')"; done
+  echo ']'
+  echo "  simulation.segment: {from: 65536, to: 380536, step: 1000}"
+} > "$tmp/sweep.yaml"
 costs=(
+  "a sweep of 99,856 points (--estimate)|run $tmp/sweep.yaml --estimate"
+  "a sweep of 99,856 points (the run)|run $tmp/sweep.yaml --format csv"
+  "topology of 262,144 devices as JSON (--estimate)|topology --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --format json --estimate"
+  "topology of 262,144 devices as JSON (the command)|topology --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --format json"
+  "calibrate, the H100 pair's log (--estimate)|calibrate tests/data/measured/h100-2x8-ib400-nccl2.26.txt --cluster configs/clusters/h100-2x8-ib400.yaml --estimate"
   "perf --algo all on 262,144 devices (refused)|perf --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --algo all -b 64MiB -e 64MiB"
   "select --explain on 262,144 devices (refused)|select --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --explain"
   "plan, Llama 3 70B, global batch 65,536 (--estimate)|plan scenarios/plan-llama3-70b.yaml --set plan.global_batch=65536 --estimate"
