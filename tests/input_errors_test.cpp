@@ -383,3 +383,13 @@ TEST_CASE("a swept or varied key's error names the study's own line") {
   CliResult r = cli({"run", dir.write("tab2.yaml", scenario("sweep:\n  \"cluster.servers\\t\": [1, 2]\n"))});
   CHECK_FALSE(contains(r.err, "hccs-ring-8.yaml"));
 }
+
+// Found by the fuzz target: a sweep into a cluster the study does not have
+// asked yaml-cpp about a node that is not there (exit 2, but no location).
+TEST_CASE("a sweep into a missing cluster is a located error") {
+  TempDir dir;
+  rejects({"run", dir.write("nocluster.yaml", "name: t\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n  cluster.servers: [2]\n")},
+          {"nocluster.yaml", "cluster: missing required key"});
+  CliResult r = cli({"run", dir.write("nocluster2.yaml", "name: t\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n  cluster.servers: [2]\n")});
+  CHECK_FALSE(contains(r.err, "invalid node"));
+}

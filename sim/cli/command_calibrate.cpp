@@ -10,6 +10,7 @@
 #include "sim/cli/command.h"
 #include "sim/study/progress.h"
 #include "sim/cli/common_options.h"
+#include "sim/core/parallel.h"
 #include "sim/report/comparison_report.h"
 #include "sim/study/output_file.h"
 #include "sim/report/text_table.h"

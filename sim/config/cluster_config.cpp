@@ -349,7 +349,7 @@ void libraryAsMapping(YAML::Node& root) {
 }
 
 std::string asWrittenInCluster(const YAML::Node& cluster, const std::string& assignment, const std::string& prefix) {
-  if (!cluster.IsMap() || assignment.rfind(prefix, 0) != 0) return assignment;
+  if (!cluster || !cluster.IsMap() || assignment.rfind(prefix, 0) != 0) return assignment;
   for (const LinkSection& s : {kScaleUp, kScaleOut})
     for (auto [typed, written] : {std::pair{s.alias, s.key}, std::pair{s.key, s.alias}}) {
       std::string head = prefix + typed;

@@ -73,7 +73,8 @@ YamlMarks recordMarks(const YAML::Node& root) {
   // Iterative, as checkTree: the walk is as deep as the file.
   std::vector<std::pair<YAML::Node, std::string>> todo{{root, ""}};
   while (!todo.empty()) {
-    auto [node, path] = std::move(todo.back());
+    const YAML::Node node = todo.back().first;
+    const std::string path = std::move(todo.back().second);
     todo.pop_back();
     marks.values.emplace(path, node.Mark());
     auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };

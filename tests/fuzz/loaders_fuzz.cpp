@@ -6,14 +6,23 @@
 // readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
 // yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
-// finding. Small scenarios are also estimated (sim/run/work_estimate.h),
-// which builds their schedules. Seeded with the shipped YAML
-// (scripts/fuzz.sh); relative paths resolve against the source tree.
+// finding. What loads is also estimated, as the commands estimate before
+// they work (sim/run/work_estimate.h): small collective scenarios (which
+// builds their schedules), training studies and plans (planWork), a grid's
+// rule scores (selector check), a log's comparison on a shipped cluster
+// (compare, calibrate); rules also pick for a cluster (select). Seeded with
+// the shipped YAML and logs (scripts/fuzz.sh); relative paths resolve
+// against the source tree.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "sim/study/execute.h"
+#include "sim/study/execute_training.h"
+#include "sim/study/plan_run.h"
+#include "sim/selector/check.h"
+#include "sim/selector/selector.h"
+#include "sim/validation/compare.h"
 #include "sim/study/study_journal.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
@@ -43,14 +52,40 @@ void expectOnlyInputErrors(F load) {
 
 const std::string kBase = COLLSIM_SOURCE_DIR "/scenarios";
 
+// Estimates stop adding up past these, as a refusal does: cheap per input.
+const WorkLimits kStop{1e7, double(1ULL << 30), 1};
+
+// The shipped one-node A100 cluster: a log's comparison is estimated on it.
+const ClusterSetup& a100() {
+  static const ClusterSetup setup = loadClusterFile(COLLSIM_SOURCE_DIR "/configs/clusters/dgx-a100-8.yaml", {});
+  return setup;
+}
+
+// Studies estimated as run and plan estimate them.
+void estimateStudy(const std::vector<Scenario>& study) {
+  bool training = false, plan = false;
+  for (const Scenario& s : study) {
+    if (!s.loadError.empty() || s.cluster.ranks() > 64) return;
+    training = training || s.training.has_value(), plan = plan || s.plan.has_value();
+  }
+  if (plan) {
+    planWork(study, &kStop);
+  } else if (training) {
+    std::vector<TrainingJob> jobs = trainingJobs(study);
+    estimateTrainingJobs(jobs, &kStop);
+  } else {
+    for (const Scenario& s : study)
+      if (s.sizes.size() <= 8) estimateScenario(s, &kStop);
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   expectOnlyInputErrors([&] {
     checkUtf8Text(text, "fuzz.yaml");
-    for (const Scenario& s : loadStudyText(text, kBase + "/fuzz.yaml", kBase, {}))
-      if (s.loadError.empty() && !s.training && s.cluster.ranks() <= 64 && s.sizes.size() <= 8) estimateScenario(s);
+    estimateStudy(loadStudyText(text, kBase + "/fuzz.yaml", kBase, {}));
   });
   expectOnlyInputErrors([&] {
     auto origins = std::make_shared<ConfigOrigins>("cluster.yaml");
@@ -64,8 +99,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto origins = std::make_shared<ConfigOrigins>("model.yaml");
     loadModel(ConfigNode(parseYamlMapping(text, "model.yaml", "a model"), origins));
   });
-  expectOnlyInputErrors([&] { loadSelectorRulesText(text, "rules.yaml"); });
-  expectOnlyInputErrors([&] { loadGridText(text, kBase + "/grid.yaml"); });
+  expectOnlyInputErrors([&] {
+    SelectorRules rules = loadSelectorRulesText(text, "rules.yaml");
+    choose(rules, Collective::AllReduce, Bytes(1) << 20, a100().cluster);
+  });
+  expectOnlyInputErrors([&] { estimateRuleScores(loadGridText(text, kBase + "/grid.yaml"), &kStop); });
   expectOnlyInputErrors([&] {
     Cluster cluster;
     cluster.rankNode.assign(16, 0);
@@ -75,6 +113,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   // A log, and the NCCL settings it records as compare applies them.
   expectOnlyInputErrors([&] { interpretNcclSettings(parseMeasuredCurve(text, "log.txt").env, NcclTopology{2, true, false}); });
+  expectOnlyInputErrors([&] {
+    MeasuredCurve curve = parseMeasuredCurve(text, "log.txt");
+    if (curve.points.size() <= 64) estimateComparison(curve, curve.op, a100(), CompareOptions{});
+  });
   expectOnlyInputErrors([&] { interpretNcclSettings(readEnvText(text, "env.sh", 16), NcclTopology{1, true, false}); });
   expectOnlyInputErrors([&] { breakdownOf(parseProfile(text, "profile.json")); });
   expectOnlyInputErrors([&] { readScheduleText(text, "schedule.json"); });
