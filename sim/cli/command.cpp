@@ -216,8 +216,6 @@ OutputFormat outputFormatOf(const OutputOptions& o) {
   return format;
 }
 
-// Refuses what passes the limits; with --estimate prints the estimate instead.
-// Returns true when the caller should go on and simulate.
 WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns) {
   WorkLimits limits;
   limits.maxEvents = o.maxEvents;
@@ -226,6 +224,8 @@ WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns) {
   return limits;
 }
 
+// Refuses what passes the limits; with --estimate prints the estimate instead.
+// Returns true when the caller should go on and simulate.
 bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& what, CliStreams io,
                const EstimateWork& estimate) {
   const WorkLimits limits = workLimitsOf(o, parallelRuns);

@@ -49,9 +49,6 @@ Command addProfileCommand(CLI::App& app);
 Command addScheduleCommand(CLI::App& app);
 Command addKeysCommand(CLI::App& app);
 
-// `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
-// training runs (command_calibrate_compute.cpp).
-
 // Option checks that CLI11 lacks: digits only (no sign, no wrap-around of
 // -1 into an unsigned seed), and a finite number (no nan, no inf) >= min.
 CLI::Validator digitsOnly();
@@ -70,6 +67,8 @@ void addWorkLimitOptions(CLI::App* cmd, WorkLimitOptions& o);
 // The limits the options give, for `parallelRuns` runs in flight at once.
 WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns);
 
+// `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
+// training runs (command_calibrate_compute.cpp).
 struct ComputeCalibrateRequest {
   std::string runs, deviceFile, format = "table"; // deviceFile: --write-device
   std::vector<std::string> sets, fit;

@@ -28,7 +28,6 @@ struct ConfigError : InputError {
   using InputError::InputError;
 };
 
-// Which file (or override) each part of a configuration tree came from.
 // The line and column of every node of a parsed tree by its dotted path
 // (ConfigNode's paths), values and keys apart: a copy of the tree
 // (YAML::Clone) loses them, and a study copies its parsed root for every
@@ -38,6 +37,7 @@ struct YamlMarks {
 };
 YamlMarks recordMarks(const YAML::Node& root);
 
+// Which file (or override) each part of a configuration tree came from.
 class ConfigOrigins {
 public:
   explicit ConfigOrigins(std::string defaultFile) : defaultFile_(std::move(defaultFile)) {}

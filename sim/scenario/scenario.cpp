@@ -289,12 +289,11 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
   auto studyOrigins = std::make_shared<ConfigOrigins>(label);
   YAML::Node study = readStudyRoot(yaml, label, baseDir, overrides, studyOrigins);
   std::vector<StudyPoint> points = expandStudy(ConfigNode(study, studyOrigins));
-  // Every point starts from a copy of the study as read: reading its files
-  // again for each point took 25 s for 100,000 points, more than the
-  // estimate of their work. A copy loses its nodes' lines and columns; the
-  // origins keep them by path.
-  // Its variants and sweep are expanded already: a point copies the rest
-  // (copying a sweep of 316 values for each point took most of the time).
+  // Every point starts from a copy of the study as read, without its
+  // variants and sweep (expanded already): reading the files again for each
+  // of 100,000 points took 25 s, copying a 316-value sweep with each most of
+  // the rest. A copy loses its nodes' lines and columns; the origins keep
+  // them by path.
   studyOrigins->setMarks(std::make_shared<const YamlMarks>(recordMarks(study)));
   YAML::Node pointBase = YAML::Clone(study);
   pointBase.remove("variants");
@@ -324,12 +323,12 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
       return (key == "cluster" || key == "training.model" || key == "cluster.device") && value.IsScalar();
     };
     // An assignment is named where the study makes it: "study.yaml:6:3: sweep cluster.servers=8".
-    auto label = [&](const Assignment& a) { return a.where + ": " + where + a.key + "=" + YAML::Dump(a.value); };
+    auto assignedAt = [&](const Assignment& a) { return a.where + ": " + where + a.key + "=" + YAML::Dump(a.value); };
     for (const Assignment& a : point.assignments) {
       const std::string& key = a.key;
       const YAML::Node& value = a.value;
       if (!namesFile(key, value)) continue;
-      setPath(root, key, YAML::Clone(value), *origins, label(a));
+      setPath(root, key, YAML::Clone(value), *origins, assignedAt(a));
       if (key == "cluster") {
         inlineCluster(root, baseDir, *origins, origins);
       } else if (key == "cluster.device") {
@@ -342,7 +341,7 @@ std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& 
     }
     for (const Assignment& a : point.assignments) {
       if (namesFile(a.key, a.value)) continue;
-      setPath(root, asWrittenHere(root, a.key), YAML::Clone(a.value), *origins, label(a));
+      setPath(root, asWrittenHere(root, a.key), YAML::Clone(a.value), *origins, assignedAt(a));
     }
     applyPointOverrides(root, overrides, *origins);
     try {
