@@ -385,11 +385,12 @@ TEST_CASE("a swept or varied key's error names the study's own line") {
 }
 
 // Found by the fuzz target: a sweep into a cluster the study does not have
-// asked yaml-cpp about a node that is not there (exit 2, but no location).
+// asked yaml-cpp about a node that is not there (exit 2, but no location);
+// the cluster it makes is the sweep's, and its errors say so.
 TEST_CASE("a sweep into a missing cluster is a located error") {
   TempDir dir;
   rejects({"run", dir.write("nocluster.yaml", "name: t\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n  cluster.servers: [2]\n")},
-          {"nocluster.yaml", "cluster: missing required key"});
+          {"nocluster.yaml:6:20: sweep cluster.servers=2: cluster: missing required key"});
   CliResult r = cli({"run", dir.write("nocluster2.yaml", "name: t\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n  cluster.servers: [2]\n")});
   CHECK_FALSE(contains(r.err, "invalid node"));
 }

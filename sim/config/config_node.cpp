@@ -269,10 +269,14 @@ void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value,
   const std::string& assignment = label; // errors name where the assignment came from
   std::vector<std::string> keys = splitKeyPath(path, assignment);
   YAML::Node node = root;
+  std::string made; // the dotted path so far
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
     if (keys[i].empty()) throw ConfigError(assignment + ": empty key in path");
     if (node[keys[i]] && !node[keys[i]].IsMap())
       throw ConfigError(assignment + ": '" + keys[i] + "' is not a mapping");
+    made += (made.empty() ? "" : ".") + keys[i];
+    // A mapping the assignment creates is the assignment's, for its errors.
+    if (!node[keys[i]]) origins.setOverride(made, assignment);
     node.reset(node[keys[i]]);
   }
   node[keys.back()] = value;
