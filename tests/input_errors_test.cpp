@@ -7,6 +7,8 @@
 
 #include "test_support.h"
 
+#include "sim/run/work_estimate.h"
+
 using namespace collsim::testing;
 
 namespace {
@@ -306,6 +308,29 @@ TEST_CASE("--max-events and --max-memory move the limit - --estimate prints it")
   CliResult e = cli({"run", source("tests/data/small.yaml"), "--estimate"});
   CHECK(e.status == 0);
   CHECK(e.out.rfind("small-ring: about ", 0) == 0);
+}
+
+// Estimating is O(ranks) per algorithm and size: beyond about 2^24
+// rank-estimates an algorithm's sizes are estimated on an even grid and
+// those between interpolated, exact for work that grows as a power of size.
+TEST_CASE("many sizes on many ranks are estimated on a grid and interpolated between") {
+  using namespace collsim;
+  CHECK(sizesToEstimate(28, 4096, 88) == 28);      // 2^24 / (4096 x 88) = 46
+  CHECK(sizesToEstimate(28, 8192, 88) == 23);      // 2^24 / (8192 x 88) = 23.3
+  CHECK(sizesToEstimate(28, 262144, 88) == 2);     // the smallest and the largest
+  CHECK(sizesToEstimate(28, 262144, 1) == 28);     // one algorithm: 64 affordable
+  CHECK(sizesToEstimate(1, 262144, 88) == 1);
+  WorkEstimate low, high;
+  low.events = 100, low.simulatedSeconds = 1e-3, low.memoryBytes = 1e6, low.lanes = 8;
+  high.events = 1600, high.simulatedSeconds = 16e-3, high.memoryBytes = 1e6, high.lanes = 8;
+  // events ~ bytes^2 between 1 and 4 MiB: at 2 MiB, 100 x 2^2.
+  WorkEstimate mid = interpolateEstimate(2 << 20, 1 << 20, low, 4 << 20, high);
+  CHECK(mid.events == doctest::Approx(400));
+  CHECK(mid.simulatedSeconds == doctest::Approx(4e-3));
+  CHECK(mid.memoryBytes == doctest::Approx(1e6));
+  CHECK(mid.lanes == 8);
+  low.events = 0; // nothing at the small end: linear in log size
+  CHECK(interpolateEstimate(2 << 20, 1 << 20, low, 4 << 20, high).events == doctest::Approx(800));
 }
 
 // A refusal needs only to know that the work passes the limit: a study of

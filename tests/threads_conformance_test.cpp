@@ -2,8 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
+#include "algorithms/core/compose.h"
 #include "algorithms/core/registry.h"
 #include "algorithms/transports/threads/run_threads.h"
 #include "sim/executor/schedule_executor.h"
@@ -129,5 +131,45 @@ TEST_CASE("int32 sums are exact too") {
     CAPTURE(coll);
     CAPTURE(name);
     CHECK_MESSAGE(r.ok(), r.firstWrong);
+  }
+}
+
+// A hierarchy's parts (a level's schedule per server, per peer group) are
+// built on first use, from whichever rank's thread asks first: built once,
+// only those asked about, and the sums still exact with every rank's thread
+// asking at once (ThreadSanitizer runs this).
+TEST_CASE("hierarchy parts are built once on first use from every rank of the threads transport") {
+  std::atomic<int> builds{0};
+  const AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
+  const int servers = 4, devices = 4, p = servers * devices;
+  CollectiveSpec whole{Collective::AllReduce, p, 1000, 4, 0};
+  GroupView g = GroupView::whole(whole);
+  auto perServer = [&] {
+    return DisjointSchedule(p, servers, [](int rank) { return rank / devices; }, [&](std::size_t s) {
+      ++builds;
+      std::vector<int> members;
+      for (int j = 0; j < devices; ++j) members.push_back(int(s) * devices + j);
+      CollectiveSpec spec = whole;
+      spec.ranks = devices;
+      return ring.build(g.sub(members, g.all()), spec);
+    });
+  };
+  DisjointSchedule lazy = perServer();
+  CHECK(builds == 0);
+  CHECK(lazy.stepCount(9) == 2 * (devices - 1)); // server 2's ring
+  CHECK(lazy.stepCount(10) == 2 * (devices - 1));
+  CHECK(builds == 1);
+  builds = 0;
+  DisjointSchedule shared = perServer();
+  RealRunReport r = runWithThreads(shared, whole, RunOptions{DataType::Float32, ReduceOp::Sum, std::chrono::milliseconds(20'000)});
+  CHECK(builds == servers); // once each, whichever of its four threads came first
+  CHECK(r.errors.empty());  // (each server sums its own: not an all-reduce of all 16, checked below)
+  for (const char* name : {"hier:ring+rhd", "hierpipe:ring+ring", "hier:mesh+tree"}) {
+    CAPTURE(name);
+    auto algo = findAlgorithm(Collective::AllReduce, name);
+    REQUIRE(algo);
+    CollectiveSpec spec{Collective::AllReduce, p, 100003, 4, 0, devices};
+    SchedulePtr schedule = buildSchedule(*algo, spec);
+    CHECK(runWithThreads(*schedule, spec, RunOptions{DataType::Float32, ReduceOp::Sum, std::chrono::milliseconds(20'000)}).ok());
   }
 }

@@ -7,7 +7,7 @@
 namespace collsim {
 
 SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts, std::vector<PartTag> tags)
-    : parts_(std::move(parts)), tags_(std::move(tags)) {
+    : parts_(std::move(parts)), tags_(std::move(tags)), uniformSteps_(std::size_t(parts_.empty() ? 0 : parts_.front()->ranks())) {
   if (parts_.empty()) throw std::invalid_argument("a sequence needs at least one schedule");
   if (tags_.empty())
     for (std::size_t i = 0; i < parts_.size(); ++i) tags_.push_back({int(i), -1});
@@ -16,29 +16,32 @@ SequenceSchedule::SequenceSchedule(std::vector<SchedulePtr> parts, std::vector<P
   for (const auto& p : parts_)
     if (p->ranks() != parts_.front()->ranks() || p->streamCount() != 1)
       throw std::invalid_argument("sequenced schedules must be single-stream with the same rank count");
-  for (int r = 0; r < ranks(); ++r) {
-    int n = parts_.front()->stepCount(r);
+}
+
+int SequenceSchedule::uniformSteps(int rank) const {
+  return uniformSteps_.get(std::size_t(rank), [&](std::size_t) {
+    int n = parts_.front()->stepCount(rank);
     for (const auto& p : parts_)
-      if (p->stepCount(r) != n) n = -1;
-    uniformSteps_.push_back(n);
-  }
+      if (p->stepCount(rank) != n) return -1;
+    return n;
+  });
 }
 
 int SequenceSchedule::stepCount(int rank) const {
-  if (uniformSteps_[rank] >= 0) return uniformSteps_[rank] * int(parts_.size());
+  if (int n = uniformSteps(rank); n >= 0) return n * int(parts_.size());
   int n = 0;
   for (const auto& p : parts_) n += p->stepCount(rank);
   return n;
 }
 
 void SequenceSchedule::appendOps(int rank, int step, std::vector<Op>& out) const {
-  if (int n = uniformSteps_[rank]; n > 0) return parts_[std::size_t(step / n)]->appendOps(rank, step % n, out);
+  if (int n = uniformSteps(rank); n > 0) return parts_[std::size_t(step / n)]->appendOps(rank, step % n, out);
   auto [part, inner] = partOf(rank, step);
   if (part < parts_.size()) parts_[part]->appendOps(rank, inner, out);
 }
 
 std::pair<std::size_t, int> SequenceSchedule::partOf(int rank, int step) const {
-  if (int n = uniformSteps_[rank]; n > 0) return {std::size_t(step / n), step % n};
+  if (int n = uniformSteps(rank); n > 0) return {std::size_t(step / n), step % n};
   std::size_t part = 0;
   for (; part < parts_.size(); ++part) {
     int n = parts_[part]->stepCount(rank);
@@ -73,19 +76,20 @@ StreamsSchedule::StreamsSchedule(std::vector<SchedulePtr> parts) : parts_(std::m
       throw std::invalid_argument("streams must be single-stream schedules of the same rank count");
 }
 
-DisjointSchedule::DisjointSchedule(std::vector<SchedulePtr> parts, const std::vector<std::vector<int>>& members)
-    : parts_(std::move(parts)), ranks_(parts_.empty() ? 0 : parts_.front()->ranks()) {
-  if (parts_.empty()) throw std::invalid_argument("a disjoint union needs at least one part");
-  if (members.size() != parts_.size()) throw std::invalid_argument("a disjoint union needs each part's members");
-  partOf_.assign(std::size_t(ranks_), -1);
-  for (std::size_t i = 0; i < parts_.size(); ++i) {
-    if (parts_[i]->ranks() != ranks_ || parts_[i]->streamCount() != 1)
-      throw std::invalid_argument("disjoint parts must be single-stream schedules of the same rank count");
-    for (int r : members[i]) {
-      if (partOf_[std::size_t(r)] >= 0) throw std::invalid_argument("rank " + std::to_string(r) + " is in two disjoint parts");
-      partOf_[std::size_t(r)] = int(i);
-    }
-  }
+DisjointSchedule::DisjointSchedule(int ranks, std::size_t parts, PartOf partOf, BuildPart build)
+    : ranks_(ranks), parts_(parts), partOf_(std::move(partOf)), build_(std::move(build)), built_(parts) {
+  if (parts == 0) throw std::invalid_argument("a disjoint union needs at least one part");
+}
+
+const Schedule& DisjointSchedule::part(int rank) const {
+  const int i = partOf_(rank);
+  if (i < 0 || std::size_t(i) >= parts_) throw std::logic_error("rank " + std::to_string(rank) + " is in no part");
+  return *built_.get(std::size_t(i), [&](std::size_t) {
+    SchedulePtr p = build_(std::size_t(i));
+    if (p->ranks() != ranks_ || p->streamCount() != 1)
+      throw std::logic_error("disjoint parts must be single-stream schedules of the same rank count");
+    return p;
+  });
 }
 
 } // namespace collsim

@@ -4,6 +4,7 @@
 #include <functional>
 #include <vector>
 
+#include "algorithms/core/lazy.h"
 #include "algorithms/core/schedule.h"
 
 namespace collsim {
@@ -34,30 +35,36 @@ private:
   int phases_ = 0;
   // Per rank: the step count of every part when they are all equal (chunk
   // loops of one algorithm: a step finds its part by division), else -1.
-  std::vector<int> uniformSteps_;
+  int uniformSteps(int rank) const;
+  LazyValues<int> uniformSteps_;
 };
 
 SchedulePtr sequence(SchedulePtr first, SchedulePtr second);
 
-// Parts over disjoint sets of ranks, run at the same time: each rank takes
-// its steps from the one part whose `members` (global ranks) it is among.
-// Given by the caller, who built the parts from them: finding them by
-// asking every part about every rank costs O(parts x ranks), and a
-// hierarchy on 32,768 servers has as many parts.
+// Parts over disjoint sets of ranks, run at the same time: rank r takes its
+// steps from part partOf(r) (none if -1). The caller knows which part each
+// rank is in: asking every part about every rank costs O(parts x ranks).
+// Part i is built by build(i) when one of its ranks is first asked about: a
+// hierarchy on 32,768 servers has as many parts, and an estimate looks at
+// six ranks.
 class DisjointSchedule final : public Schedule {
 public:
-  DisjointSchedule(std::vector<SchedulePtr> parts, const std::vector<std::vector<int>>& members);
+  using PartOf = std::function<int(int rank)>;
+  using BuildPart = std::function<SchedulePtr(std::size_t part)>;
+  DisjointSchedule(int ranks, std::size_t parts, PartOf partOf, BuildPart build);
   int ranks() const override { return ranks_; }
-  int stepCount(int rank) const override { return partOf_[rank] < 0 ? 0 : parts_[partOf_[rank]]->stepCount(rank); }
-  void appendOps(int rank, int step, std::vector<Op>& out) const override {
-    parts_[partOf_[rank]]->appendOps(rank, step, out);
-  }
-  StepPlace place(int rank, int step) const override { return parts_[partOf_[rank]]->place(rank, step); }
+  int stepCount(int rank) const override { return partOf_(rank) < 0 ? 0 : part(rank).stepCount(rank); }
+  void appendOps(int rank, int step, std::vector<Op>& out) const override { part(rank).appendOps(rank, step, out); }
+  StepPlace place(int rank, int step) const override { return part(rank).place(rank, step); }
 
 private:
-  std::vector<SchedulePtr> parts_;
+  const Schedule& part(int rank) const;
+
   int ranks_;
-  std::vector<int> partOf_;
+  std::size_t parts_;
+  PartOf partOf_;
+  BuildPart build_;
+  LazyValues<SchedulePtr> built_;
 };
 
 // Single-stream parts run side by side as independent streams (they must

@@ -6,12 +6,24 @@ namespace collsim {
 
 RootedTree::RootedTree(std::vector<int> parent) : parent_(std::move(parent)) {
   const int p = int(parent_.size());
-  children_.assign(std::size_t(p), {});
+  firstChild_.assign(std::size_t(p) + 1, 0);
   for (int r = 0; r < p; ++r)
-    if (parent_[r] >= 0) children_[parent_[r]].push_back(r);
-  level_.assign(std::size_t(p), 0);
+    if (parent_[r] >= 0) ++firstChild_[std::size_t(parent_[r]) + 1];
+  for (int r = 0; r < p; ++r) firstChild_[std::size_t(r) + 1] += firstChild_[std::size_t(r)];
+  children_.assign(std::size_t(firstChild_[std::size_t(p)]), 0);
+  std::vector<int> filled(firstChild_.begin(), firstChild_.end() - 1);
+  for (int r = 0; r < p; ++r) // in rank order, as before
+    if (parent_[r] >= 0) children_[std::size_t(filled[std::size_t(parent_[r])]++)] = r;
+  // Levels in one pass over the ranks: climb to a rank whose level is known,
+  // then fill in the path on the way back (trees span 32,768 servers).
+  level_.assign(std::size_t(p), -1);
+  std::vector<int> path;
   for (int r = 0; r < p; ++r) {
-    for (int q = r; parent_[q] >= 0; q = parent_[q]) ++level_[r];
+    int q = r;
+    for (; q >= 0 && level_[q] < 0; q = parent_[q]) path.push_back(q);
+    int level = q < 0 ? -1 : level_[q];
+    for (auto it = path.rbegin(); it != path.rend(); ++it) level_[*it] = ++level;
+    path.clear();
     depth_ = std::max(depth_, level_[r]);
   }
 }

@@ -8,6 +8,7 @@
 // the "double binary tree".
 #pragma once
 
+#include <span>
 #include <vector>
 
 namespace collsim {
@@ -17,13 +18,16 @@ public:
   // parent[r] is rank r's parent, -1 at the (one) root.
   explicit RootedTree(std::vector<int> parent);
   int parent(int rank) const { return parent_[rank]; }
-  const std::vector<int>& children(int rank) const { return children_[rank]; }
+  std::span<const int> children(int rank) const {
+    return {children_.data() + firstChild_[rank], children_.data() + firstChild_[rank + 1]};
+  }
   int depth() const { return depth_; } // edges from the deepest rank to the root
   int level(int rank) const { return level_[rank]; } // edges from `rank` to the root
 
 private:
   std::vector<int> parent_;
-  std::vector<std::vector<int>> children_;
+  std::vector<int> children_;   // rank r's children: children_[firstChild_[r] .. firstChild_[r + 1])
+  std::vector<int> firstChild_; // (one array, not one per rank: trees span 32,768 servers)
   std::vector<int> level_;
   int depth_ = 0;
 };

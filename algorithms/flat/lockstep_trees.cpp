@@ -18,7 +18,7 @@ void LockstepTrees::appendOps(int rank, int step, std::vector<Op>& out) const {
     const RootedTree& tree = trees_[t];
     const Block b = ranges_[t];
     const int d = tree.level(i), parent = tree.parent(i);
-    const auto& children = tree.children(i);
+    const auto children = tree.children(i);
     if (up) {
       if (!children.empty() && step == depth_ - d - 1)
         for (int c : children) g_.emit(out, OpKind::RecvReduce, c, b);

@@ -31,7 +31,7 @@ int TreePipeline::stepCount(int rank) const {
 
 void TreePipeline::appendOps(int rank, int step, std::vector<Op>& out) const {
   int i = g_.local(rank), parent = tree_.parent(i);
-  const auto& children = tree_.children(i);
+  const auto children = tree_.children(i);
   bool up = step < upSteps(i);
   int k = up ? step : step - upSteps(i);
   // Whether this rank receives in this phase, and so forwards one step late.

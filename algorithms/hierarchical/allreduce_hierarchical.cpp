@@ -4,7 +4,6 @@
 //   2. all-reduce block j among the devices j of all servers (level 1);
 //   3. all-gather inside every server (level 0).
 // Fabric bytes per device: 2 (S-1)/S n/D with a bandwidth-optimal level 1.
-#include "algorithms/core/compose.h"
 #include "algorithms/hierarchical/hierarchical.h"
 #include "algorithms/hierarchical/server_groups.h"
 
@@ -12,13 +11,10 @@ namespace collsim {
 
 Phases hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
   ServerGroups sg(g, spec.devicesPerServer);
-  std::vector<GroupView> servers, peers;
-  for (int s = 0; s < sg.servers(); ++s) servers.push_back(sg.server(s));
-  for (int j = 0; j < sg.devices(); ++j) peers.push_back(sg.peersOnBlock(j));
   Phases phases;
-  phases.push_back(ServerGroups::overViews(lv.intra[0], servers, spec)); // reduce-scatter
-  phases.push_back(ServerGroups::overViews(lv.inter[0], peers, spec));   // all-reduce
-  phases.push_back(ServerGroups::overViews(lv.intra[1], servers, spec)); // all-gather
+  phases.push_back(sg.inEveryServer(lv.intra[0], &ServerGroups::server, spec));       // reduce-scatter
+  phases.push_back(sg.acrossServers(lv.inter[0], &ServerGroups::peersOnBlock, spec)); // all-reduce
+  phases.push_back(sg.inEveryServer(lv.intra[1], &ServerGroups::server, spec));       // all-gather
   return phases;
 }
 

@@ -5,7 +5,6 @@
 // Fabric bytes: n into every server once. (HCCL can also scatter inside the
 // root's server first and broadcast D slices between servers in parallel;
 // that variant is not built here.)
-#include "algorithms/core/compose.h"
 #include "algorithms/hierarchical/hierarchical.h"
 #include "algorithms/hierarchical/server_groups.h"
 
@@ -14,11 +13,9 @@ namespace collsim {
 Phases hierarchicalBroadcast(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec) {
   ServerGroups sg(g, spec.devicesPerServer);
   const int rootServer = spec.root / sg.devices(), rootDevice = spec.root % sg.devices();
-  std::vector<GroupView> servers;
-  for (int s = 0; s < sg.servers(); ++s) servers.push_back(sg.server(s));
   Phases phases;
-  phases.push_back(ServerGroups::overViews(lv.inter[0], {sg.peers(rootDevice)}, spec, rootServer));
-  phases.push_back(ServerGroups::overViews(lv.intra[0], servers, spec, rootDevice));
+  phases.push_back(sg.acrossServers(lv.inter[0], &ServerGroups::peers, spec, rootServer, rootDevice));
+  phases.push_back(sg.inEveryServer(lv.intra[0], &ServerGroups::server, spec, rootDevice));
   return phases;
 }
 

@@ -6,6 +6,8 @@
 // device j in every server.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "algorithms/core/registry.h"
@@ -30,17 +32,26 @@ public:
   // Devices j of every server over chunk j: view block s is buffer block s*D+j.
   GroupView peersOnChunk(int j) const;
 
-  // `level` over each view at once (the views' members are disjoint);
-  // `root` is the local root inside every view.
-  static SchedulePtr overViews(const AlgorithmEntry& level, const std::vector<GroupView>& views,
-                               const CollectiveSpec& spec, int root = 0);
+  // A view of the group: one of the above.
+  using ViewOf = GroupView (ServerGroups::*)(int) const;
+  // `level` inside every server at once, over view(s) for server s; `root`
+  // is the local root in every server. Each server's schedule is built when
+  // one of its ranks is first asked about.
+  SchedulePtr inEveryServer(const AlgorithmEntry& level, ViewOf view, const CollectiveSpec& spec, int root = 0) const;
+  // `level` among devices j of all servers over view(j), for every j at
+  // once (or for device `only`); `root` is the local root (a server).
+  SchedulePtr acrossServers(const AlgorithmEntry& level, ViewOf view, const CollectiveSpec& spec, int root = 0,
+                            int only = -1) const;
 
 private:
   Block bufferBlock(int b) const; // block b of the view, in buffer elements
   std::vector<int> serverMembers(int s) const;
   std::vector<int> peerMembers(int j) const;
+  // `level` over view(indices[i]) for every i; rank r is in part partOf(r).
+  SchedulePtr overViews(const AlgorithmEntry& level, ViewOf view, std::vector<int> indices,
+                        std::function<int(int)> partOf, const CollectiveSpec& spec, int root) const;
 
-  const GroupView& g_;
+  std::shared_ptr<const GroupView> g_; // shared with the schedules that build views later
   int S_, D_;
 };
 

@@ -43,29 +43,42 @@ constexpr double kBytesPerRoute = 96;
 // that talks, a deque's first block and map (a 256-rank mesh: 63 MB).
 constexpr double kBytesPerCheckedPair = 640;
 constexpr double kBytesPerRouteHop = 4;
-// Walking a large schedule is itself work: beyond this many operations in
-// all (shared by the sampled ranks' streams, at least 1,000 each) the rest of
-// each stream's steps are extrapolated.
-constexpr std::size_t kWalkBudget = 4'000'000;
+// Walking a large schedule is itself work: beyond about this many operations
+// in all (shared by the sampled ranks' streams, at least 1,000 each; up to
+// twice as many to finish an even grid of steps) the rest of each stream's
+// steps are extrapolated from those walked, spread over all of them
+// (bitReversed).
+constexpr std::size_t kWalkBudget = 250'000;
 constexpr std::size_t kMinWalkPerStream = 1'000;
+
+// i with its low `bits` bits in reverse order. Counting i up and visiting
+// step bitReversed(i) visits the steps in an order whose every prefix is
+// spread evenly over them (0, 1/2, 1/4, 3/4, ...): a walk that stops early
+// has seen every phase of a hierarchical schedule, not only the first.
+std::uint64_t bitReversed(std::uint64_t i, int bits) {
+  std::uint64_t r = 0;
+  for (int b = 0; b < bits; ++b, i >>= 1) r = (r << 1) | (i & 1);
+  return r;
+}
 
 // Hops from rank 0's device to every node (links as undirected edges).
 std::vector<int> hopsFromRankZero(const Cluster& c) {
-  std::vector<std::vector<int>> adjacent(c.nodes.size());
-  for (const auto& l : c.links) {
-    adjacent[std::size_t(l.a)].push_back(l.b);
-    adjacent[std::size_t(l.b)].push_back(l.a);
-  }
-  std::vector<int> dist(c.nodes.size(), -1);
-  std::queue<int> todo;
+  // Each node's neighbours in one array (a node's run starts at first[node]).
+  const std::size_t n = c.nodes.size();
+  std::vector<std::size_t> first(n + 1, 0);
+  for (const auto& l : c.links) ++first[std::size_t(l.a) + 1], ++first[std::size_t(l.b) + 1];
+  for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<int> adjacent(first[n]);
+  std::vector<std::size_t> filled(first.begin(), first.end() - 1);
+  for (const auto& l : c.links) adjacent[filled[std::size_t(l.a)]++] = l.b, adjacent[filled[std::size_t(l.b)]++] = l.a;
+  std::vector<int> dist(n, -1), todo;
   int start = c.rankNode.empty() ? 0 : c.rankNode[0];
   dist[std::size_t(start)] = 0;
-  todo.push(start);
-  while (!todo.empty()) {
-    int n = todo.front();
-    todo.pop();
-    for (int m : adjacent[std::size_t(n)])
-      if (dist[std::size_t(m)] < 0) dist[std::size_t(m)] = dist[std::size_t(n)] + 1, todo.push(m);
+  todo.push_back(start);
+  for (std::size_t next = 0; next < todo.size(); ++next) {
+    const std::size_t node = std::size_t(todo[next]);
+    for (std::size_t e = first[node]; e < first[node + 1]; ++e)
+      if (int m = adjacent[e]; dist[std::size_t(m)] < 0) dist[std::size_t(m)] = dist[node] + 1, todo.push_back(m);
   }
   return dist;
 }
@@ -78,7 +91,17 @@ struct RankWalk {
 
 std::string duration(double seconds); // "3 h", "11 days" (below)
 
-WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes) {
+} // namespace
+
+CollectiveEstimator::CollectiveEstimator(const Cluster& cluster) : c_(cluster), hopsFromRankZero_(hopsFromRankZero(cluster)) {
+  for (const auto& l : c_.links) {
+    if (!slowestLink_ || l.params.bandwidth < slowestLink_->params.bandwidth) slowestLink_ = &l;
+    longestLatency_ = std::max(longestLatency_, l.params.latency);
+  }
+}
+
+WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) const {
+  const Cluster& c = c_;
   const int p = c.ranks();
   CollectiveSpec spec = layoutOf(c, w.op);
   spec.count = bytes / w.elemSize;
@@ -86,19 +109,13 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
   spec.root = w.root;
   SchedulePtr schedule = buildSchedule(*w.algorithm, spec);
 
-  std::vector<int> dist = hopsFromRankZero(c);
   auto hops = [&](int src, int dst) {
-    int d = dist[std::size_t(c.rankNode[std::size_t(((dst - src) % p + p) % p)])];
+    int d = hopsFromRankZero_[std::size_t(c.rankNode[std::size_t(((dst - src) % p + p) % p)])];
     return std::max(1, d);
   };
-  Bandwidth slowest = std::numeric_limits<Bandwidth>::max();
-  Time latency = 0;
-  const ClusterLink* slowestLink = nullptr;
-  for (const auto& l : c.links) {
-    if (l.params.bandwidth < slowest) slowest = l.params.bandwidth, slowestLink = &l;
-    latency = std::max(latency, l.params.latency);
-  }
-  if (c.links.empty()) slowest = 1;
+  const Bandwidth slowest = slowestLink_ ? slowestLink_->params.bandwidth : 1;
+  const Time latency = longestLatency_;
+  const ClusterLink* slowestLink = slowestLink_;
   const double unit = double(w.fidelity == Fidelity::Packet ? std::max<std::uint32_t>(w.mtu, 1) : std::max<Bytes>(w.segment, 1));
   // Segments or packets of one message. The fast model stripes a RoCE
   // message over its queue pairs in whole packets, a segment count each:
@@ -128,13 +145,21 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
     std::vector<int> peers; // distinct destinations: each is one cached route
     for (int s = 0; s < schedule->streamCount(); ++s) {
       const Schedule& stream = schedule->stream(s);
-      int steps = stream.stepCount(r);
+      const int steps = stream.stepCount(r);
+      int bits = 0;
+      while ((std::uint64_t(1) << bits) < std::uint64_t(steps)) ++bits;
       std::size_t walked = 0;
-      int step = 0;
+      int walkedSteps = 0;
       RankWalk part;
-      for (; step < steps && walked < walkPerStream; ++step) {
+      for (std::uint64_t i = 0; i < (std::uint64_t(1) << bits); ++i) {
+        // Stop only where the steps walked are an even grid (i a power of
+        // two): each then stands for as many steps as every other.
+        if ((i & (i - 1)) == 0 && walked >= walkPerStream) break;
+        const std::uint64_t step = bitReversed(i, bits);
+        if (step >= std::uint64_t(steps)) continue;
+        ++walkedSteps;
         ops.clear();
-        stream.appendOps(r, step, ops);
+        stream.appendOps(r, int(step), ops);
         walked += ops.size() + 1;
         double stepSeconds = toSeconds(c.device.stepOverhead), inFlight = 0;
         for (const Op& op : ops) {
@@ -154,7 +179,7 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
         part.chainSeconds += stepSeconds;
         part.maxInFlight = std::max(part.maxInFlight, inFlight);
       }
-      double scale = step > 0 ? double(steps) / step : 1.0; // extrapolate what was not walked
+      double scale = walkedSteps > 0 ? double(steps) / walkedSteps : 1.0; // extrapolate what was not walked
       walk.messages += part.messages * scale;
       walk.unitHops += part.unitHops * scale;
       walk.routeHops += part.routeHops * scale;
@@ -190,6 +215,8 @@ WorkEstimate estimateOnce(const Cluster& c, const CollectiveWork& w, Bytes bytes
   e.wallSeconds = secondsForEvents(e.events, e.memoryBytes);
   return e;
 }
+
+namespace {
 
 std::string engineering(double v) {
   char s[32];
@@ -231,18 +258,43 @@ void WorkEstimate::addSequential(const WorkEstimate& o) {
   simulatedSeconds = std::max(simulatedSeconds, o.simulatedSeconds);
 }
 
-WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w) {
-  if (w.loopBytes == 0 || w.bytes <= w.loopBytes) return estimateOnce(cluster, w, w.bytes);
+WorkEstimate CollectiveEstimator::operator()(const CollectiveWork& w) const {
+  if (w.loopBytes == 0 || w.bytes <= w.loopBytes) return once(w, w.bytes);
   // One full loop is simulated and repeated, then the tail.
   Bytes loops = w.bytes / w.loopBytes, rest = w.bytes % w.loopBytes;
-  WorkEstimate e = estimateOnce(cluster, w, w.loopBytes);
+  WorkEstimate e = once(w, w.loopBytes);
   e.simulatedSeconds *= double(loops);
   if (rest > 0) {
-    WorkEstimate tail = estimateOnce(cluster, w, rest);
+    WorkEstimate tail = once(w, rest);
     e.events += tail.events;
     e.wallSeconds += tail.wallSeconds;
     e.simulatedSeconds += tail.simulatedSeconds;
   }
+  return e;
+}
+
+WorkEstimate estimateCollective(const Cluster& cluster, const CollectiveWork& w) { return CollectiveEstimator(cluster)(w); }
+
+std::size_t sizesToEstimate(std::size_t sizes, int ranks, std::size_t algorithms) {
+  constexpr double kRankEstimates = double(1 << 24); // ~1 s of schedule builds
+  double affordable = kRankEstimates / (double(std::max(ranks, 1)) * double(std::max<std::size_t>(algorithms, 1)));
+  return std::min(sizes, std::max<std::size_t>(2, std::size_t(affordable)));
+}
+
+WorkEstimate interpolateEstimate(Bytes bytes, Bytes lowBytes, const WorkEstimate& low, Bytes highBytes,
+                                 const WorkEstimate& high) {
+  const double t = highBytes <= lowBytes ? 0.0
+                   : lowBytes == 0      ? double(bytes - lowBytes) / double(highBytes - lowBytes)
+                                        : std::log(double(bytes) / double(lowBytes)) / std::log(double(highBytes) / double(lowBytes));
+  auto between = [t](double a, double b) {
+    if (a <= 0 || b <= 0) return a + (b - a) * t;
+    return std::exp(std::log(a) + (std::log(b) - std::log(a)) * t);
+  };
+  WorkEstimate e = t < 0.5 ? low : high; // what does not vary by size (lanes, the slowest link)
+  e.events = between(low.events, high.events);
+  e.memoryBytes = between(low.memoryBytes, high.memoryBytes);
+  e.simulatedSeconds = between(low.simulatedSeconds, high.simulatedSeconds);
+  e.wallSeconds = between(low.wallSeconds, high.wallSeconds);
   return e;
 }
 

@@ -64,11 +64,12 @@ Choice choose(const SelectorRules& rules, Collective op, Bytes bytes, const Clus
 
 WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster, const WorkLimits* stop) {
   WorkEstimate total;
+  const CollectiveEstimator estimate(cluster.cluster);
   for (const auto& name : candidates(op, cluster.cluster)) {
     if (stopSumming(total, stop)) break;
     AlgorithmEntry e = *findAlgorithm(op, name);
     CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, cluster.roce.mtu, cluster.roce.queuePairs};
-    total.addSequential(estimateCollective(cluster.cluster, w));
+    total.addSequential(estimate(w));
   }
   return total;
 }

@@ -30,13 +30,30 @@ CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecor
 
 WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop) {
   WorkEstimate total;
+  const CollectiveEstimator estimate(s.cluster);
+  const std::size_t n = s.sizes.size();
+  const std::size_t k = sizesToEstimate(n, s.cluster.ranks(), s.algorithms.size());
   for (const auto& name : s.algorithms) {
     AlgorithmEntry algo = requireAlgorithm(s.op, name, s.cluster, s.name);
-    for (Bytes size : s.sizes) {
+    // Sizes estimated: an even grid of k of them in size order; those
+    // between, interpolated.
+    std::vector<std::size_t> bySize(n), grid;
+    for (std::size_t i = 0; i < n; ++i) bySize[i] = i;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](std::size_t a, std::size_t b) { return s.sizes[a] < s.sizes[b]; });
+    for (std::size_t j = 0; j < k; ++j) grid.push_back(k == 1 ? 0 : (j * (n - 1) + (k - 1) / 2) / (k - 1));
+    std::vector<WorkEstimate> at(n);
+    for (std::size_t g : grid) {
+      const std::size_t i = bySize[g];
       if (stopSumming(total, stop)) return total;
-      CollectiveWork w{s.op, &algo, size, dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
+      CollectiveWork w{s.op, &algo, s.sizes[i], dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
                        s.simulation.fidelity, s.simulation.loopBytes, s.roce.mtu, s.roce.queuePairs};
-      total.addSequential(estimateCollective(s.cluster, w));
+      at[i] = estimate(w);
+      total.addSequential(at[i]);
+    }
+    for (std::size_t g = 0; g + 1 < grid.size(); ++g) {
+      const std::size_t low = bySize[grid[g]], high = bySize[grid[g + 1]];
+      for (std::size_t between = grid[g] + 1; between < grid[g + 1]; ++between)
+        total.addSequential(interpolateEstimate(s.sizes[bySize[between]], s.sizes[low], at[low], s.sizes[high], at[high]));
     }
   }
   return total;

@@ -96,9 +96,10 @@ ComparisonPlan planComparison(const MeasuredCurve& curve, Collective op, const C
   }
   // Every simulation estimated first: a log's sizes cannot ask for more
   // work than a run may do (a few hundred rows of 16 TiB would take years).
+  const CollectiveEstimator estimate(cluster);
   for (std::size_t i = 0; i < used.size(); ++i)
     for (const AlgorithmEntry* a : algos[i])
-      work.addSequential(estimateCollective(cluster, {op, a, used[i].bytes, dataTypeInfo(curve.dtype).bytes, 0,
+      work.addSequential(estimate({op, a, used[i].bytes, dataTypeInfo(curve.dtype).bytes, 0,
                                                       o.segment, Fidelity::Fast, 0, setup.roce.mtu}));
   return plan;
 }

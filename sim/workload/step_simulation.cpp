@@ -194,6 +194,7 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
   std::map<std::pair<std::string, Bytes>, WorkEstimate> seen; // buckets repeat their size
   std::map<std::string, AlgorithmEntry> entries;
   double memory = 0, lanes = double(cluster.ranks()); // the compute stream's
+  std::optional<CollectiveEstimator> estimate; // made when a bucket needs it
   for (const GradientBucket& b : backward.buckets) {
     std::string name = bucketAlgorithm(options, b.bytes);
     auto key = std::make_pair(name, b.bytes);
@@ -203,7 +204,8 @@ WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& tr
       CollectiveWork w{Collective::AllReduce, &entries.at(name), b.bytes, model.precision.gradients, 0,
                        options.segment, options.fidelity, options.hcclBufferSize, options.roce.mtu,
                        options.roce.queuePairs};
-      seen[key] = estimateCollective(cluster, w);
+      if (!estimate) estimate.emplace(cluster);
+      seen[key] = (*estimate)(w);
     }
     const WorkEstimate& e = seen[key];
     step.events += e.events;
