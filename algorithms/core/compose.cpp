@@ -81,15 +81,16 @@ DisjointSchedule::DisjointSchedule(int ranks, std::size_t parts, PartOf partOf, 
   if (parts == 0) throw std::invalid_argument("a disjoint union needs at least one part");
 }
 
-const Schedule& DisjointSchedule::part(int rank) const {
+const Schedule* DisjointSchedule::part(int rank) const {
   const int i = partOf_(rank);
-  if (i < 0 || std::size_t(i) >= parts_) throw std::logic_error("rank " + std::to_string(rank) + " is in no part");
-  return *built_.get(std::size_t(i), [&](std::size_t) {
+  if (i < 0) return nullptr;
+  if (std::size_t(i) >= parts_) throw std::logic_error("rank " + std::to_string(rank) + "'s part is out of range");
+  return built_.get(std::size_t(i), [&](std::size_t) {
     SchedulePtr p = build_(std::size_t(i));
     if (p->ranks() != ranks_ || p->streamCount() != 1)
       throw std::logic_error("disjoint parts must be single-stream schedules of the same rank count");
     return p;
-  });
+  }).get();
 }
 
 } // namespace collsim

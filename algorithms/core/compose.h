@@ -53,12 +53,17 @@ public:
   using BuildPart = std::function<SchedulePtr(std::size_t part)>;
   DisjointSchedule(int ranks, std::size_t parts, PartOf partOf, BuildPart build);
   int ranks() const override { return ranks_; }
-  int stepCount(int rank) const override { return partOf_(rank) < 0 ? 0 : part(rank).stepCount(rank); }
-  void appendOps(int rank, int step, std::vector<Op>& out) const override { part(rank).appendOps(rank, step, out); }
-  StepPlace place(int rank, int step) const override { return part(rank).place(rank, step); }
+  int stepCount(int rank) const override {
+    const Schedule* p = part(rank);
+    return p ? p->stepCount(rank) : 0;
+  }
+  void appendOps(int rank, int step, std::vector<Op>& out) const override { part(rank)->appendOps(rank, step, out); }
+  StepPlace place(int rank, int step) const override { return part(rank)->place(rank, step); }
 
 private:
-  const Schedule& part(int rank) const;
+  // The part `rank` is in, built if it is not yet; nullptr if none (a rank
+  // with no part has no steps to ask about).
+  const Schedule* part(int rank) const;
 
   int ranks_;
   std::size_t parts_;

@@ -31,7 +31,7 @@ private:
 // executor first asks at one of the rank's wait steps.
 class StepsThrough {
 public:
-  explicit StepsThrough(Table t) : t_(std::move(t)), ranks_(t_.front().front()->ranks()), perRank_(std::size_t(ranks_)) {}
+  explicit StepsThrough(Table t) : t_(std::move(t)), perRank_(std::size_t(t_.front().front()->ranks())) {}
   int at(int k, int j, int rank) const {
     const int stages = int(t_.front().size());
     return perRank_.get(std::size_t(rank), [&](std::size_t) { return table(rank); })[std::size_t(k * stages + j)];
@@ -54,7 +54,6 @@ private:
   }
 
   Table t_;
-  int ranks_;
   LazyValues<std::vector<int>> perRank_;
 };
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <queue>
 #include <vector>
 
 #include "sim/core/input_error.h"

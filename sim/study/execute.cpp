@@ -1,6 +1,7 @@
 #include "sim/study/execute.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "sim/study/progress.h"
 #include "sim/run/resolve_algorithm.h"
@@ -33,14 +34,14 @@ WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop) {
   const CollectiveEstimator estimate(s.cluster);
   const std::size_t n = s.sizes.size();
   const std::size_t k = sizesToEstimate(n, s.cluster.ranks(), s.algorithms.size());
+  // Sizes estimated: an even grid of k of them in size order; those
+  // between, interpolated.
+  std::vector<std::size_t> bySize(n), grid;
+  std::iota(bySize.begin(), bySize.end(), std::size_t(0));
+  std::stable_sort(bySize.begin(), bySize.end(), [&](std::size_t a, std::size_t b) { return s.sizes[a] < s.sizes[b]; });
+  for (std::size_t j = 0; j < k; ++j) grid.push_back(k == 1 ? 0 : (j * (n - 1) + (k - 1) / 2) / (k - 1));
   for (const auto& name : s.algorithms) {
     AlgorithmEntry algo = requireAlgorithm(s.op, name, s.cluster, s.name);
-    // Sizes estimated: an even grid of k of them in size order; those
-    // between, interpolated.
-    std::vector<std::size_t> bySize(n), grid;
-    for (std::size_t i = 0; i < n; ++i) bySize[i] = i;
-    std::stable_sort(bySize.begin(), bySize.end(), [&](std::size_t a, std::size_t b) { return s.sizes[a] < s.sizes[b]; });
-    for (std::size_t j = 0; j < k; ++j) grid.push_back(k == 1 ? 0 : (j * (n - 1) + (k - 1) / 2) / (k - 1));
     std::vector<WorkEstimate> at(n);
     for (std::size_t g : grid) {
       const std::size_t i = bySize[g];
