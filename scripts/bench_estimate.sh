@@ -62,8 +62,8 @@ echo "(estimates print whole seconds, at least 1 s: runs under a second get no w
 # input): the wall time of each command, which prints an estimate or exits 2.
 echo
 printf "%-58s %8s %6s\n" "estimate or refusal" wall_s exit
-# A sweep of 316 x 316 points on the 8-device ring: loading its points is
-# most of the work, for the estimate as for the run.
+# A sweep of 316 x 316 points on the 8-device ring: reading its points is
+# most of the run; the estimate reads a sample of them.
 {
   echo "name: sweep-99856"
   echo "cluster: $PWD/configs/clusters/hccs-ring-8.yaml"

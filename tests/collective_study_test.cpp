@@ -8,6 +8,8 @@
 #include "test_support.h"
 
 #include "sim/config/config_node.h"
+#include "sim/study/execute.h"
+#include "sim/study/study_estimate.h"
 
 using namespace collsim;
 using namespace collsim::testing;
@@ -113,4 +115,49 @@ TEST_CASE("a collective study keeps failing points' rows (exit 3) - every point 
   CliResult all = cli({"run", file, "--set", "sweep[cluster.servers]=[0]"});
   CHECK(all.status == 2);
   CHECK(contains(all.err, "0 is out of range"));
+}
+
+// Reading a point costs about as much as estimating it: a study's estimate
+// reads a stratified sample of its points (rounds of 1, 2, 4, ... 256 strata
+// middles) and scales the sample's sum up; a small study, every point.
+TEST_CASE("a study's estimate reads a sample of its points - every point of a small one") {
+  CHECK(studySampleRound(1000, 0) == std::vector<std::size_t>{500});
+  CHECK(studySampleRound(1000, 2) == std::vector<std::size_t>{125, 375, 625, 875});
+  CHECK(studySampleRound(3, 2) == std::vector<std::size_t>{0, 1, 2});
+
+  // The oracle: every point read and estimated on its own, summed.
+  auto exactSum = [](const StudyReader& study) {
+    WorkEstimate sum;
+    for (const Scenario& s : study.all()) sum.addSequential(estimateScenario(s));
+    return sum;
+  };
+  auto sweep = [](int values) {
+    return "name: s\ncluster: " + source("configs/clusters/hccs-ring-8.yaml") +
+           "\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n  simulation.segment: {from: 4096, to: " +
+           std::to_string(4096 + 64 * (values - 1)) + ", step: 64}\n";
+  };
+  int read = 0;
+  StudyReader small(sweep(6), "small.yaml", ".", {});
+  small.onEachPoint([&](Scenario&) { ++read; });
+  WorkEstimate e = estimateStudy(small);
+  CHECK(read == 6); // rounds of 1, 2, 4 and 6 points share them: each read once
+  CHECK(e.events == exactSum(small).events);
+
+  // 4,000 points whose segment count goes from 32 to 8 per message.
+  StudyReader large(sweep(4000), "large.yaml", ".", {});
+  read = 0;
+  large.onEachPoint([&](Scenario&) { ++read; });
+  e = estimateStudy(large);
+  CHECK(read <= 511); // 1 + 2 + ... + 256
+  const WorkEstimate exact = exactSum(large);
+  CHECK(e.events == doctest::Approx(exact.events).epsilon(0.02));
+  CHECK(e.memoryBytes == exact.memoryBytes);
+
+  // Past a limit, the first round that passes it is the answer.
+  WorkLimits tight;
+  tight.maxEvents = 1000;
+  read = 0;
+  e = estimateStudy(large, &tight);
+  CHECK(e.partial);
+  CHECK(read == 1);
 }

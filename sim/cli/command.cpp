@@ -11,6 +11,7 @@
 #include "sim/study/execute_training.h"
 #include "sim/study/output_file.h"
 #include "sim/report/provenance.h"
+#include "sim/study/study_estimate.h"
 #include "sim/study/study_journal.h"
 #include "sim/core/parallel.h"
 #include "sim/config/cluster_config.h"
@@ -248,9 +249,6 @@ static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std
   if (o.resume) throw UsageError("--resume: continues training studies; a collective study has nothing to resume");
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
-  if (!checkWork(o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io,
-                 [&](const WorkLimits* stop) { return estimateCollectiveStudy(study, stop); }))
-    return 0;
   TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
                          o.seed.value_or(study.front().simulation.seed)};
@@ -265,12 +263,19 @@ static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std
   return 0;
 }
 
-int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
+int simulateStudyAndReport(const StudyReader& reader, const std::string& command, const OutputOptions& o,
                            CliStreams io) {
-  if (study.size() == 1 && !study.front().training) {
+  const Scenario first = reader.point(0);
+  if (reader.size() == 1 && !first.training) {
     if (o.resume) throw UsageError("--resume: continues training studies; a collective scenario has nothing to resume");
-    return simulateAndReport(study.front(), command, o, io);
+    return simulateAndReport(first, command, o, io);
   }
+  // The limits are checked on a sample of the points (reading them all is
+  // much of the run); every point is read only to run.
+  if (!checkWork(o.limits, o.trace.empty() ? hardwareThreads() : 1, first.name, io,
+                 [&](const WorkLimits* stop) { return estimateStudy(reader, stop); }))
+    return 0;
+  const std::vector<Scenario> study = reader.all();
   auto loadedTraining = [](const Scenario& s) { return s.loadError.empty() && s.training; };
   auto loadedCollective = [](const Scenario& s) { return s.loadError.empty() && !s.training; };
   if (std::any_of(study.begin(), study.end(), loadedTraining) && std::any_of(study.begin(), study.end(), loadedCollective))
@@ -279,9 +284,7 @@ int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
   std::vector<TrainingJob> jobs = trainingJobs(study);
-  if (!checkWork(o.limits, o.trace.empty() ? hardwareThreads() : 1, study.front().name, io,
-                 [&](const WorkLimits* stop) { return estimateTrainingJobs(jobs, stop); }))
-    return 0;
+  estimateTrainingJobs(jobs); // each point's own check: one past the clock fails alone
 
   // With --out FILE, completed points go to FILE.partial as they finish.
   std::optional<StudyJournal> journal;

@@ -26,6 +26,7 @@ class Validator;
 namespace collsim {
 
 struct Scenario;
+class StudyReader;
 struct ClusterSetup;
 
 // A registered subcommand: its CLI11 node and what runs it once parsed.
@@ -139,7 +140,7 @@ inline constexpr int kExitSomePointsFailed = 3;
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io);
 // The same for a study: a training study (any number of points), or a
 // single collective scenario.
-int simulateStudyAndReport(const std::vector<Scenario>& study, const std::string& command, const OutputOptions& o,
+int simulateStudyAndReport(const StudyReader& study, const std::string& command, const OutputOptions& o,
                            CliStreams io);
 
 // Refuses work past --max-events / --max-memory (`parallelRuns` at once);

@@ -38,15 +38,15 @@ Command addRunCommand(CLI::App& app) {
   cmd->add_flag("--resume", o->output.resume,
                 "continue an interrupted training study from --out FILE's partial results (FILE.partial)");
   return {cmd, [o](CliStreams io) {
-            std::vector<Scenario> study =
-                o->file.empty()
-                    ? loadStudyText(kDefaultScenarioYaml, "<embedded default scenario>", ".", o->output.sets)
-                    : loadStudyFile(o->file, o->output.sets);
-            bool first = true;
-            for (Scenario& s : study)
-              if (s.loadError.empty()) applyHcclEnv(o->env, s, io, first), first = false;
+            StudyReader study = o->file.empty() ? StudyReader(kDefaultScenarioYaml, "<embedded default scenario>", ".",
+                                                              o->output.sets)
+                                                : openStudyFile(o->file, o->output.sets);
+            study.onEachPoint([o, io, first = true](Scenario& s) mutable {
+              applyHcclEnv(o->env, s, io, first);
+              first = false;
+            });
             o->output.fingerprint = studyFingerprint(o->file, o->output, o->env);
-            if (study.front().resolvedYaml) o->output.resolvedInput = *study.front().resolvedYaml;
+            o->output.resolvedInput = study.resolvedYaml();
             return simulateStudyAndReport(study, "run", o->output, io);
           }};
 }

@@ -21,13 +21,12 @@ std::string readableRate(double bytesPerSecond) {
   return b;
 }
 
-// Measured on the shipped clusters (perf --estimate against the events a run
-// reports): the fast model spends one to two events per segment and hop and
-// the packet model about two per packet and hop; each message costs about
-// one more (post, delivery, step completion). Within 2x on all of them.
-constexpr double kEventsPerUnitHopFast = 1.2;
-constexpr double kEventsPerUnitHopPacket = 2.0;
-constexpr double kEventsPerMessage = 1.5;
+// The packet model, measured on the shipped clusters (perf --estimate
+// against the events a run reports): about two events per packet and hop,
+// and about one and a half more per message (post, delivery, step
+// completion). The fast model's events are counted instead (walkStep).
+constexpr double kEventsPerPacketHop = 2.0;
+constexpr double kEventsPerPacketMessage = 1.5;
 // Memory: the process and its libraries; then per link direction, per rank
 // stream, per message in flight (network and executor state) and per cached
 // route (a hash entry and its hops).
@@ -83,6 +82,7 @@ std::vector<int> hopsFromRankZero(const Cluster& c) {
 
 struct RankWalk {
   double messages = 0, unitHops = 0, routeHops = 0, peers = 0;
+  double fastEvents = 0; // the fast model's events, as walkStep counts them
   double chainSeconds = 0; // the longest stream's chain of steps
   double maxInFlight = 0;  // sends posted at once
 };
@@ -160,11 +160,21 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
         stream.appendOps(r, int(step), ops);
         walked += ops.size() + 1;
         double stepSeconds = toSeconds(c.device.stepOverhead), inFlight = 0;
+        const auto sends = std::count_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::Send; });
+        // The fast model's events (sim/network/link_network.cpp,
+        // sim/executor/schedule_executor.cpp): a segment's arrival at each
+        // hop; a wake-up of the first link for each segment that waits
+        // behind another (all of them when the step sends several messages
+        // at once); a reduce's end, a computation's end, and the latency
+        // of a step that communicates.
+        if (sends > 0 && c.device.stepOverhead > 0) part.fastEvents += 1;
         for (const Op& op : ops) {
           if (op.kind == OpKind::Send) {
             int h = hops(r, op.peer);
+            const double units = unitsOf(op.bytes);
             part.messages += 1;
-            part.unitHops += unitsOf(op.bytes) * h;
+            part.unitHops += units * h;
+            part.fastEvents += units * h + (sends > 1 ? units : units - 1);
             part.routeHops += h;
             if (peers.size() < 4096 && std::find(peers.begin(), peers.end(), op.peer) == peers.end())
               peers.push_back(op.peer);
@@ -172,6 +182,9 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
             stepSeconds = std::max(stepSeconds, double(op.bytes) / double(slowest) + h * toSeconds(latency));
           } else if (op.kind == OpKind::Compute) {
             stepSeconds = std::max(stepSeconds, double(op.durationPs) * 1e-12);
+            part.fastEvents += 1;
+          } else if (op.kind == OpKind::RecvReduce && c.device.reduceBandwidth > 0) {
+            part.fastEvents += 1;
           }
         }
         part.chainSeconds += stepSeconds;
@@ -180,6 +193,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
       double scale = walkedSteps > 0 ? double(steps) / walkedSteps : 1.0; // extrapolate what was not walked
       walk.messages += part.messages * scale;
       walk.unitHops += part.unitHops * scale;
+      walk.fastEvents += part.fastEvents * scale;
       walk.routeHops += part.routeHops * scale;
       walk.chainSeconds = std::max(walk.chainSeconds, part.chainSeconds * scale);
       walk.maxInFlight += part.maxInFlight;
@@ -187,6 +201,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
     total.peers += double(peers.size());
     total.messages += walk.messages;
     total.unitHops += walk.unitHops;
+    total.fastEvents += walk.fastEvents;
     total.routeHops += walk.routeHops;
     total.chainSeconds = std::max(total.chainSeconds, walk.chainSeconds);
     total.maxInFlight = std::max(total.maxInFlight, walk.maxInFlight);
@@ -194,8 +209,9 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
   const double perRank = double(p) / double(sample.size());
   double messages = total.messages * perRank;
   WorkEstimate e;
-  double perUnitHop = w.fidelity == Fidelity::Packet ? kEventsPerUnitHopPacket : kEventsPerUnitHopFast;
-  e.events = total.unitHops * perRank * perUnitHop + messages * kEventsPerMessage;
+  e.events = w.fidelity == Fidelity::Packet
+                 ? total.unitHops * perRank * kEventsPerPacketHop + messages * kEventsPerPacketMessage
+                 : total.fastEvents * perRank;
   // Routes are cached per (source, destination).
   double routes = total.peers * perRank;
   double hopsPerRoute = total.messages > 0 ? total.routeHops / total.messages : 1;

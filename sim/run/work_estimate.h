@@ -6,8 +6,11 @@
 // overflows. The estimate walks a sample of ranks' schedules (every rank of
 // a small run; six ranks of a large one, scaled up), counts messages and
 // the segments or packets each puts on each hop, and bounds:
-//   events     ~ segments/packets x hops (x2 at packet level: arrival and
-//                departure) + a few per message;
+//   events     the fast model's, counted as it spends them: a segment's
+//                arrival at each hop, a wake-up for each segment that waits
+//                for a link, a reduce's or a computation's end, a step's
+//                latency; at packet level ~2 per packet and hop (arrival
+//                and departure) and a few per message;
 //   memory     ~ a base + per link, per rank and stream, per message in
 //                flight and per cached route (coefficients measured with
 //                scripts/bench.sh, see the .cpp);

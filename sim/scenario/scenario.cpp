@@ -284,89 +284,122 @@ static YAML::Node readStudyRoot(const std::string& yaml, const std::string& labe
   return root;
 }
 
-std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& label, const std::string& baseDir,
-                                    const std::vector<std::string>& overrides) {
-  auto studyOrigins = std::make_shared<ConfigOrigins>(label);
-  YAML::Node study = readStudyRoot(yaml, label, baseDir, overrides, studyOrigins);
-  std::vector<StudyPoint> points = expandStudy(ConfigNode(study, studyOrigins));
-  // Every point starts from a copy of the study as read, without its
-  // variants and sweep (expanded already): reading the files again for each
-  // of 100,000 points took 25 s, copying a 316-value sweep with each most of
-  // the rest. A copy loses its nodes' lines and columns; the origins keep
-  // them by path.
-  studyOrigins->setMarks(std::make_shared<const YamlMarks>(recordMarks(study)));
-  YAML::Node pointBase = YAML::Clone(study);
-  pointBase.remove("variants");
-  pointBase.remove("sweep");
-  auto copyOfStudy = [&](std::shared_ptr<ConfigOrigins>& origins) {
-    origins = std::make_shared<ConfigOrigins>(*studyOrigins);
-    return YAML::Clone(pointBase);
-  };
+// What every point of a study starts from, and how it differs.
+struct StudyReader::State {
+  std::string baseDir;
+  std::vector<std::string> overrides;
+  std::shared_ptr<ConfigOrigins> studyOrigins;
+  // The study as read, without its variants and sweep (expanded already):
+  // reading the files again for each of 100,000 points took 25 s, copying a
+  // 316-value sweep with each most of the rest. A copy loses its nodes'
+  // lines and columns; the origins keep them by path.
+  YAML::Node pointBase;
+  std::vector<StudyPoint> points;
   std::shared_ptr<const std::string> resolved;
+  std::function<void(Scenario&)> loaded;
+};
+
+StudyReader::StudyReader(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                         const std::vector<std::string>& overrides)
+    : state_(std::make_shared<State>()) {
+  State& st = *state_;
+  st.baseDir = baseDir;
+  st.overrides = overrides;
+  st.studyOrigins = std::make_shared<ConfigOrigins>(label);
+  YAML::Node study = readStudyRoot(yaml, label, baseDir, overrides, st.studyOrigins);
+  st.points = expandStudy(ConfigNode(study, st.studyOrigins));
+  st.studyOrigins->setMarks(std::make_shared<const YamlMarks>(recordMarks(study)));
+  st.pointBase = YAML::Clone(study);
+  st.pointBase.remove("variants");
+  st.pointBase.remove("sweep");
   { // The study with every --set applied, for its results' provenance.
-    auto origins = std::make_shared<ConfigOrigins>(*studyOrigins);
+    auto origins = std::make_shared<ConfigOrigins>(*st.studyOrigins);
     YAML::Node root = YAML::Clone(study);
     applyPointOverrides(root, overrides, *origins);
     YAML::Emitter emitter;
     emitter << root;
-    resolved = std::make_shared<const std::string>(std::string(emitter.c_str()) + "\n");
+    st.resolved = std::make_shared<const std::string>(std::string(emitter.c_str()) + "\n");
   }
+}
+
+std::size_t StudyReader::size() const { return state_->points.size(); }
+
+const std::string& StudyReader::resolvedYaml() const { return *state_->resolved; }
+
+void StudyReader::onEachPoint(std::function<void(Scenario&)> loaded) { state_->loaded = std::move(loaded); }
+
+Scenario StudyReader::point(std::size_t i) const {
+  const State& st = *state_;
+  const StudyPoint& point = st.points.at(i);
+  auto origins = std::make_shared<ConfigOrigins>(*st.studyOrigins);
+  YAML::Node root = YAML::Clone(st.pointBase);
+  const std::string where = point.variant.empty() ? "sweep " : "variant " + point.variant + ": ";
+  // A point that names another file (variant set: {cluster: other.yaml})
+  // has it inlined first, relative to the study, so that its other keys
+  // (cluster.servers) reach into that file.
+  auto namesFile = [](const std::string& key, const YAML::Node& value) {
+    return (key == "cluster" || key == "training.model" || key == "cluster.device") && value.IsScalar();
+  };
+  // An assignment is named where the study makes it: "study.yaml:6:3: sweep cluster.servers=8".
+  auto assignedAt = [&](const Assignment& a) { return a.where + ": " + where + a.key + "=" + YAML::Dump(a.value); };
+  for (const Assignment& a : point.assignments) {
+    const std::string& key = a.key;
+    const YAML::Node& value = a.value;
+    if (!namesFile(key, value)) continue;
+    setPath(root, key, YAML::Clone(value), *origins, assignedAt(a));
+    if (key == "cluster") {
+      inlineCluster(root, st.baseDir, *origins, origins);
+    } else if (key == "cluster.device") {
+      YAML::Node cluster = root["cluster"];
+      inlineDevice(cluster, key, st.baseDir, *origins, origins);
+    } else {
+      YAML::Node training = root["training"];
+      inlineYamlFile(training, "model", key, st.baseDir, *origins, origins);
+    }
+  }
+  for (const Assignment& a : point.assignments) {
+    if (namesFile(a.key, a.value)) continue;
+    setPath(root, asWrittenHere(root, a.key), YAML::Clone(a.value), *origins, assignedAt(a));
+  }
+  applyPointOverrides(root, st.overrides, *origins);
+  Scenario s;
+  try {
+    s = interpret(ConfigNode(root, origins), point, st.baseDir);
+  } catch (const ConfigError& e) {
+    if (st.points.size() == 1) throw;
+    s = Scenario{};
+    s.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : "scenario";
+    s.variant = point.variant;
+    s.sweepValues = point.sweepValues;
+    s.loadError = e.what();
+  }
+  s.resolvedYaml = st.resolved;
+  if (s.loadError.empty() && st.loaded) st.loaded(s);
+  return s;
+}
+
+std::vector<Scenario> StudyReader::all() const {
   std::vector<Scenario> scenarios;
-  for (const StudyPoint& point : points) {
-    std::shared_ptr<ConfigOrigins> origins;
-    YAML::Node root = copyOfStudy(origins);
-    const std::string where = point.variant.empty() ? "sweep " : "variant " + point.variant + ": ";
-    // A point that names another file (variant set: {cluster: other.yaml})
-    // has it inlined first, relative to the study, so that its other keys
-    // (cluster.servers) reach into that file.
-    auto namesFile = [](const std::string& key, const YAML::Node& value) {
-      return (key == "cluster" || key == "training.model" || key == "cluster.device") && value.IsScalar();
-    };
-    // An assignment is named where the study makes it: "study.yaml:6:3: sweep cluster.servers=8".
-    auto assignedAt = [&](const Assignment& a) { return a.where + ": " + where + a.key + "=" + YAML::Dump(a.value); };
-    for (const Assignment& a : point.assignments) {
-      const std::string& key = a.key;
-      const YAML::Node& value = a.value;
-      if (!namesFile(key, value)) continue;
-      setPath(root, key, YAML::Clone(value), *origins, assignedAt(a));
-      if (key == "cluster") {
-        inlineCluster(root, baseDir, *origins, origins);
-      } else if (key == "cluster.device") {
-        YAML::Node cluster = root["cluster"];
-        inlineDevice(cluster, key, baseDir, *origins, origins);
-      } else {
-        YAML::Node training = root["training"];
-        inlineYamlFile(training, "model", key, baseDir, *origins, origins);
-      }
-    }
-    for (const Assignment& a : point.assignments) {
-      if (namesFile(a.key, a.value)) continue;
-      setPath(root, asWrittenHere(root, a.key), YAML::Clone(a.value), *origins, assignedAt(a));
-    }
-    applyPointOverrides(root, overrides, *origins);
-    try {
-      scenarios.push_back(interpret(ConfigNode(root, origins), point, baseDir));
-      scenarios.back().resolvedYaml = resolved;
-    } catch (const ConfigError& e) {
-      if (points.size() == 1) throw;
-      Scenario failed;
-      failed.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : "scenario";
-      failed.variant = point.variant;
-      failed.sweepValues = point.sweepValues;
-      failed.loadError = e.what();
-      failed.resolvedYaml = resolved;
-      scenarios.push_back(std::move(failed));
-    }
-  }
+  scenarios.reserve(size());
+  for (std::size_t i = 0; i < size(); ++i) scenarios.push_back(point(i));
   // Every point failing is an error of the study itself.
   if (std::all_of(scenarios.begin(), scenarios.end(), [](const Scenario& s) { return !s.loadError.empty(); }))
     throw ConfigError(scenarios.front().loadError);
   return scenarios;
 }
 
-std::vector<Scenario> loadStudyFile(const std::string& file, const std::vector<std::string>& overrides) {
+StudyReader openStudyFile(const std::string& file, const std::vector<std::string>& overrides) {
   std::string text = readInputFile(file, "scenario file");
-  return loadStudyText(text, file, std::filesystem::path(file).parent_path().string(), overrides);
+  return StudyReader(text, file, std::filesystem::path(file).parent_path().string(), overrides);
+}
+
+std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& label, const std::string& baseDir,
+                                    const std::vector<std::string>& overrides) {
+  return StudyReader(yaml, label, baseDir, overrides).all();
+}
+
+std::vector<Scenario> loadStudyFile(const std::string& file, const std::vector<std::string>& overrides) {
+  return openStudyFile(file, overrides).all();
 }
 
 static Scenario single(std::vector<Scenario> study, const std::string& label) {

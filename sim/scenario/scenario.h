@@ -21,6 +21,7 @@
 // is what the run measured of itself (sim/workload/measurement.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -91,8 +92,35 @@ struct Scenario {
   std::shared_ptr<const std::string> resolvedYaml;
 };
 
-// `overrides` are "key.path=value" strings from --set, applied to every
-// point after the study's own assignments. Throws ConfigError.
+// A study's points, read one at a time when asked for: reading all of a
+// 100,000-point sweep takes seconds, so an estimate reads a sample of them
+// and only the run reads every one. `overrides` are "key.path=value" strings
+// from --set, applied to every point after the study's own assignments.
+// Not for use from several threads at once.
+class StudyReader {
+ public:
+  // Reads the study's root and expands its variants and sweep; throws
+  // ConfigError.
+  StudyReader(const std::string& yaml, const std::string& label, const std::string& baseDir,
+              const std::vector<std::string>& overrides);
+  std::size_t size() const;
+  // Point i. One that cannot be read carries loadError (in a one-point
+  // study: throws ConfigError).
+  Scenario point(std::size_t i) const;
+  // Every point; throws the first error when every point fails.
+  std::vector<Scenario> all() const;
+  // Called on every point read without an error (HCCL_* variables).
+  void onEachPoint(std::function<void(Scenario&)> loaded);
+  // The study with files inlined and every --set applied.
+  const std::string& resolvedYaml() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+StudyReader openStudyFile(const std::string& file, const std::vector<std::string>& overrides);
+
+// Every point at once. Throws ConfigError.
 std::vector<Scenario> loadStudyFile(const std::string& file, const std::vector<std::string>& overrides);
 std::vector<Scenario> loadStudyText(const std::string& yaml, const std::string& label, const std::string& baseDir,
                                     const std::vector<std::string>& overrides);
