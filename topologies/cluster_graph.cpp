@@ -94,6 +94,8 @@ Cluster exportCluster(const Graph& g, std::string name, int servers, int devices
   c.devicesPerServer = devicesPerServer;
   c.device = device;
   c.description = std::move(description);
+  c.nodes.reserve(boost::num_vertices(g));
+  c.links.reserve(boost::num_edges(g));
   for (auto v : boost::make_iterator_range(boost::vertices(g))) {
     c.nodes.push_back({g[v].kind, g[v].name, g[v].server, g[v].reduces, g[v].reduceEfficiency});
     if (g[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));

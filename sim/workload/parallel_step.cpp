@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
 
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
@@ -35,6 +38,22 @@ enum FixedCollective { kTpAllReduce, kTpAllGather, kTpReduceScatter, kEpAllToAll
 constexpr char kTp = 't', kEp = 'e', kDp = 'd', kExpertDp = 'x';
 
 enum class Pass { Forward, Recompute, Backward };
+
+// The symbolic checker once per process for each registry algorithm and
+// group shape: a plan builds the same groups' algorithms for every layout
+// it estimates and runs (from several threads).
+void verifyOnce(const AlgorithmEntry& entry, Collective op, int ranks, std::uint32_t elemSize, int perServer) {
+  static std::mutex mutex;
+  static std::set<std::tuple<Collective, std::string, int, std::uint32_t, int>> verified;
+  const auto key = std::make_tuple(op, entry.name, ranks, elemSize, perServer);
+  {
+    std::lock_guard lock(mutex);
+    if (verified.count(key)) return;
+  }
+  verifyAlgorithm(entry, op, ranks, elemSize, perServer);
+  std::lock_guard lock(mutex);
+  verified.insert(key);
+}
 
 // dp from the device count when the layout leaves it out (0).
 ParallelLayout resolvedLayout(ParallelLayout l, const Cluster& cluster) {
@@ -269,7 +288,7 @@ private:
     if (std::string why = e->unsupported ? e->unsupported(spec) : ""; !why.empty())
       throw InputError(name + " cannot run a " + collectiveName(op) + " on a group of " + std::to_string(groupSize) +
                        " ranks: " + why);
-    if (options_.verify) verifyAlgorithm(*e, op, groupSize, elemSize(), perServer);
+    if (options_.verify) verifyOnce(*e, op, groupSize, elemSize(), perServer);
     return {&entries_.emplace(key, *e).first->second, perServer};
   }
 
@@ -695,15 +714,21 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
 
 namespace {
 
-WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+// The ranks a step runs: under a symmetry only the representatives.
+int simulatedRanks(const Cluster& cluster, ParallelStepBuilder& builder, const StepOptions& options) {
+  const ReplicaSymmetry symmetry = stepSymmetry(cluster, builder, options);
+  return symmetry.symmetry ? symmetry.symmetry->representatives() : cluster.ranks();
+}
+
+// `simulated`: the ranks that run, when the caller knows them (0: found here).
+WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options,
+                              int simulated = 0) {
   ParallelStepBuilder builder(cluster, training, options);
   std::vector<int> sample; // one rank of each stage
   for (int stage = 0; stage < builder.layout().pp; ++stage) sample.push_back(builder.placement().rank({0, 0, stage}));
   const ParallelStepPlan plan = builder.plan();
   ParallelStepSchedule schedule(plan, sample);
-  // Under a symmetry only the representatives run.
-  const ReplicaSymmetry symmetry = stepSymmetry(cluster, builder, options);
-  const int simulated = symmetry.symmetry ? symmetry.symmetry->representatives() : cluster.ranks();
+  if (simulated == 0) simulated = simulatedRanks(cluster, builder, options);
   // One rank of each stage stands for its stage: count its messages and
   // their segments' hops, then scale by the ranks of a stage that run.
   WorkEstimate e;
@@ -785,10 +810,16 @@ WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& tr
   const int m1 = l.pp * std::max(1, (8 + l.pp - 1) / l.pp), m2 = 2 * m1;
   if (l.microBatches <= m2) return walkParallelStep(cluster, training, options);
   validateLayout(l, cluster, training); // what the full step would be refused for
+  // The gradient groups, and so the symmetry, are the same at any number
+  // of micro-batches: found once for both walks.
+  TrainingSpec fewer = training;
+  fewer.parallel->microBatches = m1;
+  ParallelStepBuilder builder(cluster, fewer, options);
+  const int simulated = simulatedRanks(cluster, builder, options);
   auto at = [&](int microBatches) {
     TrainingSpec t = training;
     t.parallel->microBatches = microBatches;
-    return walkParallelStep(cluster, t, options);
+    return walkParallelStep(cluster, t, options, simulated);
   };
   const WorkEstimate a = at(m1), b = at(m2);
   const double k = double(l.microBatches - m1) / double(m2 - m1);
