@@ -2,11 +2,8 @@
 
 #include <map>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <boost/graph/connected_components.hpp>
-#pragma GCC diagnostic pop
+#include <boost/iterator/counting_iterator.hpp>
+#include <boost/pending/disjoint_sets.hpp>
 
 namespace collsim::graph {
 
@@ -16,17 +13,21 @@ void checkLink(const LinkParams& l, const std::string& what) {
 }
 
 void checkConnected(const Graph& g) {
-  std::vector<int> component(boost::num_vertices(g));
-  int n = boost::connected_components(g, component.data());
+  boost::disjoint_sets_with_storage<> parts(g.nodes.size());
+  for (int v = 0; v < int(g.nodes.size()); ++v) parts.make_set(v);
+  for (const ClusterLink& l : g.links) parts.union_set(l.a, l.b);
+  boost::counting_iterator<int> first(0), last(int(g.nodes.size()));
+  const std::size_t n = parts.count_sets(first, last);
   if (n > 1) throw TopologyError("topology is disconnected: " + std::to_string(n) + " separate parts");
 }
 
 Vertex addNode(Graph& g, NodeKind kind, const std::string& name, int server) {
-  return boost::add_vertex(VertexProps{kind, name, server}, g);
+  g.nodes.push_back({kind, name, server, false, 1});
+  return Vertex(g.nodes.size() - 1);
 }
 
 void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::string& type) {
-  boost::add_edge(a, b, EdgeProps{params, type}, g);
+  g.links.push_back({a, b, params, type});
 }
 
 std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server) {
@@ -86,7 +87,7 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
   return dev;
 }
 
-Cluster exportCluster(const Graph& g, std::string name, int servers, int devicesPerServer, const DeviceModel& device,
+Cluster exportCluster(Graph&& g, std::string name, int servers, int devicesPerServer, const DeviceModel& device,
                       std::string description) {
   Cluster c;
   c.name = std::move(name);
@@ -94,14 +95,10 @@ Cluster exportCluster(const Graph& g, std::string name, int servers, int devices
   c.devicesPerServer = devicesPerServer;
   c.device = device;
   c.description = std::move(description);
-  c.nodes.reserve(boost::num_vertices(g));
-  c.links.reserve(boost::num_edges(g));
-  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    c.nodes.push_back({g[v].kind, g[v].name, g[v].server, g[v].reduces, g[v].reduceEfficiency});
-    if (g[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));
-  }
-  for (auto e : boost::make_iterator_range(boost::edges(g)))
-    c.links.push_back({int(boost::source(e, g)), int(boost::target(e, g)), g[e].params, g[e].type});
+  c.nodes = std::move(g.nodes);
+  c.links = std::move(g.links);
+  for (std::size_t v = 0; v < c.nodes.size(); ++v)
+    if (c.nodes[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));
   return c;
 }
 

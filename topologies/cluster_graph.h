@@ -1,14 +1,8 @@
-// The Boost.Graph form of a cluster, shared by the builders (included only
-// by builder .cpp files, to keep Boost out of every other translation unit).
+// A cluster as the builders make it: its node and link tables, filled in
+// place (a 262,144-device cluster has 1.2 M links: a graph library's own
+// copy of them, with a name and a kind each, took half the build).
+// Boost.Graph checks that it is connected.
 #pragma once
-
-// GCC 12 reports a false -Wuninitialized inside Boost.Graph's named_graph
-// (boost::optional) when inlining add_vertex; it is not in our code.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <boost/graph/adjacency_list.hpp>
-#pragma GCC diagnostic pop
 
 #include <string>
 #include <vector>
@@ -17,19 +11,12 @@
 
 namespace collsim::graph {
 
-struct VertexProps {
-  NodeKind kind;
-  std::string name;
-  int server = -1;
-  bool reduces = false;
-  double reduceEfficiency = 1;
+struct Graph {
+  std::vector<ClusterNode> nodes;
+  std::vector<ClusterLink> links;
+  ClusterNode& operator[](int node) { return nodes[std::size_t(node)]; }
 };
-struct EdgeProps {
-  LinkParams params;
-  std::string type;
-};
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, EdgeProps>;
-using Vertex = Graph::vertex_descriptor;
+using Vertex = int;
 
 // Throws TopologyError unless bandwidth > 0 and latency >= 0.
 void checkLink(const LinkParams& l, const std::string& what);
@@ -43,8 +30,8 @@ void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::
 // returns its devices in local order. Names are prefixed with `prefix`.
 std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server = 0);
 
-// Devices are ranks in the order they were added.
-Cluster exportCluster(const Graph& g, std::string name, int servers, int devicesPerServer, const DeviceModel& device,
+// Devices are ranks in the order they were added. Takes g's tables.
+Cluster exportCluster(Graph&& g, std::string name, int servers, int devicesPerServer, const DeviceModel& device,
                       std::string description);
 
 } // namespace collsim::graph

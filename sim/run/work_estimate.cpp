@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/core/input_error.h"
@@ -140,7 +141,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
       std::max(kMinWalkPerStream, kWalkBudget / (sample.size() * std::size_t(std::max(1, schedule->streamCount()))));
   for (int r : sample) {
     RankWalk walk;
-    std::vector<int> peers; // distinct destinations: each is one cached route
+    std::unordered_set<int> peers; // distinct destinations: each is one cached route
     for (int s = 0; s < schedule->streamCount(); ++s) {
       const Schedule& stream = schedule->stream(s);
       const int steps = stream.stepCount(r);
@@ -176,8 +177,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
             part.unitHops += units * h;
             part.fastEvents += units * h + (sends > 1 ? units : units - 1);
             part.routeHops += h;
-            if (peers.size() < 4096 && std::find(peers.begin(), peers.end(), op.peer) == peers.end())
-              peers.push_back(op.peer);
+            if (peers.size() < 4096) peers.insert(op.peer);
             inFlight += 1;
             stepSeconds = std::max(stepSeconds, double(op.bytes) / double(slowest) + h * toSeconds(latency));
           } else if (op.kind == OpKind::Compute) {

@@ -20,6 +20,7 @@
 #include "sim/study/execute.h"
 #include "sim/study/execute_training.h"
 #include "sim/study/plan_run.h"
+#include "sim/study/study_estimate.h"
 #include "sim/selector/check.h"
 #include "sim/selector/selector.h"
 #include "sim/validation/compare.h"
@@ -61,21 +62,27 @@ const ClusterSetup& a100() {
   return setup;
 }
 
-// Studies estimated as run and plan estimate them.
-void estimateStudy(const std::vector<Scenario>& study) {
+// Studies estimated as run and plan estimate them: a plan all at once, a
+// study from a sample of its points (sim/study/study_estimate.h) and then
+// point by point as its run does.
+void estimateAsCommandsDo(const StudyReader& reader) {
+  const std::vector<Scenario> study = reader.all();
   bool training = false, plan = false;
   for (const Scenario& s : study) {
     if (!s.loadError.empty() || s.cluster.ranks() > 64) return;
     training = training || s.training.has_value(), plan = plan || s.plan.has_value();
+    if (!s.training && s.sizes.size() > 8) return;
   }
   if (plan) {
     planWork(study, &kStop);
-  } else if (training) {
+    return;
+  }
+  estimateStudy(reader, &kStop);
+  if (training) {
     std::vector<TrainingJob> jobs = trainingJobs(study);
     estimateTrainingJobs(jobs, &kStop);
   } else {
-    for (const Scenario& s : study)
-      if (s.sizes.size() <= 8) estimateScenario(s, &kStop);
+    for (const Scenario& s : study) estimateScenario(s, &kStop);
   }
 }
 
@@ -85,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   expectOnlyInputErrors([&] {
     checkUtf8Text(text, "fuzz.yaml");
-    estimateStudy(loadStudyText(text, kBase + "/fuzz.yaml", kBase, {}));
+    estimateAsCommandsDo(StudyReader(text, kBase + "/fuzz.yaml", kBase, {}));
   });
   expectOnlyInputErrors([&] {
     auto origins = std::make_shared<ConfigOrigins>("cluster.yaml");
