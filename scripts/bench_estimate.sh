@@ -82,6 +82,7 @@ costs=(
   "topology of 262,144 devices as JSON (--estimate)|topology --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --format json --estimate"
   "topology of 262,144 devices as JSON (the command)|topology --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --format json"
   "calibrate, the H100 pair's log (--estimate)|calibrate tests/data/measured/h100-2x8-ib400-nccl2.26.txt --cluster configs/clusters/h100-2x8-ib400.yaml --estimate"
+  "perf --algo all on 262,144 devices, 64 MiB (--estimate)|perf --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --algo all -b 64MiB -e 64MiB --estimate"
   "perf --algo all on 262,144 devices (refused)|perf --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --algo all -b 64MiB -e 64MiB"
   "select --explain on 262,144 devices (refused)|select --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --explain"
   "plan, Llama 3 70B, global batch 65,536 (--estimate)|plan scenarios/plan-llama3-70b.yaml --set plan.global_batch=65536 --estimate"

@@ -294,7 +294,7 @@ struct StudyReader::State {
   // 316-value sweep with each most of the rest. A copy loses its nodes'
   // lines and columns; the origins keep them by path.
   YAML::Node pointBase;
-  std::vector<StudyPoint> points;
+  StudyPoints points;
   std::shared_ptr<const std::string> resolved;
   std::function<void(Scenario&)> loaded;
 };
@@ -330,7 +330,8 @@ void StudyReader::onEachPoint(std::function<void(Scenario&)> loaded) { state_->l
 
 Scenario StudyReader::point(std::size_t i) const {
   const State& st = *state_;
-  const StudyPoint& point = st.points.at(i);
+  if (i >= st.points.size()) throw std::out_of_range("no study point " + std::to_string(i));
+  const StudyPoint point = st.points[i];
   auto origins = std::make_shared<ConfigOrigins>(*st.studyOrigins);
   YAML::Node root = YAML::Clone(st.pointBase);
   const std::string where = point.variant.empty() ? "sweep " : "variant " + point.variant + ": ";

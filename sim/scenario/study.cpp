@@ -81,16 +81,17 @@ void checkAssignedKey(const std::string& key, const ConfigNode& at, const char* 
 
 } // namespace
 
-std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoints) {
-  std::vector<StudyPoint> points(1);
+StudyPoints expandStudy(const ConfigNode& root, std::size_t maxPoints) {
+  StudyPoints points;
+  points.variants_.resize(1);
   if (auto variants = root.find("variants")) {
     if (!variants->isSequence() || variants->items().empty()) variants->fail("expected a list of variants");
-    points.clear();
+    points.variants_.clear();
     for (const ConfigNode& v : variants->items()) {
       v.allowDeclared(InputKind::Scenario, "variants[]");
       StudyPoint p;
       p.variant = v.at("name").text();
-      for (const auto& other : points)
+      for (const auto& other : points.variants_)
         if (other.variant == p.variant) v.at("name").fail("two variants are named '" + p.variant + "'");
       if (auto set = v.find("set")) {
         if (!set->isMap()) set->fail("expected a mapping of dotted keys to values");
@@ -101,29 +102,44 @@ std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoint
       }
       if (auto ref = v.find("reference")) p.reference = *ref;
       if (auto m = v.find("measured")) p.measured = *m;
-      points.push_back(std::move(p));
+      points.variants_.push_back(std::move(p));
     }
   }
+  std::size_t count = points.variants_.size();
   if (auto sweep = root.find("sweep")) {
     if (!sweep->isMap() || sweep->yaml().size() == 0) sweep->fail("expected a mapping of dotted keys to values");
     for (const auto& [key, axis] : sweep->entries()) {
       checkAssignedKey(key, axis, "sweep");
       std::vector<YAML::Node> values = sweepValues(axis, maxPoints);
-      if (points.size() * values.size() > maxPoints)
+      if (count * values.size() > maxPoints)
         sweep->fail("the sweep has more than " + std::to_string(maxPoints) + " points");
-      std::vector<StudyPoint> grown;
-      for (const StudyPoint& p : points) {
-        for (const YAML::Node& v : values) {
-          StudyPoint q = p;
-          q.assignments.push_back({key, v, axis.where()});
-          q.sweepValues.emplace_back(key, v.Scalar());
-          grown.push_back(std::move(q));
-        }
-      }
-      points = std::move(grown);
+      count *= values.size();
+      points.axes_.push_back({key, std::move(values), axis.where()});
     }
   }
   return points;
+}
+
+std::size_t StudyPoints::size() const {
+  std::size_t n = variants_.size();
+  for (const Axis& a : axes_) n *= a.values.size();
+  return n;
+}
+
+StudyPoint StudyPoints::operator[](std::size_t i) const {
+  // The last axis varies fastest, then the one before, ..., then the variant.
+  std::vector<std::size_t> at(axes_.size());
+  for (std::size_t k = axes_.size(); k-- > 0;) {
+    at[k] = i % axes_[k].values.size();
+    i /= axes_[k].values.size();
+  }
+  StudyPoint p = variants_.at(i);
+  for (std::size_t k = 0; k < axes_.size(); ++k) {
+    const YAML::Node& v = axes_[k].values[at[k]];
+    p.assignments.push_back({axes_[k].key, v, axes_[k].where});
+    p.sweepValues.emplace_back(axes_[k].key, v.Scalar());
+  }
+  return p;
 }
 
 } // namespace collsim

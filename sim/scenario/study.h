@@ -40,8 +40,27 @@ struct StudyPoint {
   std::optional<ConfigNode> measured;  // the variant's measured figure, if any
 };
 
+// A study's points, each made when asked for: every variant times every
+// combination of the sweep's values (the last key varies fastest). A sweep
+// of 100,000 points made at once took most of a second to estimate a sample of.
+class StudyPoints {
+public:
+  std::size_t size() const;
+  StudyPoint operator[](std::size_t i) const;
+
+private:
+  friend StudyPoints expandStudy(const ConfigNode& root, std::size_t maxPoints);
+  struct Axis {
+    std::string key;
+    std::vector<YAML::Node> values;
+    std::string where;
+  };
+  std::vector<StudyPoint> variants_; // one without a name when there are none
+  std::vector<Axis> axes_;
+};
+
 // Reads `variants` and `sweep` of a study root (which it does not change).
 // Without either, one point with nothing to assign. Throws ConfigError.
-std::vector<StudyPoint> expandStudy(const ConfigNode& root, std::size_t maxPoints = 100000);
+StudyPoints expandStudy(const ConfigNode& root, std::size_t maxPoints = 100000);
 
 } // namespace collsim
