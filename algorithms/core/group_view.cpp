@@ -9,32 +9,35 @@ namespace collsim {
 
 GroupView::GroupView(std::vector<int> members, int worldSize, std::uint64_t byteOffset,
                      std::uint64_t count, std::uint32_t elemSize)
-    : members_(std::move(members)), world_(worldSize), byteOffset_(byteOffset), count_(count), elemSize_(elemSize) {
-  if (members_.empty()) throw std::invalid_argument("a group needs at least one rank");
+    : world_(worldSize), byteOffset_(byteOffset), count_(count), elemSize_(elemSize) {
+  auto m = std::make_shared<Members>();
+  m->members = std::move(members);
+  if (m->members.empty()) throw std::invalid_argument("a group needs at least one rank");
   auto refuse = [](int g) {
     throw std::invalid_argument("group member " + std::to_string(g) + " is out of range or repeated");
   };
-  for (int g : members_)
+  for (int g : m->members)
     if (g < 0 || g >= worldSize) refuse(g);
-  if (members_.size() * 8 >= std::size_t(worldSize)) {
-    localOf_.assign(std::size_t(worldSize), -1);
-    for (std::size_t i = 0; i < members_.size(); ++i) {
-      if (localOf_[std::size_t(members_[i])] != -1) refuse(members_[i]);
-      localOf_[std::size_t(members_[i])] = int(i);
+  if (m->members.size() * 8 >= std::size_t(worldSize)) {
+    m->localOf.assign(std::size_t(worldSize), -1);
+    for (std::size_t i = 0; i < m->members.size(); ++i) {
+      if (m->localOf[std::size_t(m->members[i])] != -1) refuse(m->members[i]);
+      m->localOf[std::size_t(m->members[i])] = int(i);
     }
-    return;
+  } else {
+    for (std::size_t i = 0; i < m->members.size(); ++i) m->byGlobal.emplace_back(m->members[i], int(i));
+    std::sort(m->byGlobal.begin(), m->byGlobal.end());
+    for (std::size_t i = 1; i < m->byGlobal.size(); ++i)
+      if (m->byGlobal[i].first == m->byGlobal[i - 1].first) refuse(m->byGlobal[i].first);
   }
-  for (std::size_t i = 0; i < members_.size(); ++i) byGlobal_.emplace_back(members_[i], int(i));
-  std::sort(byGlobal_.begin(), byGlobal_.end());
-  for (std::size_t i = 1; i < byGlobal_.size(); ++i)
-    if (byGlobal_[i].first == byGlobal_[i - 1].first) refuse(byGlobal_[i].first);
+  members_ = std::move(m);
 }
 
 GroupView::GroupView(std::vector<int> members, int worldSize, ViewLayout layout, std::uint32_t elemSize)
     : GroupView(std::move(members), worldSize, 0, 0, elemSize) {
   std::uint64_t total = 0;
   for (const Block& piece : layout.pieces) total += piece.count;
-  if (layout.cuts.size() != members_.size() + 1 || layout.cuts.front() != 0 || layout.cuts.back() != total)
+  if (layout.cuts.size() != std::size_t(size()) + 1 || layout.cuts.front() != 0 || layout.cuts.back() != total)
     throw std::invalid_argument("a view layout needs one block per member covering all its pieces");
   count_ = total;
   layout_ = std::make_shared<const ViewLayout>(std::move(layout));
@@ -47,6 +50,14 @@ std::uint64_t GroupView::bufferElement(std::uint64_t e) const {
     e -= piece.count;
   }
   throw std::out_of_range("view element past the end of its layout");
+}
+
+GroupView GroupView::sub(Block b) const {
+  if (layout_) throw std::logic_error("a view with a layout cannot be cut further");
+  GroupView v = *this; // the same members, found the same way
+  v.byteOffset_ = byteOffset_ + b.first * elemSize_;
+  v.count_ = b.count;
+  return v;
 }
 
 GroupView GroupView::sub(std::vector<int> members, Block b) const {
@@ -76,15 +87,15 @@ Op GroupView::op(OpKind kind, int localPeer, Block b) const {
     if (ops.size() != 1) throw std::logic_error("range spans several pieces of the view's layout");
     return ops.front();
   }
-  return Op{kind, members_[localPeer], byteOffset_ + b.first * elemSize_, b.count * elemSize_};
+  return Op{kind, global(localPeer), byteOffset_ + b.first * elemSize_, b.count * elemSize_};
 }
 
 void GroupView::emit(std::vector<Op>& out, OpKind kind, int localPeer, Block b) const {
   if (!layout_) {
-    out.push_back(Op{kind, members_[localPeer], byteOffset_ + b.first * elemSize_, b.count * elemSize_});
+    out.push_back(Op{kind, global(localPeer), byteOffset_ + b.first * elemSize_, b.count * elemSize_});
     return;
   }
-  const int peer = members_[localPeer];
+  const int peer = global(localPeer);
   if (b.count == 0) { // an empty message still travels, from where it would start
     std::uint64_t at = b.first < count_ ? bufferElement(b.first) : 0;
     out.push_back(Op{kind, peer, at * elemSize_, 0});

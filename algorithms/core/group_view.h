@@ -43,13 +43,14 @@ public:
   // Every rank of the spec over the whole buffer.
   static GroupView whole(const CollectiveSpec& spec);
 
-  int size() const { return int(members_.size()); }
+  int size() const { return int(members_->members.size()); }
   int world() const { return world_; }
-  int global(int local) const { return members_[local]; }
+  int global(int local) const { return members_->members[std::size_t(local)]; }
   int local(int global) const { // -1 if not a member
-    if (!localOf_.empty()) return localOf_[std::size_t(global)];
-    auto it = std::lower_bound(byGlobal_.begin(), byGlobal_.end(), std::pair<int, int>{global, -1});
-    return it != byGlobal_.end() && it->first == global ? it->second : -1;
+    const Members& m = *members_;
+    if (!m.localOf.empty()) return m.localOf[std::size_t(global)];
+    auto it = std::lower_bound(m.byGlobal.begin(), m.byGlobal.end(), std::pair<int, int>{global, -1});
+    return it != m.byGlobal.end() && it->first == global ? it->second : -1;
   }
   std::uint64_t count() const { return count_; }
   std::uint32_t elemSize() const { return elemSize_; }
@@ -58,7 +59,7 @@ public:
   std::uint64_t bufferElement(std::uint64_t e) const;
   // The same members over elements [b.first, b.first + b.count) of this
   // (contiguous) view.
-  GroupView sub(Block b) const { return sub(members_, b); }
+  GroupView sub(Block b) const;
   // Other members (global ranks) over a part of this (contiguous) view.
   GroupView sub(std::vector<int> members, Block b) const;
 
@@ -76,13 +77,18 @@ public:
   Op op(OpKind kind, int localPeer, Block b) const;
 
 private:
-  std::vector<int> members_;
+  // The members and how to find one, shared by the views cut from this
+  // one (a copy of a view across 32,768 servers copied a 1 MB table).
+  struct Members {
+    std::vector<int> members;
+    // Each member's local rank: by global rank when the group covers at
+    // least 1/8 of the world, else as (global, local) pairs by global rank,
+    // so that a hierarchy's S groups over N ranks hold O(N), not O(S N).
+    std::vector<int> localOf;
+    std::vector<std::pair<int, int>> byGlobal;
+  };
+  std::shared_ptr<const Members> members_;
   int world_ = 0;
-  // Each member's local rank: by global rank when the group covers at
-  // least 1/8 of the world, else as (global, local) pairs by global rank,
-  // so that a hierarchy's S groups over N ranks hold O(N), not O(S N).
-  std::vector<int> localOf_;
-  std::vector<std::pair<int, int>> byGlobal_;
   std::uint64_t byteOffset_;
   std::uint64_t count_;
   std::uint32_t elemSize_;
