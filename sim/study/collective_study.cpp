@@ -37,13 +37,6 @@ std::string studyPointLabel(const std::string& variant,
   return label;
 }
 
-WorkEstimate estimateCollectiveStudy(const std::vector<Scenario>& study, const WorkLimits* stop) {
-  WorkEstimate total;
-  for (const Scenario& s : study)
-    if (s.loadError.empty() && !stopSumming(total, stop)) total.addSequential(estimateScenario(s, stop));
-  return total;
-}
-
 CollectiveStudyReport plannedCollectiveStudy(const std::vector<Scenario>& study, const std::string& command,
                                              std::uint64_t seed, std::vector<CollectiveStudyJob>& jobs) {
   CollectiveStudyReport report;

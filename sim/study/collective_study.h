@@ -40,8 +40,6 @@ struct CollectiveStudyReport {
   std::string firstError() const;
 };
 
-// The work of every point's runs, one after another.
-WorkEstimate estimateCollectiveStudy(const std::vector<Scenario>& study, const WorkLimits* stop = nullptr);
 CollectiveStudyReport executeCollectiveStudy(const std::vector<Scenario>& study, const std::string& command,
                                              const ExecuteOptions& options);
 
