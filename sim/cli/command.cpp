@@ -271,9 +271,12 @@ int simulateStudyAndReport(const StudyReader& reader, const std::string& command
     return simulateAndReport(first, command, o, io);
   }
   // The limits are checked on a sample of the points (reading them all is
-  // much of the run); every point is read only to run.
-  if (!checkWork(o.limits, o.trace.empty() ? hardwareThreads() : 1, first.name, io,
-                 [&](const WorkLimits* stop) { return estimateStudy(reader, stop); }))
+  // much of the run); every point is read only to run. A training study
+  // small enough to be estimated whole is checked below, once, as it runs.
+  const int parallelRuns = o.trace.empty() ? hardwareThreads() : 1;
+  const bool trainingWhole = first.training && reader.size() <= kStudySamplePoints;
+  if (!trainingWhole && !checkWork(o.limits, parallelRuns, first.name, io,
+                                   [&](const WorkLimits* stop) { return estimateStudy(reader, stop); }))
     return 0;
   const std::vector<Scenario> study = reader.all();
   auto loadedTraining = [](const Scenario& s) { return s.loadError.empty() && s.training; };
@@ -283,8 +286,11 @@ int simulateStudyAndReport(const StudyReader& reader, const std::string& command
   if (std::any_of(study.begin(), study.end(), loadedCollective)) return simulateCollectiveStudy(study, command, o, io);
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
+  // Every point's own estimate: one past the clock fails alone.
   std::vector<TrainingJob> jobs = trainingJobs(study);
-  estimateTrainingJobs(jobs); // each point's own check: one past the clock fails alone
+  if (!checkWork(o.limits, parallelRuns, study.front().name, io,
+                 [&](const WorkLimits* stop) { return estimateTrainingJobs(jobs, stop); }))
+    return 0;
 
   // With --out FILE, completed points go to FILE.partial as they finish.
   std::optional<StudyJournal> journal;

@@ -14,8 +14,9 @@ namespace {
 // a second in all.
 constexpr double kReadCost = 1500;
 constexpr double kBudget = double(1 << 23);
-// Beyond this many points a round is a sample (256 reads: ~20 ms).
+// The last round: kStudySamplePoints strata (256 reads: ~20 ms).
 constexpr int kMaxRound = 8;
+static_assert(std::size_t(1) << kMaxRound == kStudySamplePoints);
 
 double costOf(const Scenario& s) {
   if (!s.loadError.empty()) return kReadCost;

@@ -15,6 +15,9 @@
 
 namespace collsim {
 
+// A study of at most this many points is estimated point by point, exactly.
+inline constexpr std::size_t kStudySamplePoints = 256;
+
 // Events and seconds summed over the study's points (extrapolated from the
 // sample), memory and simulated time the largest sampled. With `stop`,
 // returns (partial) as soon as a round passes its limits.
