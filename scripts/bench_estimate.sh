@@ -5,7 +5,11 @@
 # once; hierarchical and packet-level runs). The issue's target: every
 # figure within 2x of the real one.
 #
-#   scripts/bench_estimate.sh [--full]     --full adds the 2,048- and 4,096-rank meshes (minutes, 2-8 GB)
+# Training steps too: Llama 3 70B and 405B folded and in full, 256 to
+# 131,072 devices.
+#
+#   scripts/bench_estimate.sh [--full]     --full adds the 2,048- and 4,096-rank meshes and the
+#                                          405 B step in full on 16,384 H100s (10 minutes, 1.4-8 GB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
@@ -24,6 +28,19 @@ name: ring
 devices: 8
 hccs: {shape: ring, bandwidth: 12GB/s, latency: 1us}
 YAML
+
+# A row: LABEL, the estimate's line ("about 3.3e+07 events (~21 s), 1.4 GiB
+# of memory; ..."), the run's events; its wall time and peak from $tmp/time.
+row() {
+  local wall peak est_events est_s est_mib
+  read -r wall peak < "$tmp/time"
+  est_events=$(sed -E 's/.*about ([0-9.e+]+) events.*/\1/' <<< "$2")
+  est_s=$(sed -E 's/.*events \(~([0-9]+) (s|min|h)\).*/\1 \2/' <<< "$2" | awk '{print $1 * ($2 == "min" ? 60 : $2 == "h" ? 3600 : 1)}')
+  est_mib=$(sed -E 's/.*\), ([0-9.]+) (MiB|GiB) of memory.*/\1 \2/' <<< "$2" | awk '{print $1 * ($2 == "GiB" ? 1024 : 1)}')
+  awk -v l="$1" -v ee="$est_events" -v e="$3" -v es="$est_s" -v w="$wall" -v em="$est_mib" -v p="$peak" 'BEGIN {
+    wr = w >= 1 ? sprintf("%6.2f", es / w) : "     -"
+    printf "%-28s %10.3g %10.3g %6.2f %9.1f %9.2f %s %9.0f %9.0f %6.2f\n", l, ee, e, ee / e, es, w, wr, em, p / 1024, em / (p / 1024) }'
+}
 
 # A case: its label, then perf's arguments.
 cases=(
@@ -46,17 +63,55 @@ for c in "${cases[@]}"; do
   read -r -a args <<< "${c#*|}"
   estimate=$(build/collsim perf "${args[@]}" --max-events 1e12 --estimate | tail -n 1)
   /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf "${args[@]}" --max-events 1e12 --format csv > "$tmp/out.csv"
-  read -r wall peak < "$tmp/time"
-  events=$(awk -F, '!/^#/ && ++n == 2 {print $10}' "$tmp/out.csv")
-  # "about 3.3e+07 events (~21 s), 1.4 GiB of memory; ..."
-  est_events=$(sed -E 's/.*about ([0-9.e+]+) events.*/\1/' <<< "$estimate")
-  est_s=$(sed -E 's/.*events \(~([0-9]+) (s|min|h)\).*/\1 \2/' <<< "$estimate" | awk '{print $1 * ($2 == "min" ? 60 : $2 == "h" ? 3600 : 1)}')
-  est_mib=$(sed -E 's/.*\), ([0-9.]+) (MiB|GiB) of memory.*/\1 \2/' <<< "$estimate" | awk '{print $1 * ($2 == "GiB" ? 1024 : 1)}')
-  awk -v l="$label" -v ee="$est_events" -v e="$events" -v es="$est_s" -v w="$wall" -v em="$est_mib" -v p="$peak" 'BEGIN {
-    wr = w >= 1 ? sprintf("%6.2f", es / w) : "     -"
-    printf "%-28s %10.3g %10.3g %6.2f %9.1f %9.2f %s %9.0f %9.0f %6.2f\n", l, ee, e, ee / e, es, w, wr, em, p / 1024, em / (p / 1024) }'
+  row "$label" "$estimate" "$(awk -F, '!/^#/ && ++n == 2 {print $10}' "$tmp/out.csv")"
 done
 echo "(estimates print whole seconds, at least 1 s: runs under a second get no wall ratio)"
+
+# Training steps (scripts/bench.sh's): a run's events are its points' sum.
+cat > "$tmp/llama3-70b.yaml" <<YAML
+name: llama3-70b
+cluster: $PWD/configs/clusters/atlas-800t-a2-8.yaml
+algo: auto
+simulation: {segment: 16MiB}
+training:
+  model: $PWD/configs/models/llama3-70b.yaml
+  bucket: 256MiB
+  pipeline: 2
+  parallel: {tp: 8, pp: 8, zero: 1, micro_batches: 16, sequence_parallel: true}
+YAML
+cat > "$tmp/llama3-405b.yaml" <<YAML
+name: llama3-405b
+cluster: $PWD/configs/clusters/dgx-h100-8.yaml
+algo: auto
+simulation: {segment: 16MiB}
+training:
+  model: $PWD/configs/models/llama3-405b.yaml
+  framework: megatron
+  bucket: 256MiB
+  parallel: {tp: 8, pp: 16, zero: 1, micro_batches: 16, schedule: interleaved, virtual_stages: 2, sequence_parallel: true}
+YAML
+off="--set simulation.symmetry=off"
+steps=(
+  "70B, 1,024 NPUs, folded|$tmp/llama3-70b.yaml --set cluster.servers=128"
+  "70B, 1,024 NPUs, in full|$tmp/llama3-70b.yaml --set cluster.servers=128 $off"
+  "405B, 256 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=32 $off"
+  "405B, 1,024 H100s, folded|$tmp/llama3-405b.yaml --set cluster.servers=128"
+  "405B, 1,024 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=128 $off"
+  "405B, 4,096 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=512 $off"
+  "405B, 16,384 H100s, folded|$tmp/llama3-405b.yaml --set cluster.servers=2048"
+  "405B, 131,072 H100s, folded|$tmp/llama3-405b.yaml --set cluster.servers=16384"
+)
+[ "$full" = 1 ] && steps+=("405B, 16,384 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=2048 $off")
+echo
+printf "%-28s %10s %10s %6s %9s %9s %6s %9s %9s %6s\n" step est_events events ratio est_s wall_s ratio est_MiB peak_MiB ratio
+for c in "${steps[@]}"; do
+  label="${c%%|*}"
+  read -r -a args <<< "${c#*|}"
+  estimate=$(build/collsim run "${args[@]}" --max-events 1e12 --estimate | tail -n 1)
+  /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim run "${args[@]}" --max-events 1e12 --format json > "$tmp/out.json"
+  row "$label" "$estimate" "$(/usr/bin/python3 -c "import json,sys; \
+print(sum(p['events'] for p in json.load(open(sys.argv[1]))['points']))" "$tmp/out.json")"
+done
 
 # What an estimate or a refusal costs by itself (#39: at most ~1 s for any
 # input): the wall time of each command, which prints an estimate or exits 2.

@@ -1,6 +1,7 @@
 #include "sim/workload/parallel_step.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <set>
@@ -733,32 +734,52 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   // their segments' hops, then scale by the ranks of a stage that run.
   WorkEstimate e;
   const ParallelLayout& l = builder.layout();
+  const StepCosts costs = StepCosts::ofDevice(cluster.device);
+  const Bytes segment = std::max<Bytes>(options.segment, 1);
   std::vector<Op> ops;
-  double segmentHops = 0, computes = 0;
-  double bursts = 0; // a lane's steps start or stop communicating
+  double networkEvents = 0; // a segment arrives at a hop or waits for a link, a reduce ends: cheap events
+  double laneEvents = 0;  // a lane's steps start, stop or compute: events that walk its program
+  double pairs = 0;       // (lane, peer) pairs that send: the executor keeps a state each
+  std::vector<std::pair<std::uint32_t, double>> firstLinks; // a step's sends: their first link, segments
   Routing routing(cluster);
   for (int rank : sample) {
     Time compute = 0;
     for (int s = 0; s < schedule.streamCount(); ++s) {
       const Schedule& stream = schedule.stream(s);
+      std::set<int> peers;
       bool communicating = false;
       for (int step = 0, n = stream.stepCount(rank); step < n; ++step) {
         ops.clear();
         stream.appendOps(rank, step, ops);
-        if (std::any_of(ops.begin(), ops.end(), communicates) != communicating) bursts += 1, communicating = !communicating;
+        const auto sends = std::count_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::Send; });
+        if (std::any_of(ops.begin(), ops.end(), communicates) != communicating) laneEvents += 1, communicating = !communicating;
+        if (sends > 0 && (costs.intraStep > 0 || costs.interStep > 0)) laneEvents += 1; // the step's latency
+        firstLinks.clear();
         for (const Op& op : ops) {
-          if (op.kind == OpKind::Compute) compute += Time(op.durationPs), computes += 1;
+          if (op.kind == OpKind::Compute) compute += Time(op.durationPs), laneEvents += 1;
+          if (op.kind == OpKind::RecvReduce && cluster.device.reduceBandwidth > 0) networkEvents += 1; // the reduce's end
           if (op.kind != OpKind::Send) continue;
+          peers.insert(op.peer);
           // A segment takes an event per hop of its route (an in-network
           // send: up to its switch and down again).
-          const double hops = op.net != InNetwork::None
-                                  ? 2
-                                  : routing.route(cluster.rankNode[std::size_t(rank)],
-                                                  cluster.rankNode[std::size_t(op.peer)]).hops;
-          const Bytes segment = std::max<Bytes>(options.segment, 1);
-          segmentHops += hops * double(std::max<Bytes>(1, (op.bytes + segment - 1) / segment));
+          const double units = double(std::max<Bytes>(1, (op.bytes + segment - 1) / segment));
+          if (op.net != InNetwork::None) {
+            networkEvents += 2 * units;
+            continue;
+          }
+          const Routing::Route route =
+              routing.route(cluster.rankNode[std::size_t(rank)], cluster.rankNode[std::size_t(op.peer)]);
+          networkEvents += units * route.hops;
+          if (route.hops > 0) firstLinks.emplace_back(routing.channel(route, 0), units);
         }
+        // A link with segments queued wakes up after each one it sends but
+        // the last (link_network.cpp: startNext): the step's messages queue
+        // their segments at their first link all at once.
+        std::sort(firstLinks.begin(), firstLinks.end());
+        for (std::size_t i = 0; i < firstLinks.size(); ++i)
+          networkEvents += firstLinks[i].second - (i + 1 == firstLinks.size() || firstLinks[i + 1].first != firstLinks[i].first);
       }
+      pairs += double(peers.size());
     }
     e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
   }
@@ -768,32 +789,36 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   // last segment's arrival (link_network.cpp). A lane's steps that start
   // communicating cost an event (their start), and where collectives hold
   // SMs (NCCL) their start and end re-time the computation beside them.
-  // Run against estimated: the 70 B step on 1,024 910B NPUs 1.62e7 / 1.8e7
-  // events, the 405 B step on 1,024 H100s 6.9e7 / 4.9e7.
   const double perStage = double(simulated / l.pp);
-  const double laneEvents = computes + bursts;
-  e.events = perStage * (segmentHops + laneEvents);
-  // A segment's hop costs far less than a lane's event (which walks the
-  // stage's programs), and building the cluster and the per-rank tables
-  // costs per device whether it runs or not. Fitted to the quickest of
-  // three runs of the same two steps on this 2-core machine (2.5 and 4.5 s)
-  // and to the 405 B step folded on 16,384 and 131,072 H100s (0.74 and 1.8 s).
-  constexpr double kSecondsPerHop = 61e-9, kSecondsPerLaneEvent = 557e-9, kSecondsPerDevice = 9e-6;
-  e.wallSeconds = perStage * (segmentHops * kSecondsPerHop + laneEvents * kSecondsPerLaneEvent) +
-                  double(cluster.ranks()) * kSecondsPerDevice;
+  e.events = perStage * (networkEvents + laneEvents);
   // A base (the folded 70 B step on 1,024 NPUs peaks at 19 MiB in all); per
-  // rank that runs a few hundred bytes a stream (lanes, pair states) and
-  // some for each item of its programs (the first step of each, its
-  // breakdown); the cluster and rank tables. Peaks run: the 405 B step in
-  // full on 256, 1,024 and 16,384 H100s 27, 74 and 1,400 MiB (54-88 KB a
-  // rank), folded on 1,024 and 131,072 27 and 245 MiB; the 70 B step in
-  // full on 1,024 NPUs 44 MiB.
+  // rank that runs a few hundred bytes a stream (lanes), a pair state for
+  // each peer a lane sends to (massif: a deque slot and its queues), some
+  // for each item of its programs (the first step of each, its breakdown);
+  // the cluster and rank tables.
   std::size_t items = 0;
   for (int rank : sample)
     for (int which = 0; which < ParallelStepSchedule::kPrograms; ++which)
       items = std::max(items, schedule.program(rank, which).size());
-  e.memoryBytes = 16e6 + double(simulated) * (double(schedule.streamCount()) * 256 + double(items) * 8) +
-                  double(cluster.ranks()) * 1800;
+  constexpr double kBytesPerLane = 256, kBytesPerPair = 144, kBytesPerItem = 8, kBytesPerDevice = 1800;
+  e.memoryBytes = 16e6 + double(simulated) * (double(schedule.streamCount()) * kBytesPerLane + double(items) * kBytesPerItem) +
+                  perStage * pairs * kBytesPerPair + double(cluster.ranks()) * kBytesPerDevice;
+  // A network event costs far less than a lane's event (which walks the
+  // stage's programs), and building the cluster and the per-rank tables
+  // costs per device whether it runs or not. Both events slow down as the
+  // run's state outgrows the caches: 40 % more per doubling past 32 MiB (a
+  // training step touches a smaller share of its state per event than a
+  // collective's pair states do: secondsForEvents). Fitted (least squares
+  // of the log ratio) to nine runs on this 2-core machine: the 70 B step
+  // folded and in full on 1,024 NPUs (0.23, 3.4 s), the 405 B step folded
+  // on 1,024, 16,384 and 131,072 H100s (0.66, 0.87, 1.8 s) and in full on
+  // 256, 1,024, 4,096 and 16,384 (0.90, 5.1, 42, 237 s); each is estimated
+  // within 0.82-1.25x (scripts/bench_estimate.sh --steps).
+  constexpr double kSecondsPerHop = 22e-9, kSecondsPerLaneEvent = 900e-9, kSecondsPerDevice = 5e-6;
+  constexpr double kCachedState = 32.0 * (1 << 20), kSlowdownPerDoubling = 0.4;
+  const double slowdown = 1 + kSlowdownPerDoubling * std::max(0.0, std::log2(e.memoryBytes / kCachedState));
+  e.wallSeconds = perStage * (networkEvents * kSecondsPerHop + laneEvents * kSecondsPerLaneEvent) * slowdown +
+                  double(cluster.ranks()) * kSecondsPerDevice;
   return e;
 }
 
