@@ -25,7 +25,7 @@ std::string readableRate(double bytesPerSecond) {
 // The packet model, measured on the shipped clusters (perf --estimate
 // against the events a run reports): about two events per packet and hop,
 // and about one and a half more per message (post, delivery, step
-// completion). The fast model's events are counted instead (walkStep).
+// completion). The fast model's events are counted instead (once, below).
 constexpr double kEventsPerPacketHop = 2.0;
 constexpr double kEventsPerPacketMessage = 1.5;
 // Memory: the process and its libraries; then per link direction, per rank
@@ -83,7 +83,7 @@ std::vector<int> hopsFromRankZero(const Cluster& c) {
 
 struct RankWalk {
   double messages = 0, unitHops = 0, routeHops = 0, peers = 0;
-  double fastEvents = 0; // the fast model's events, as walkStep counts them
+  double fastEvents = 0; // the fast model's events, as once() counts them
   double chainSeconds = 0; // the longest stream's chain of steps
   double maxInFlight = 0;  // sends posted at once
 };
@@ -222,7 +222,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
   if (p <= kMaxCheckedRanks) e.memoryBytes = std::max(e.memoryBytes, kBaseBytes + routes * kBytesPerCheckedPair);
   e.simulatedSeconds = total.chainSeconds;
   if (slowestLink) {
-    e.slowestLink = c.linkTypeName(slowestLink->type) + " at " + readableRate(double(slowestLink->params.bandwidth));
+    e.slowestLink = c.tierName(slowestLink->tier) + " at " + readableRate(double(slowestLink->params.bandwidth));
     if (latency >= Time(1'000'000'000'000)) e.slowestLink += ", the longest latency " + duration(toSeconds(latency));
   }
   e.lanes = double(p) * schedule->streamCount();

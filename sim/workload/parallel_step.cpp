@@ -741,12 +741,13 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   double laneEvents = 0;  // a lane's steps start, stop or compute: events that walk its program
   double pairs = 0;       // (lane, peer) pairs that send: the executor keeps a state each
   std::vector<std::pair<std::uint32_t, double>> firstLinks; // a step's sends: their first link, segments
+  std::vector<int> peers;                                   // a stream's sends: their receivers
   Routing routing(cluster);
   for (int rank : sample) {
     Time compute = 0;
     for (int s = 0; s < schedule.streamCount(); ++s) {
       const Schedule& stream = schedule.stream(s);
-      std::set<int> peers;
+      peers.clear();
       bool communicating = false;
       for (int step = 0, n = stream.stepCount(rank); step < n; ++step) {
         ops.clear();
@@ -759,7 +760,7 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
           if (op.kind == OpKind::Compute) compute += Time(op.durationPs), laneEvents += 1;
           if (op.kind == OpKind::RecvReduce && cluster.device.reduceBandwidth > 0) networkEvents += 1; // the reduce's end
           if (op.kind != OpKind::Send) continue;
-          peers.insert(op.peer);
+          peers.push_back(op.peer);
           // A segment takes an event per hop of its route (an in-network
           // send: up to its switch and down again).
           const double units = double(std::max<Bytes>(1, (op.bytes + segment - 1) / segment));
@@ -779,7 +780,8 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
         for (std::size_t i = 0; i < firstLinks.size(); ++i)
           networkEvents += firstLinks[i].second - (i + 1 == firstLinks.size() || firstLinks[i + 1].first != firstLinks[i].first);
       }
-      pairs += double(peers.size());
+      std::sort(peers.begin(), peers.end());
+      pairs += double(std::unique(peers.begin(), peers.end()) - peers.begin());
     }
     e.simulatedSeconds = std::max(e.simulatedSeconds, toSeconds(compute));
   }
