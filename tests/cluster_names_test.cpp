@@ -30,7 +30,7 @@ TEST_CASE("scale_up and scale_out are hccs and roce under generic names") {
   ClusterSetup named = loadClusterFile(dir.write("n.yaml", kNamed), {});
   REQUIRE(ascend.cluster.links.size() == generic.cluster.links.size());
   for (std::size_t i = 0; i < ascend.cluster.links.size(); ++i) {
-    CHECK(ascend.cluster.links[i].type == generic.cluster.links[i].type);
+    CHECK(ascend.cluster.links[i].tier == generic.cluster.links[i].tier);
     CHECK(ascend.cluster.links[i].params.bandwidth == generic.cluster.links[i].params.bandwidth);
     CHECK(ascend.cluster.links[i].params.latency == generic.cluster.links[i].params.latency);
   }

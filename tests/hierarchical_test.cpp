@@ -39,7 +39,7 @@ std::pair<Bytes, Time> roceBytes(const Cluster& c, const std::string& algo, cons
   ex.run();
   Bytes roce = 0;
   for (std::size_t l = 0; l < c.links.size(); ++l)
-    if (c.links[l].type == "roce") roce += net.channelStats()[2 * l].bytes + net.channelStats()[2 * l + 1].bytes;
+    if (c.links[l].tier == LinkTier::ScaleOut) roce += net.channelStats()[2 * l].bytes + net.channelStats()[2 * l + 1].bytes;
   return {roce, engine.now()};
 }
 

@@ -55,7 +55,8 @@ TEST_CASE("topology --route: the simulator's path, up to a spine and down betwee
   // Neighbours on the HCCS ring: one hop, inside the server.
   auto near = topologyJson({"--route", "0", "1"});
   REQUIRE(near["route"].size() == 1);
-  CHECK(near["route"][0]["type"] == "hccs");
+  CHECK(near["route"][0]["tier"] == "scale_up");
+  CHECK(near["route"][0]["name"] == "HCCS");
   CliResult bad = cli({"topology", kLeafSpine, "--route", "0", "128"});
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "no rank 128"));
@@ -187,4 +188,41 @@ TEST_CASE("topology of a very large cluster lists its first servers' devices") {
   CHECK(doc["devices_of_servers"] == 16);
   CliResult table = cli({"topology", source("configs/clusters/atlas-2x8.yaml"), "--set", "servers=1024"});
   CHECK(contains(table.out, "# devices and where they leave their server (servers 0-15 of 1024; the others are built alike)"));
+}
+
+// A cluster file names its tiers (h100-2x8-ib400: NVLink and InfiniBand);
+// every output calls them so: the topology's links and route, the network
+// table's columns, JSON's "name" beside the stable "tier" key, the busiest
+// links. No output says "hccs" or "(roce)" for a cluster that does not
+// (`roce.dcqcn` is the RoCE model's own key, named in a note).
+TEST_CASE("outputs call each link tier by the cluster file's name for it") {
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  CliResult topo = cli({"topology", "--cluster", h100, "--format", "json", "--route", "0", "8"});
+  REQUIRE(topo.status == 0);
+  auto doc = nlohmann::json::parse(topo.out);
+  std::map<std::string, std::string> names; // tier key -> name
+  for (const auto& l : doc["links"]) names[l["tier"]] = l["name"];
+  CHECK(names["scale_up"] == "NVLink");
+  CHECK(names["scale_out"] == "InfiniBand");
+  CHECK(names.count("pcie") == 0); // each GPU has its own NIC port
+  bool crossesInfiniBand = false;
+  for (const auto& h : doc["route"]) crossesInfiniBand = crossesInfiniBand || h["name"] == "InfiniBand";
+  CHECK(crossesInfiniBand);
+
+  const std::vector<std::string> perf{"perf", "--cluster", h100, "-b", "16MiB", "-e", "16MiB", "--algo", "ring",
+                                      "--fidelity", "packet"};
+  CliResult table = cli(perf);
+  REQUIRE(table.status == 0);
+  CHECK(contains(table.out, "InfiniBand_util"));
+  CHECK(contains(table.out, "NVLink_util"));
+  std::vector<std::string> json = perf;
+  json.insert(json.end(), {"--format", "json"});
+  CliResult j = cli(json);
+  REQUIRE(j.status == 0);
+  for (const char* old : {"hccs", "\"type\"", "(roce)"}) {
+    CAPTURE(old);
+    CHECK_FALSE(contains(j.out, old));
+  }
+  CHECK(contains(j.out, "\"name\": \"InfiniBand\""));
+  CHECK(contains(j.out, "s0.dev0 -> switch (InfiniBand)")); // a busiest link
 }

@@ -311,5 +311,5 @@ TEST_CASE("--trace writes the step: compute, each bucket's AllReduce, link activ
   CHECK(text.find("compute (rank 0)") != std::string::npos);
   CHECK(text.find("backward block.3") != std::string::npos);
   CHECK(text.find("bucket 3: ring") != std::string::npos);
-  CHECK(text.find("(hccs)") != std::string::npos);
+  CHECK(text.find("(HCCS)") != std::string::npos);
 }

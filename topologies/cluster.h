@@ -3,6 +3,8 @@
 // check it, the network model (sim/network) times traffic over it.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -86,11 +88,25 @@ struct ClusterNode {
   double reduceEfficiency = 1;
 };
 
+// Which tier a link belongs to: a server's scale-up links (HCCS, NVLink),
+// the scale-out network (RoCE, InfiniBand) or the PCIe between devices and
+// NICs. Names exist only at input and output: a cluster file calls its
+// tiers what it likes (Cluster::tierName), programs read tierKey.
+enum class LinkTier : std::uint8_t { ScaleUp, ScaleOut, Pcie };
+inline const char* tierKey(LinkTier t) {
+  return t == LinkTier::ScaleUp ? "scale_up" : t == LinkTier::ScaleOut ? "scale_out" : "pcie";
+}
+inline std::optional<LinkTier> tierOfKey(const std::string& key) {
+  for (LinkTier t : {LinkTier::ScaleUp, LinkTier::ScaleOut, LinkTier::Pcie})
+    if (key == tierKey(t)) return t;
+  return std::nullopt;
+}
+
 struct ClusterLink {
   int a;
   int b;
   LinkParams params;
-  std::string type; // "hccs", "pcie", ...
+  LinkTier tier;
 };
 
 struct Cluster {
@@ -109,12 +125,13 @@ struct Cluster {
   // "8 devices, HCCS ring" style one-liner.
   std::string description;
   std::string hccsShape = "ring"; // inside a server: ring, mesh, 2x4, links
-  // What the cluster file calls its scale-up links (type "hccs") and its
-  // scale-out network (type "roce"): HCCS and RoCE, NVLink and InfiniBand, ...
+  // What the cluster file calls its scale-up links and its scale-out
+  // network: HCCS and RoCE, NVLink and InfiniBand, ...
   std::string scaleUpName = "HCCS", scaleOutName = "RoCE";
-  // A link type as people read it: those two by their names, others as they are.
-  std::string linkTypeName(const std::string& type) const {
-    return type == "hccs" ? scaleUpName : type == "roce" ? scaleOutName : type;
+  // A tier as people read it, in every output.
+  const std::string& tierName(LinkTier t) const {
+    static const std::string pcie = "PCIe";
+    return t == LinkTier::ScaleUp ? scaleUpName : t == LinkTier::ScaleOut ? scaleOutName : pcie;
   }
   std::string fabric = "none";    // between servers: none, switch, leaf-spine, rail
   // Whether traffic between devices of one server may leave the server

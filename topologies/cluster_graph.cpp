@@ -26,8 +26,8 @@ Vertex addNode(Graph& g, NodeKind kind, const std::string& name, int server) {
   return Vertex(g.nodes.size() - 1);
 }
 
-void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::string& type) {
-  g.links.push_back({a, b, params, type});
+void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, LinkTier tier) {
+  g.links.push_back({a, b, params, tier});
 }
 
 std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server) {
@@ -35,7 +35,7 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
   if (p.devices > 1) checkLink(p.hccs, p.linkName + " link");
   std::vector<Vertex> dev;
   for (int d = 0; d < p.devices; ++d) dev.push_back(addNode(g, NodeKind::Device, prefix + "dev" + std::to_string(d), server));
-  auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, "hccs"); };
+  auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, LinkTier::ScaleUp); };
 
   switch (p.shape) {
   case HccsShape::Ring:
@@ -55,15 +55,15 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
         for (int b = a + 1; b < 4; ++b) hccs(4 * grp + a, 4 * grp + b);
     Vertex sw0 = addNode(g, NodeKind::ServerSwitch, prefix + "pcie0", server);
     Vertex sw1 = addNode(g, NodeKind::ServerSwitch, prefix + "pcie1", server);
-    for (int d = 0; d < 8; ++d) addLink(g, dev[d], d < 4 ? sw0 : sw1, p.interGroup, "pcie");
-    addLink(g, sw0, sw1, p.interGroup, "pcie");
+    for (int d = 0; d < 8; ++d) addLink(g, dev[d], d < 4 ? sw0 : sw1, p.interGroup, LinkTier::Pcie);
+    addLink(g, sw0, sw1, p.interGroup, LinkTier::Pcie);
     break;
   }
   case HccsShape::Switch: {
     Vertex sw = addNode(g, NodeKind::ServerSwitch, prefix + "nvswitch", server);
     g[sw].reduces = p.switchReduces;
     g[sw].reduceEfficiency = p.switchReduceEfficiency;
-    for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, "hccs");
+    for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, LinkTier::ScaleUp);
     break;
   }
   case HccsShape::Custom: {
@@ -79,7 +79,7 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
     for (auto [pair, k] : bonded) {
       LinkParams l = p.hccs;
       l.bandwidth *= Bandwidth(k);
-      addLink(g, dev[pair.first], dev[pair.second], l, "hccs");
+      addLink(g, dev[pair.first], dev[pair.second], l, LinkTier::ScaleUp);
     }
     break;
   }

@@ -24,7 +24,7 @@ void checkLink(const LinkParams& l, const std::string& what);
 void checkConnected(const Graph& g);
 
 Vertex addNode(Graph& g, NodeKind kind, const std::string& name, int server = -1);
-void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, const std::string& type);
+void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, LinkTier tier);
 
 // Adds one server's devices and HCCS links (and PCIe switches for 2x4);
 // returns its devices in local order. Names are prefixed with `prefix`.

@@ -60,7 +60,7 @@ void addSpines(Graph& g, const std::vector<Vertex>& leaves, const std::vector<in
     auto bw = Bandwidth(std::llround(down / (p.fabric.oversubscription * p.fabric.spines)));
     LinkParams up{bw, p.fabric.uplinkLatency};
     graph::checkLink(up, "uplink");
-    for (Vertex s : spines) graph::addLink(g, leaves[l], s, up, "roce");
+    for (Vertex s : spines) graph::addLink(g, leaves[l], s, up, LinkTier::ScaleOut);
   }
 }
 
@@ -140,14 +140,14 @@ Cluster buildCluster(const ClusterParams& p) {
     for (int d = 0; d < D; ++d) {
       int n = p.nic.nicOf(d, D);
       if (!p.nic.pcieShared) {
-        graph::addLink(g, dev[d], ports[s][n], p.nic.pcie, "pcie");
+        graph::addLink(g, dev[d], ports[s][n], p.nic.pcie, LinkTier::Pcie);
         continue;
       }
       if (pcieSwitches[n] == Vertex(-1)) {
         pcieSwitches[n] = graph::addNode(g, NodeKind::ServerSwitch, prefix + "pciesw" + std::to_string(n), s);
-        graph::addLink(g, pcieSwitches[n], ports[s][n], p.nic.pcieUplink, "pcie");
+        graph::addLink(g, pcieSwitches[n], ports[s][n], p.nic.pcieUplink, LinkTier::Pcie);
       }
-      graph::addLink(g, dev[d], pcieSwitches[n], p.nic.pcie, "pcie");
+      graph::addLink(g, dev[d], pcieSwitches[n], p.nic.pcie, LinkTier::Pcie);
     }
   }
 
@@ -157,7 +157,7 @@ Cluster buildCluster(const ClusterParams& p) {
     g[sw].reduces = p.fabric.reduces;
     g[sw].reduceEfficiency = p.fabric.reduceEfficiency;
     for (const auto& server : ports)
-      for (Vertex port : server) graph::addLink(g, port, sw, p.nic.roce, "roce");
+      for (Vertex port : server) graph::addLink(g, port, sw, p.nic.roce, LinkTier::ScaleOut);
     break;
   }
   case FabricKind::LeafSpine: {
@@ -167,7 +167,7 @@ Cluster buildCluster(const ClusterParams& p) {
     for (int l = 0; l < leafCount; ++l) leaves.push_back(graph::addNode(g, NodeKind::Switch, "leaf" + std::to_string(l)));
     for (int s = 0; s < p.servers; ++s) {
       int l = s / p.fabric.serversPerLeaf;
-      for (Vertex port : ports[s]) graph::addLink(g, port, leaves[l], p.nic.roce, "roce");
+      for (Vertex port : ports[s]) graph::addLink(g, port, leaves[l], p.nic.roce, LinkTier::ScaleOut);
       downlinks[l] += nicsPerServer;
     }
     if (leafCount > 1) addSpines(g, leaves, downlinks, p);
@@ -177,7 +177,7 @@ Cluster buildCluster(const ClusterParams& p) {
     std::vector<Vertex> rails;
     for (int k = 0; k < nicsPerServer; ++k) rails.push_back(graph::addNode(g, NodeKind::Switch, "rail" + std::to_string(k)));
     for (int s = 0; s < p.servers; ++s)
-      for (int k = 0; k < nicsPerServer; ++k) graph::addLink(g, ports[s][k], rails[k], p.nic.roce, "roce");
+      for (int k = 0; k < nicsPerServer; ++k) graph::addLink(g, ports[s][k], rails[k], p.nic.roce, LinkTier::ScaleOut);
     if (nicsPerServer > 1) addSpines(g, rails, std::vector<int>(rails.size(), p.servers), p);
     break;
   }

@@ -52,14 +52,14 @@ const char* nodeKindName(NodeKind k) {
   return "?";
 }
 
-// RoCE links in bits per second, as NICs are sold; the others in bytes.
-std::string linkRate(const std::string& type, Bandwidth bw) { return type == "roce" ? formatLineRate(bw) : formatBandwidth(bw); }
+// Scale-out links in bits per second, as NICs are sold; the others in bytes.
+std::string linkRate(LinkTier tier, Bandwidth bw) { return tier == LinkTier::ScaleOut ? formatLineRate(bw) : formatBandwidth(bw); }
 
 std::string gigabytesPerSecond(double bytesPerSecond) { return fixed(bytesPerSecond / 1e9, 1) + " GB/s"; }
 
-// Links grouped by (type, bandwidth, latency).
+// Links grouped by (tier, bandwidth, latency).
 struct LinkGroup {
-  std::string type;
+  LinkTier tier;
   LinkParams params;
   int count = 0;
 };
@@ -67,9 +67,9 @@ std::vector<LinkGroup> linkGroups(const Cluster& c) {
   std::vector<LinkGroup> groups;
   for (const ClusterLink& l : c.links) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const LinkGroup& g) {
-      return g.type == l.type && g.params.bandwidth == l.params.bandwidth && g.params.latency == l.params.latency;
+      return g.tier == l.tier && g.params.bandwidth == l.params.bandwidth && g.params.latency == l.params.latency;
     });
-    if (it == groups.end()) groups.push_back({l.type, l.params, 1});
+    if (it == groups.end()) groups.push_back({l.tier, l.params, 1});
     else ++it->count;
   }
   return groups;
@@ -97,7 +97,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
   }
   TextTable links({"link", "count", "bandwidth", "latency"});
   for (const auto& g : linkGroups(c))
-    links.add({c.linkTypeName(g.type), std::to_string(g.count), linkRate(g.type, g.params.bandwidth), formatTime(g.params.latency)});
+    links.add({c.tierName(g.tier), std::to_string(g.count), linkRate(g.tier, g.params.bandwidth), formatTime(g.params.latency)});
   os << links.text();
   if (!f.tiers.empty()) {
     os << "\n# fabric tiers (1 = next to the servers): capacity down and up, summed per direction\n";
@@ -127,7 +127,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     bool own = d.exitNode == d.node;
     devices.add({std::to_string(d.rank), c.nodes[std::size_t(d.node)].name, std::to_string(d.server),
                  d.exitNode < 0 ? "-" : own ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
-                 d.exitNode < 0 ? "-" : c.linkTypeName(d.exitLinkType), d.exitNode < 0 ? "-" : linkRate(d.exitLinkType, d.exitBandwidth),
+                 d.exitNode < 0 ? "-" : c.tierName(d.exitTier), d.exitNode < 0 ? "-" : linkRate(d.exitTier, d.exitBandwidth),
                  d.exitNode < 0 ? "-" : std::to_string(sharing[d.exitNode]), via.empty() ? "-" : via,
                  d.exitNode < 0 || own ? "-" : formatBandwidth(d.narrowest)});
   }
@@ -137,7 +137,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     TextTable hops({"hop", "from", "to", "link", "bandwidth", "latency"});
     for (std::size_t h = 0; h < route.size(); ++h)
       hops.add({std::to_string(h + 1), c.nodes[std::size_t(route[h].from)].name, c.nodes[std::size_t(route[h].to)].name,
-                c.linkTypeName(route[h].linkType), linkRate(route[h].linkType, route[h].params.bandwidth), formatTime(route[h].params.latency)});
+                c.tierName(route[h].tier), linkRate(route[h].tier, route[h].params.bandwidth), formatTime(route[h].params.latency)});
     os << hops.text();
   }
   return os.str();
@@ -160,12 +160,13 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
                      {"reduces", n.reduces},
                      {"reduce_efficiency", n.reduces ? nlohmann::ordered_json(n.reduceEfficiency) : nullptr}});
   for (const auto& l : c.links)
-    links.push_back({{"a", c.nodes[std::size_t(l.a)].name}, {"b", c.nodes[std::size_t(l.b)].name}, {"type", l.type},
+    links.push_back({{"a", c.nodes[std::size_t(l.a)].name}, {"b", c.nodes[std::size_t(l.b)].name}, {"tier", tierKey(l.tier)}, {"name", c.tierName(l.tier)},
                      {"bandwidth_Bps", l.params.bandwidth}, {"latency_us", toMicroseconds(l.params.latency)}});
   for (const auto& d : f.devices)
     devices.push_back({{"rank", d.rank}, {"node", c.nodes[std::size_t(d.node)].name}, {"server", d.server},
                        {"exit", d.exitNode < 0 ? "" : c.nodes[std::size_t(d.exitNode)].name},
-                       {"exit_link", d.exitLinkType}, {"exit_bandwidth_Bps", d.exitBandwidth},
+                       {"exit_tier", d.exitNode < 0 ? "" : tierKey(d.exitTier)}, {"exit_link", d.exitNode < 0 ? "" : c.tierName(d.exitTier)},
+                       {"exit_bandwidth_Bps", d.exitBandwidth},
                        {"via", viaNames(c, d)}, {"way_there_Bps", d.narrowest}});
   for (const auto& t : f.tiers)
     tiers.push_back({{"tier", t.tier}, {"switches", t.switches}, {"down_Bps", t.down}, {"up_Bps", t.up},
@@ -179,7 +180,7 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
     for (const auto& h : route)
       hops.push_back({{"from", c.nodes[std::size_t(h.from)].name}, {"to", c.nodes[std::size_t(h.to)].name},
-                      {"type", h.linkType}, {"bandwidth_Bps", h.params.bandwidth},
+                      {"tier", tierKey(h.tier)}, {"name", c.tierName(h.tier)}, {"bandwidth_Bps", h.params.bandwidth},
                       {"latency_us", toMicroseconds(h.params.latency)}});
     doc["route"] = hops;
   }
@@ -205,7 +206,7 @@ std::string topologyDot(const Cluster& c) {
   for (std::size_t n = 0; n < c.nodes.size(); ++n)
     if (c.nodes[n].server < 0) os << "  " << id(int(n)) << " [shape=diamond];\n";
   for (const auto& l : c.links)
-    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << c.linkTypeName(l.type) << " " << linkRate(l.type, l.params.bandwidth)
+    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << c.tierName(l.tier) << " " << linkRate(l.tier, l.params.bandwidth)
        << "\"];\n";
   os << "}\n";
   return os.str();

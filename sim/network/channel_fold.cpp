@@ -82,7 +82,7 @@ bool serversAlike(const Cluster& c, const ClusterPlaces& at, std::string& why) {
   }
   auto sameLink = [&](std::uint32_t i, std::uint32_t j) {
     const ClusterLink &x = c.links[i], &y = c.links[j];
-    return at.end(x.a) == at.end(y.a) && at.end(x.b) == at.end(y.b) && x.type == y.type &&
+    return at.end(x.a) == at.end(y.a) && at.end(x.b) == at.end(y.b) && x.tier == y.tier &&
            x.params.bandwidth == y.params.bandwidth && x.params.latency == y.params.latency;
   };
   for (int s = 1; s < c.servers; ++s) {

@@ -29,7 +29,7 @@ LinkNetwork::LinkNetwork(EventEngine& engine, const Cluster& cluster, std::uint3
   channels_.reserve(2 * cluster.links.size());
   auto isSwitch = [&](int node) { return cluster.nodes[std::size_t(node)].kind == NodeKind::Switch; };
   for (const auto& l : cluster.links) {
-    bool roce = l.type == "roce";
+    bool roce = l.tier == LinkTier::ScaleOut; // RoCE framing
     channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, isSwitch(l.a), 0, false, BusyPeriod{}, {}});
     channels_.push_back(Channel{l.params.bandwidth, l.params.latency, roce, isSwitch(l.b), 0, false, BusyPeriod{}, {}});
   }

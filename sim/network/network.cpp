@@ -6,11 +6,12 @@ namespace collsim {
 
 void LinkUsageTally::add(std::size_t channel, Time busy, Bandwidth bandwidth, Bytes payload, Bytes wire) {
   if (wire == 0) return;
-  const std::string& type = cluster_.links[channel / 2].type;
-  auto it = std::find_if(links_.begin(), links_.end(), [&](const LinkTypeMetrics& l) { return l.type == type; });
+  const LinkTier tier = cluster_.links[channel / 2].tier;
+  auto it = std::find_if(links_.begin(), links_.end(), [&](const LinkTypeMetrics& l) { return l.tier == tier; });
   if (it == links_.end()) {
     it = links_.insert(links_.end(), LinkTypeMetrics{});
-    it->type = type;
+    it->tier = tier;
+    it->name = cluster_.tierName(tier);
     lineBytes_.push_back(0);
   }
   double utilization = runTime_ > 0 ? double(busy) / double(runTime_) : 0;
@@ -42,7 +43,7 @@ void LinkUsageTally::fill(NetworkMetrics& m) const {
     std::size_t c = utilization_[order[k]].second;
     const ClusterLink& l = cluster_.links[c / 2];
     const std::string &a = cluster_.nodes[c % 2 == 0 ? l.a : l.b].name, &b = cluster_.nodes[c % 2 == 0 ? l.b : l.a].name;
-    m.busiest.push_back({a + " -> " + b + " (" + l.type + ")", utilization_[order[k]].first, payload_[order[k]]});
+    m.busiest.push_back({a + " -> " + b + " (" + cluster_.tierName(l.tier) + ")", utilization_[order[k]].first, payload_[order[k]]});
   }
 }
 

@@ -36,10 +36,11 @@ struct NetworkOptions {
   RoceModel roce = defaultRoceModel(); // NICs and switches; the fast model takes its MTU's framing
 };
 
-// Per link type ("roce", "hccs", "pcie"), over the link directions that
+// Per tier (scale-up, scale-out, PCIe), over the link directions that
 // carried data.
 struct LinkTypeMetrics {
-  std::string type;
+  LinkTier tier = LinkTier::ScaleUp;
+  std::string name; // the tier's, as the cluster file calls it ("NVLink")
   int channels = 0;
   double meanUtilization = 0, maxUtilization = 0; // busy time / run time
   double goodputOfLineRate = 0; // payload / (busy time x bandwidth): what headers and resent packets leave
@@ -48,7 +49,7 @@ struct LinkTypeMetrics {
 
 // One link direction among the busiest of a run.
 struct BusyLink {
-  std::string name; // "dev3 -> leaf0 (roce)"
+  std::string name; // "dev3 -> leaf0 (RoCE)"
   double utilization = 0;
   Bytes payload = 0;
 };

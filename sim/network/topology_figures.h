@@ -19,7 +19,7 @@ struct DeviceExit {
   int exitNode = -1; // -1: a single server, no fabric
   std::vector<int> via; // nodes between the device and its exit (a PCIe switch)
   Bandwidth narrowest = 0; // the least bandwidth of the links from the device to its exit
-  std::string exitLinkType;
+  LinkTier exitTier = LinkTier::ScaleOut;
   Bandwidth exitBandwidth = 0;
 };
 
@@ -36,7 +36,7 @@ struct FabricTier {
 
 struct RouteHop {
   int from = 0, to = 0; // node indices
-  std::string linkType;
+  LinkTier tier = LinkTier::ScaleUp;
   LinkParams params;
 };
 

@@ -11,10 +11,30 @@ namespace {
 std::string usText(Time t) { return fixed(toMicroseconds(t), 2); }
 std::string kb(Bytes b) { return fixed(double(b) / 1e3, 1); }
 
-const LinkTypeMetrics* linkType(const NetworkMetrics& m, const char* type) {
+const LinkTypeMetrics* tierOf(const NetworkMetrics& m, LinkTier tier) {
   for (const auto& l : m.links)
-    if (l.type == type) return &l;
+    if (l.tier == tier) return &l;
   return nullptr;
+}
+
+LinkTier tierOfName(const std::string& key) {
+  if (auto tier = tierOfKey(key)) return *tier;
+  throw std::runtime_error("unknown link tier '" + key + "'");
+}
+
+// A tier's columns are named as the rows' clusters name it ("RoCE_util",
+// "NVLink_util"), or by its key where they differ or none used it.
+std::string columnPrefix(const std::vector<LabelledMetrics>& rows, LinkTier tier) {
+  std::string name;
+  for (const auto& r : rows)
+    if (const LinkTypeMetrics* l = tierOf(*r.metrics, tier)) {
+      if (!name.empty() && name != l->name) return tierKey(tier);
+      name = l->name;
+    }
+  if (name.empty()) return tierKey(tier);
+  for (char& ch : name)
+    if (ch == ' ') ch = '_';
+  return name;
 }
 
 } // namespace
@@ -22,7 +42,8 @@ const LinkTypeMetrics* linkType(const NetworkMetrics& m, const char* type) {
 nlohmann::ordered_json networkJson(const NetworkMetrics& m) {
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (const auto& l : m.links)
-    links.push_back({{"type", l.type},
+    links.push_back({{"tier", tierKey(l.tier)},
+                     {"name", l.name},
                      {"channels", l.channels},
                      {"mean_utilization", l.meanUtilization},
                      {"max_utilization", l.maxUtilization},
@@ -57,7 +78,7 @@ NetworkMetrics networkFromJson(const nlohmann::json& j) {
   auto time = [](const nlohmann::json& us) { return Time(std::llround(us.get<double>() * double(kPsPerUs))); };
   m.fidelity = j.at("fidelity").get<std::string>();
   for (const auto& l : j.at("links"))
-    m.links.push_back({l.at("type").get<std::string>(), l.at("channels").get<int>(), l.at("mean_utilization").get<double>(),
+    m.links.push_back({tierOfName(l.at("tier").get<std::string>()), l.at("name").get<std::string>(), l.at("channels").get<int>(), l.at("mean_utilization").get<double>(),
                        l.at("max_utilization").get<double>(), l.at("goodput_of_line_rate").get<double>(),
                        l.at("payload_bytes").get<Bytes>(), l.at("wire_bytes").get<Bytes>()});
   for (const auto& b : j.at("busiest_links"))
@@ -85,15 +106,16 @@ NetworkMetrics networkFromJson(const nlohmann::json& j) {
 std::string networkTable(const std::vector<std::string>& labelHeaders, const std::vector<LabelledMetrics>& rows,
                          bool markdown) {
   std::vector<std::string> h = labelHeaders;
-  for (const char* c : {"roce_util", "roce_max", "roce_goodput", "hccs_util", "queue_p50_KB", "queue_p99_KB",
-                        "queue_max_KB", "ecn", "cnp", "pause_us", "drops", "resent", "timeouts", "lat_p50_us",
-                        "lat_p99_us", "lat_p999_us"})
+  const std::string out = columnPrefix(rows, LinkTier::ScaleOut), up = columnPrefix(rows, LinkTier::ScaleUp);
+  for (std::string c : {out + "_util", out + "_max", out + "_goodput", up + "_util"}) h.push_back(c);
+  for (const char* c : {"queue_p50_KB", "queue_p99_KB", "queue_max_KB", "ecn", "cnp", "pause_us", "drops", "resent",
+                        "timeouts", "lat_p50_us", "lat_p99_us", "lat_p999_us"})
     h.push_back(c);
   TextTable t(h);
   for (const auto& r : rows) {
     const NetworkMetrics& m = *r.metrics;
-    const LinkTypeMetrics* roce = linkType(m, "roce");
-    const LinkTypeMetrics* hccs = linkType(m, "hccs");
+    const LinkTypeMetrics* roce = tierOf(m, LinkTier::ScaleOut);
+    const LinkTypeMetrics* hccs = tierOf(m, LinkTier::ScaleUp);
     std::vector<std::string> row = r.labels;
     for (std::string c :
          {roce ? percent(roce->meanUtilization) : "-", roce ? percent(roce->maxUtilization) : "-",

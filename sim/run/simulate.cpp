@@ -75,7 +75,7 @@ Bandwidth channelShare(const Cluster& cluster, int channels) {
   int device = cluster.rankNode[0];
   Bandwidth links = 0;
   for (const ClusterLink& l : cluster.links)
-    if (l.type == "hccs" && (l.a == device || l.b == device)) links += l.params.bandwidth;
+    if (l.tier == LinkTier::ScaleUp && (l.a == device || l.b == device)) links += l.params.bandwidth;
   return links / Bandwidth(std::max(1, channels));
 }
 

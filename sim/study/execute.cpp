@@ -70,7 +70,7 @@ static void noteDcqcnPreset(const Scenario& s, Report& report) {
     return k == NodeKind::Device || k == NodeKind::Nic;
   };
   for (const auto& l : s.cluster.links)
-    if (l.type == "roce" && (atHost(l.a) || atHost(l.b)) && l.params.bandwidth != r.dcqcnPresetRate) {
+    if (l.tier == LinkTier::ScaleOut && (atHost(l.a) || atHost(l.b)) && l.params.bandwidth != r.dcqcnPresetRate) {
       report.notes.push_back("DCQCN preset '" + r.dcqcnPreset + "' was made for " +
                              formatBandwidth(r.dcqcnPresetRate) + " links; it runs here on " +
                              formatBandwidth(l.params.bandwidth) + " NIC links as it is (set roce.dcqcn to tune it)");

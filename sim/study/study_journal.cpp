@@ -60,11 +60,15 @@ std::string textOf(const json& j) {
   if (!j.is_string()) throw std::invalid_argument("not a string");
   return j.get<std::string>();
 }
+LinkTier tierOf(const json& j) {
+  if (auto tier = tierOfKey(textOf(j))) return *tier;
+  throw std::invalid_argument("not a link tier");
+}
 
 json metricsJson(const NetworkMetrics& m) {
   json links = json::array(), busiest = json::array();
   for (const auto& l : m.links)
-    links.push_back({l.type, l.channels, l.meanUtilization, l.maxUtilization, l.goodputOfLineRate, l.payload, l.wire});
+    links.push_back({tierKey(l.tier), l.channels, l.meanUtilization, l.maxUtilization, l.goodputOfLineRate, l.payload, l.wire, l.name});
   for (const auto& b : m.busiest) busiest.push_back({b.name, b.utilization, b.payload});
   return {{"fidelity", m.fidelity}, {"links", links}, {"busiest", busiest},
           {"counts", {m.packets, m.packetHops, m.queueP50, m.queueP99, m.queueMax, m.ecnMarks, m.cnps, m.drops,
@@ -76,7 +80,7 @@ NetworkMetrics metricsFrom(const json& j) {
   NetworkMetrics m;
   m.fidelity = textOf(j.at("fidelity"));
   for (const auto& l : j.at("links"))
-    m.links.push_back({textOf(l.at(0)), num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6)});
+    m.links.push_back({tierOf(l.at(0)), textOf(l.at(7)), num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6)});
   for (const auto& b : j.at("busiest")) m.busiest.push_back({textOf(b.at(0)), num(b, 1), num(b, 2)});
   const json& c = j.at("counts");
   m.packets = num(c, 0);
@@ -250,7 +254,7 @@ bool plausible(const TrainingPoint& p, const std::string& key) {
                printableName(s.network.fidelity) && printableName(s.symmetry) && s.simulatedRanks >= 0 &&
                s.simulatedRanks <= s.ranks;
   for (const auto& b : s.buckets) names = names && printableName(b.algorithm) && b.ready >= 0 && b.start >= 0 && b.end >= 0;
-  for (const auto& l : s.network.links) names = names && printableName(l.type);
+  for (const auto& l : s.network.links) names = names && printableName(l.name);
   for (const auto& b : s.network.busiest) names = names && printableName(b.name);
   if (s.layout) {
     const ParallelLayout& l = *s.layout;

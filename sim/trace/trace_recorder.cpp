@@ -70,8 +70,9 @@ public:
       const std::string &a = cluster.nodes[l.a].name, &b = cluster.nodes[l.b].name;
       // Without a rank filter every link direction is kept, switch to switch too.
       bool kept = owner.ranks_.empty() || selectedNode_[std::size_t(l.a)] || selectedNode_[std::size_t(l.b)];
-      channelNames_.push_back(a + " -> " + b + " (" + l.type + ")");
-      channelNames_.push_back(b + " -> " + a + " (" + l.type + ")");
+      const std::string& tier = cluster.tierName(l.tier);
+      channelNames_.push_back(a + " -> " + b + " (" + tier + ")");
+      channelNames_.push_back(b + " -> " + a + " (" + tier + ")");
       channelKept_.push_back(kept);
       channelKept_.push_back(kept);
     }

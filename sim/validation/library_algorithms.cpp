@@ -47,10 +47,10 @@ int computeCapabilityOf(const std::string& device) {
 
 // The sum of the links of `type` at the nodes `at` picks.
 template <typename At>
-Bandwidth linksAt(const Cluster& cluster, const char* type, At at) {
+Bandwidth linksAt(const Cluster& cluster, LinkTier tier, At at) {
   Bandwidth sum = 0;
   for (const ClusterLink& l : cluster.links)
-    if (l.type == type && (at(l.a) || at(l.b))) sum += l.params.bandwidth;
+    if (l.tier == tier && (at(l.a) || at(l.b))) sum += l.params.bandwidth;
   return sum;
 }
 
@@ -88,10 +88,10 @@ NcclTuningInput ncclTuningInputOf(const ClusterSetup& setup, int channelsAsked) 
   int cc = computeCapabilityOf(c.device.name);
   in.computeCapability = cc > 0 ? cc : 80;
   const int device = c.rankNode.empty() ? 0 : c.rankNode[0];
-  const double inside = double(linksAt(c, "hccs", [&](int n) { return n == device; })) / 1e9;
+  const double inside = double(linksAt(c, LinkTier::ScaleUp, [&](int n) { return n == device; })) / 1e9;
   // A server's NICs' ports into the fabric: a channel's ring or tree
   // leaves a node once, through one NIC, so the channels share them all.
-  const double outside = double(linksAt(c, "roce", [&](int n) {
+  const double outside = double(linksAt(c, LinkTier::ScaleOut, [&](int n) {
                            const ClusterNode& node = c.nodes[std::size_t(n)];
                            return node.kind == NodeKind::Nic && node.server == 0;
                          })) / 1e9;

@@ -19,13 +19,11 @@
 
 namespace collsim {
 
-enum class LinkKind : std::uint8_t { Roce, Other };
-
 struct EgressPort {
   // The link.
   Bandwidth bandwidth = 0;
   Time latency = 0;
-  LinkKind kind = LinkKind::Other;
+  LinkTier tier = LinkTier::ScaleUp; // RoCE framing, ECN and jitter on the scale-out tier
   int toNode = -1;
   bool toSwitch = false, fromSwitch = false; // an Ethernet switch at that end
   bool toBridge = false; // into a NIC or PCIe switch: lossless, back-pressured
@@ -65,7 +63,7 @@ struct EgressPort {
 
 // Bytes a packet takes on this port's link: RoCE framing on RoCE links.
 inline Bytes wireBytes(const EgressPort& port, const Packet& p) {
-  if (port.kind != LinkKind::Roce) return p.payload;
+  if (port.tier != LinkTier::ScaleOut) return p.payload;
   return p.payload + kRocePacketOverhead + (p.first ? kRethBytes : 0);
 }
 

@@ -35,7 +35,7 @@ PacketNetwork::PacketNetwork(EventEngine& engine, const Cluster& cluster, const 
       EgressPort p;
       p.bandwidth = l.params.bandwidth;
       p.latency = l.params.latency;
-      p.kind = l.type == "roce" ? LinkKind::Roce : LinkKind::Other;
+      p.tier = l.tier;
       p.toNode = to;
       p.toSwitch = sink.kind == NodeKind::Switch;
       p.fromSwitch = source.kind == NodeKind::Switch;
@@ -60,7 +60,7 @@ std::uint32_t PacketNetwork::connection(int src, int dst) {
   connections_.emplace(key, first);
   Routing::Route probe = routing_.route(src, dst, 0);
   bool roce = false;
-  for (std::uint32_t h = 0; h < probe.hops; ++h) roce |= ports_[routing_.channel(probe, h)].kind == LinkKind::Roce;
+  for (std::uint32_t h = 0; h < probe.hops; ++h) roce |= ports_[routing_.channel(probe, h)].tier == LinkTier::ScaleOut;
   int count = roce ? model_.queuePairs : 1; // HCCS paths: one ordered stream
   for (int i = 0; i < count; ++i) {
     SenderQp q;
@@ -73,7 +73,7 @@ std::uint32_t PacketNetwork::connection(int src, int dst) {
     for (std::uint32_t h = 0; h < q.route.hops; ++h) {
       const EgressPort& p = ports_[routing_.channel(q.route, h)];
       q.controlDelay += p.latency + serializationTime(kControlFrame, p.bandwidth);
-      if (p.kind == LinkKind::Roce) q.lineRate = std::min(q.lineRate, p.bandwidth);
+      if (p.tier == LinkTier::ScaleOut) q.lineRate = std::min(q.lineRate, p.bandwidth);
     }
     q.rate = DcqcnRate(&model_.dcqcn, q.lineRate);
     senders_.push_back(std::move(q));
@@ -176,7 +176,7 @@ void PacketNetwork::transmit(std::uint32_t port, std::uint32_t packet) {
     }
     if (q.roce && model_.retransmitTimeout > 0 && !q.rtoTimer) armRetransmitTimer(pk.qp);
   }
-  JitterSource& jitter = p.kind == LinkKind::Roce ? roceJitter_ : hccsJitter_;
+  JitterSource& jitter = p.tier == LinkTier::ScaleOut ? roceJitter_ : hccsJitter_;
   Time arrival = p.freeAt + p.latency + (jitter.none() ? 0 : jitter.draw());
   arrival = std::max(arrival, p.lastArrival); // no overtaking on one link
   p.lastArrival = arrival;
@@ -204,7 +204,7 @@ void PacketNetwork::enqueue(std::uint32_t port, std::uint32_t packet, std::uint3
       packets_.release(packet);
       return;
     }
-    if (out.kind == LinkKind::Roce && redMarks(*out.ecn, out.queuedBytes, ecnRng_)) {
+    if (out.tier == LinkTier::ScaleOut && redMarks(*out.ecn, out.queuedBytes, ecnRng_)) {
       pk.ecn = true;
       ++metrics_.ecnMarks;
     }

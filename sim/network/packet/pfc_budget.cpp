@@ -24,7 +24,7 @@ std::vector<SwitchBudget> pfcBudgets(const Cluster& cluster, const RoceModel& mo
     for (int to : {l.a, l.b}) {
       if (cluster.nodes[std::size_t(to)].kind != NodeKind::Switch) continue;
       SwitchBudget& b = budgets[std::size_t(to)];
-      Time jitter = jitterBound(l.type == "roce" ? model.jitter : model.hccsJitter);
+      Time jitter = jitterBound(l.tier == LinkTier::ScaleOut ? model.jitter : model.hccsJitter);
       Bytes headroom = pauseHeadroom(l.params.bandwidth, l.params.latency, frame, jitter);
       b.node = to;
       b.reserve += headroom;
