@@ -145,8 +145,8 @@ TEST_CASE("derive gives server ranges: each count between the grid's goes to the
       c.servers = servers;
       c.devices = 8;
       c.ranks = 8 * servers;
-      c.hccs = "ring";
-      c.fabric = "switch";
+      c.hccs = HccsShape::Ring;
+      c.fabric = FabricKind::Switch;
       int matching = 0;
       for (const Rule& rule : rules.rules) matching += rule.matches(c) ? 1 : 0;
       CAPTURE(servers);

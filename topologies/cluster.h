@@ -102,6 +102,11 @@ inline std::optional<LinkTier> tierOfKey(const std::string& key) {
   return std::nullopt;
 }
 
+// A server's scale-up shape (topologies/server_shapes.h) and how the
+// servers are joined (topologies/multi_server.h; None: one server).
+enum class HccsShape : std::uint8_t { Ring, Mesh, TwoGroupsOfFour, Custom, Switch };
+enum class FabricKind : std::uint8_t { None, Switch, LeafSpine, Rail };
+
 struct ClusterLink {
   int a;
   int b;
@@ -124,7 +129,7 @@ struct Cluster {
   int ranks() const { return int(rankNode.size()); }
   // "8 devices, HCCS ring" style one-liner.
   std::string description;
-  std::string hccsShape = "ring"; // inside a server: ring, mesh, 2x4, links
+  HccsShape hccsShape = HccsShape::Ring; // inside a server
   // What the cluster file calls its scale-up links and its scale-out
   // network: HCCS and RoCE, NVLink and InfiniBand, ...
   std::string scaleUpName = "HCCS", scaleOutName = "RoCE";
@@ -133,7 +138,7 @@ struct Cluster {
     static const std::string pcie = "PCIe";
     return t == LinkTier::ScaleUp ? scaleUpName : t == LinkTier::ScaleOut ? scaleOutName : pcie;
   }
-  std::string fabric = "none";    // between servers: none, switch, leaf-spine, rail
+  FabricKind fabric = FabricKind::None; // between servers
   // Whether traffic between devices of one server may leave the server
   // (through the NICs and the fabric). HCCL keeps it on HCCS unless
   // HCCL_INTRA_ROCE_ENABLE is set; so does collsim by default.

@@ -8,8 +8,10 @@
 
 namespace collsim {
 
-constexpr std::array<Named<FabricKind>, 3> kFabricKinds = {
-    {{FabricKind::Switch, "switch"}, {FabricKind::LeafSpine, "leaf-spine"}, {FabricKind::Rail, "rail"}}};
+constexpr std::array<Named<FabricKind>, 4> kFabricKinds = {{{FabricKind::None, "none"},
+                                                            {FabricKind::Switch, "switch"},
+                                                            {FabricKind::LeafSpine, "leaf-spine"},
+                                                            {FabricKind::Rail, "rail"}}};
 
 const char* fabricKindName(FabricKind k) { return nameOf(kFabricKinds, k); }
 
@@ -152,6 +154,9 @@ Cluster buildCluster(const ClusterParams& p) {
   }
 
   switch (p.fabric.kind) {
+  case FabricKind::None:
+    if (p.servers > 1) throw TopologyError("servers need a fabric between them");
+    break;
   case FabricKind::Switch: {
     Vertex sw = graph::addNode(g, NodeKind::Switch, "switch");
     g[sw].reduces = p.fabric.reduces;
@@ -184,11 +189,11 @@ Cluster buildCluster(const ClusterParams& p) {
   }
   graph::checkConnected(g);
   Cluster c = graph::exportCluster(std::move(g), p.name, p.servers, D, p.server.device, describe(p));
-  c.hccsShape = hccsShapeName(p.server.shape);
+  c.hccsShape = p.server.shape;
   c.scaleUpName = p.server.linkName;
   c.scaleOutName = p.nic.networkName;
   c.serverRings = serverRingsOf(p.server);
-  c.fabric = fabricKindName(p.fabric.kind);
+  c.fabric = p.fabric.kind;
   c.intraServerRoce = p.intraServerRoce;
   return c;
 }

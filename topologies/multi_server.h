@@ -23,9 +23,7 @@
 namespace collsim {
 
 enum class NicPlacement { PerDevice, PerServer };
-enum class FabricKind { Switch, LeafSpine, Rail };
-
-const char* fabricKindName(FabricKind k); // "switch", "leaf-spine", "rail"
+const char* fabricKindName(FabricKind k); // "none", "switch", "leaf-spine", "rail"
 bool parseFabricKind(const std::string& name, FabricKind& out);
 
 enum class NicMap { Interleave, Block, List };

@@ -30,7 +30,7 @@ Cluster buildServer(const ServerParams& p) {
   std::string description = std::to_string(p.devices) + " devices, " + p.linkName + " " + hccsShapeName(p.shape) + ", " +
                             formatBandwidth(p.hccs.bandwidth) + " per direction, " + formatTime(p.hccs.latency);
   Cluster c = graph::exportCluster(std::move(g), p.name, 1, p.devices, p.device, description);
-  c.hccsShape = hccsShapeName(p.shape);
+  c.hccsShape = p.shape;
   c.scaleUpName = p.linkName;
   c.serverRings = serverRingsOf(p);
   return c;

@@ -18,8 +18,6 @@
 
 namespace collsim {
 
-enum class HccsShape { Ring, Mesh, TwoGroupsOfFour, Custom, Switch };
-
 const char* hccsShapeName(HccsShape s);      // "ring", "mesh", "2x4", "links", "switch"
 bool parseHccsShape(const std::string& name, HccsShape& out);
 

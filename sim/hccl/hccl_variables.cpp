@@ -61,7 +61,7 @@ std::string fromHcclAlgo(const EnvSetting& s, const std::string& spec, const Clu
   if (spec.rfind("level0:", 0) != 0 || semicolon == std::string::npos || spec.compare(semicolon + 1, 7, "level1:") != 0)
     bad(s, "expected level0:NA;level1:ALGO");
   if (spec.substr(7, semicolon - 7) != "NA") bad(s, "level 0 only accepts NA (HCCL chooses it by hardware)");
-  std::string inner = cluster.hccsShape == "mesh" ? "mesh" : "ring";
+  std::string inner = cluster.hccsShape == HccsShape::Mesh ? "mesh" : "ring";
   std::string outer = level1(s, spec.substr(semicolon + 8));
   if (cluster.servers <= 1) return outer == "pipeline" ? inner : outer; // one server: level 1 is the only level
   if (outer == "pipeline") return "hierpipe:" + inner + "+ring";

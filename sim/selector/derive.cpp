@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "sim/selector/selector.h"
+#include "topologies/multi_server.h"
+#include "topologies/server_shapes.h"
 
 namespace collsim {
 namespace {
@@ -155,7 +157,7 @@ std::string rulesYaml(const std::string& name, const std::string& gridFile, cons
     if (r.servers->min == r.servers->max) os << r.servers->min;
     else if (r.servers->max >= 1e300) os << "{min: " << r.servers->min << "}";
     else os << "{min: " << r.servers->min << ", max: " << r.servers->max << "}";
-    os << ", devices: " << r.devices->min << ", hccs: " << r.hccs.front() << ", fabric: " << r.fabric.front()
+    os << ", devices: " << r.devices->min << ", hccs: " << hccsShapeName(r.hccs.front()) << ", fabric: " << fabricKindName(r.fabric.front())
        << ", bytes: {min: " << Bytes(r.bytes->min);
     if (r.bytes->max < 1e300) os << ", max: " << Bytes(r.bytes->max);
     os << "}}\n    algo: \"" << r.algorithm << "\"\n";

@@ -1,17 +1,18 @@
 #include "sim/selector/rules.h"
+
+#include <algorithm>
 #include "sim/core/closest_name.h"
 
 #include "algorithms/core/registry.h"
 #include "sim/config/config_node.h"
+#include "topologies/multi_server.h"
+#include "topologies/server_shapes.h"
 
 namespace collsim {
 
 bool Rule::matches(const SelectionContext& c) const {
-  auto in = [](const std::vector<std::string>& set, const std::string& v) {
-    if (set.empty()) return true;
-    for (const auto& s : set)
-      if (s == v) return true;
-    return false;
+  auto in = [](const auto& set, auto v) {
+    return set.empty() || std::find(set.begin(), set.end(), v) != set.end();
   };
   if (!ops.empty()) {
     bool any = false;
@@ -48,9 +49,13 @@ Range loadRange(const ConfigNode& n, bool sizes) {
   return r;
 }
 
-std::vector<std::string> loadChoices(const ConfigNode& n, std::initializer_list<const char*> allowed) {
-  std::vector<std::string> out;
-  for (const ConfigNode& item : n.isSequence() ? n.items() : std::vector<ConfigNode>{n}) out.push_back(item.choice(allowed));
+// One name or a list of them, each one of `allowed`, parsed by `parse`.
+template <class Kind>
+std::vector<Kind> loadChoices(const ConfigNode& n, std::initializer_list<const char*> allowed,
+                              bool (*parse)(const std::string&, Kind&)) {
+  std::vector<Kind> out;
+  for (const ConfigNode& item : n.isSequence() ? n.items() : std::vector<ConfigNode>{n})
+    parse(item.choice(allowed), out.emplace_back());
   return out;
 }
 
@@ -75,8 +80,8 @@ Rule loadRule(const ConfigNode& n) {
     if (auto v = when->find("servers")) r.servers = loadRange(*v, false);
     if (auto v = when->find("devices")) r.devices = loadRange(*v, false);
     if (auto v = when->find("servers_power_of_two")) r.serversPowerOfTwo = v->boolean();
-    if (auto v = when->find("hccs")) r.hccs = loadChoices(*v, {"ring", "mesh", "2x4", "links"});
-    if (auto v = when->find("fabric")) r.fabric = loadChoices(*v, {"none", "switch", "leaf-spine", "rail"});
+    if (auto v = when->find("hccs")) r.hccs = loadChoices(*v, {"ring", "mesh", "2x4", "links"}, parseHccsShape);
+    if (auto v = when->find("fabric")) r.fabric = loadChoices(*v, {"none", "switch", "leaf-spine", "rail"}, parseFabricKind);
   }
   // The name must exist for some operation the rule covers: a misspelt
   // hier:ring+nhrr would otherwise fall back to closed form in silence.

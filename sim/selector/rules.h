@@ -23,6 +23,7 @@
 
 #include "algorithms/core/schedule.h"
 #include "sim/core/units.h"
+#include "topologies/cluster.h"
 
 namespace collsim {
 
@@ -35,8 +36,8 @@ struct SelectionContext {
   int ranks = 1;
   int servers = 1;
   int devices = 1;           // per server
-  std::string hccs = "ring"; // shape inside a server
-  std::string fabric = "none";
+  HccsShape hccs = HccsShape::Ring; // shape inside a server
+  FabricKind fabric = FabricKind::None;
 };
 
 struct Range {
@@ -51,7 +52,8 @@ struct Rule {
   std::vector<Collective> ops; // empty: any
   std::optional<Range> bytes, ranks, servers, devices, sliceBytes;
   std::optional<bool> serversPowerOfTwo;
-  std::vector<std::string> hccs, fabric; // empty: any
+  std::vector<HccsShape> hccs;  // empty: any
+  std::vector<FabricKind> fabric; // empty: any
   std::string algorithm;
   bool matches(const SelectionContext& c) const;
 };

@@ -22,7 +22,7 @@ static std::string levelOne(std::size_t ranks) {
 std::string hcclGroupAlgorithm(const Cluster& cluster, Collective op, const std::vector<int>& members) {
   const int k = membersPerServer(cluster, members);
   const std::size_t servers = k > 0 ? members.size() / std::size_t(k) : 0;
-  const std::string level0 = cluster.hccsShape == "mesh" || cluster.hccsShape == "switch" ? "mesh" : "ring";
+  const std::string level0 = cluster.hccsShape == HccsShape::Mesh || cluster.hccsShape == HccsShape::Switch ? "mesh" : "ring";
   if (op == Collective::AllToAll) return "pairwise"; // HCCL's AllToAll exchanges with each peer in turn
   if (servers == 1) return level0;
   if (k > 1 && op == Collective::AllReduce) return "hier:" + level0 + "+" + levelOne(servers);
