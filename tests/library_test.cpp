@@ -171,7 +171,7 @@ TEST_CASE("rings along a DGX-1's links use only direct links, no link direction 
 TEST_CASE("the library section: presets, figures, and located errors") {
   const std::string file = source("configs/clusters/dgx-a100-8.yaml");
   ClusterSetup a100 = loadClusterFile(file, {});
-  CHECK(a100.library.name == "nccl");
+  CHECK(a100.library.kind == LibraryKind::Nccl);
   CHECK(a100.library.channels == 24);
   REQUIRE(a100.library.find("LL128"));
   CHECK(a100.library.find("LL128")->dataShare == doctest::Approx(120.0 / 128));
@@ -390,7 +390,7 @@ TEST_CASE("the Atlas 800T A2 preset: a full HCCS mesh of 910B under HCCL, on whi
   ClusterSetup a2 = loadClusterFile(source("configs/clusters/atlas-800t-a2-8.yaml"), {});
   CHECK(a2.cluster.ranks() == 8);
   CHECK(a2.cluster.links.size() == 28 + 8); // 8 x 7 / 2 HCCS pairs, a NIC link per NPU
-  CHECK(a2.library.name == "hccl");
+  CHECK(a2.library.kind == LibraryKind::Hccl);
   CHECK(a2.cluster.device.memory == Bytes(64) << 30);
   auto run = [&](const char* algo, Bytes bytes) {
     AlgorithmEntry a = *findAlgorithm(Collective::AllReduce, algo);

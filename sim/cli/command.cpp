@@ -188,7 +188,7 @@ void applyHcclAlgorithm(const EnvOptions& env, const std::string& clusterFile, c
 
 void noteLibraryRule(const std::string& algorithm, Collective op, const ClusterSetup& setup, CliStreams io,
                      int channels) {
-  if (setup.library.name != "nccl") return;
+  if (setup.library.kind != LibraryKind::Nccl) return;
   if (algorithm == kLibraryAlgorithm && op == Collective::AllReduce)
     io.err << "collsim: note: " << ncclAlgorithmsNote(ncclTopologyOf(setup.cluster)) << '\n';
   io.err << "collsim: note: " << NcclPicker(op, setup, channels > 1 ? channels : 0).rule() << '\n';

@@ -88,7 +88,7 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
       if (!p) {
         std::string names;
         for (const auto& q : m.protocols) names += (names.empty() ? "" : ", ") + q.name;
-        value.fail("library " + m.name + " has no protocol " + key + (names.empty() ? "" : " (protocols: " + names + ")"));
+        value.fail("library " + std::string(m.name()) + " has no protocol " + key + (names.empty() ? "" : " (protocols: " + names + ")"));
       }
       loadProtocol(value, *p);
     }
@@ -98,10 +98,10 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
     if (std::string unknown = m.unknownProtocols(); !unknown.empty()) {
       std::string names = "auto";
       for (const auto& q : m.protocols) names += ", " + q.name;
-      v->fail("library " + m.name + " has no protocol " + unknown + " (protocols: " + names +
+      v->fail("library " + std::string(m.name()) + " has no protocol " + unknown + " (protocols: " + names +
               "; a list: A,B; all but: ^A)");
     }
-    if (m.candidates().empty()) v->fail("'" + m.protocol + "' leaves library " + m.name + " no protocol");
+    if (m.candidates().empty()) v->fail("'" + m.protocol + "' leaves library " + std::string(m.name()) + " no protocol");
   }
   return m;
 }

@@ -56,7 +56,7 @@ constexpr Bandwidth GBps(double v) { return Bandwidth(v * 1e9); }
 //   NVLS from 2 MiB (nccl-tests issue #309).
 LibraryModel ncclLibrary() {
   LibraryModel m;
-  m.name = "nccl";
+  m.kind = LibraryKind::Nccl;
   m.launch = us(4.2);
   m.channels = 16;
   m.computeUnitsPerChannel = 1;
@@ -80,7 +80,7 @@ LibraryModel ncclLibrary() {
 // settings (simulation loop bytes), not through a chunk here.
 LibraryModel hcclLibrary() {
   LibraryModel m;
-  m.name = "hccl";
+  m.kind = LibraryKind::Hccl;
   m.protocols = {{.name = "Simple", .stepOverhead = us(13), .laneEfficiency = 0}};
   return m;
 }
@@ -141,6 +141,15 @@ int LibraryModel::channelsFor(const ProtocolModel& p, Bytes bytes, int ranks) co
   return int(std::clamp<Bytes>(wanted, Bytes(std::max(1, minChannels)), Bytes(std::max(minChannels, channels))));
 }
 
+const char* libraryName(LibraryKind k) {
+  switch (k) {
+  case LibraryKind::Ideal: return "ideal";
+  case LibraryKind::Nccl: return "nccl";
+  case LibraryKind::Hccl: return "hccl";
+  }
+  return "?";
+}
+
 bool libraryPreset(const std::string& name, LibraryModel& out) {
   if (name == "ideal") out = LibraryModel{};
   else if (name == "nccl") out = ncclLibrary();
@@ -149,6 +158,8 @@ bool libraryPreset(const std::string& name, LibraryModel& out) {
   return true;
 }
 
-std::vector<std::string> libraryPresetNames() { return {"ideal", "nccl", "hccl"}; }
+std::vector<std::string> libraryPresetNames() {
+  return {libraryName(LibraryKind::Ideal), libraryName(LibraryKind::Nccl), libraryName(LibraryKind::Hccl)};
+}
 
 } // namespace collsim

@@ -82,8 +82,14 @@ struct ProtocolModel {
   Bytes maxBytes = 0;
 };
 
+// Which library's behaviour a cluster runs with: none (ideal), NCCL's or
+// HCCL's. Its name exists only at input and output (libraryName).
+enum class LibraryKind : std::uint8_t { Ideal, Nccl, Hccl };
+const char* libraryName(LibraryKind k); // "ideal", "nccl", "hccl"
+
 struct LibraryModel {
-  std::string name = "ideal";
+  LibraryKind kind = LibraryKind::Ideal;
+  const char* name() const { return libraryName(kind); }
   Time launch = 0;            // per collective and device: the host launching it
   int channels = 1;           // the most (NCCL_MAX_NCHANNELS)
   int minChannels = 1;        // NCCL_MIN_NCHANNELS

@@ -199,9 +199,9 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
     if (!best || run.execution.finish < best->execution.finish) best = std::move(run);
   }
   if (!best && inNetwork)
-    throw InputError(req.algorithm->name + " reduces in the network, which library " + req.library.name +
+    throw InputError(req.algorithm->name + " reduces in the network, which library " + std::string(req.library.name()) +
                      " does under none of the protocols allowed (" + req.library.protocol + ")");
-  if (!best) throw InputError("library " + req.library.name + " has no protocol " + req.library.protocol);
+  if (!best) throw InputError("library " + std::string(req.library.name()) + " has no protocol " + req.library.protocol);
   best->simulatedEvents = events;
   if (trace) return simulateShape(cluster, req, protocolShape(cluster, req, *req.library.find(best->protocol)), trace);
   return *best;

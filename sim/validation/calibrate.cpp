@@ -198,7 +198,7 @@ std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Clust
     if (n == kSwitchPoints) {
       std::vector<std::string> protocols = switchingProtocols(library);
       if (protocols.empty())
-        throw InputError("--fit " + n + ": library " + library.name + " has one protocol to run (" +
+        throw InputError("--fit " + n + ": library " + library.name() + " has one protocol to run (" +
                          library.protocol + "), no switch between protocols");
       for (const auto& protocol : protocols) fit.push_back({protocol + kMaxBytesSuffix, kSwitchLo, kSwitchHi, true, 0});
       continue;

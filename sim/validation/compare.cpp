@@ -74,7 +74,7 @@ ComparisonPlan planComparison(const MeasuredCurve& curve, Collective op, const C
   // is its pick alone, and each algorithm of a list runs under the protocol
   // it rates fastest ("" below: the simulation tries them all).
   std::optional<NcclPicker> nccl;
-  if (setup.library.name == "nccl") nccl.emplace(op, setup, o.channels > 1 ? o.channels : 0);
+  if (setup.library.kind == LibraryKind::Nccl) nccl.emplace(op, setup, o.channels > 1 ? o.channels : 0);
   for (const auto& p : used) {
     std::vector<const AlgorithmEntry*> candidates = algorithmsFor(p.bytes);
     std::vector<std::string> chosen(candidates.size());
@@ -121,7 +121,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   const auto& protocols = plan.protocols;
   enforceLimits(plan.work, o.limits, curve.source);
   std::string label = plan.byLibrary ? "the library's choice (" + joinList(names) + ")" : joinList(names);
-  Comparison c{o.channels > 1 ? label + " x" + std::to_string(o.channels) : label, setup.library.name, op,
+  Comparison c{o.channels > 1 ? label + " x" + std::to_string(o.channels) : label, setup.library.name(), op,
                cluster.ranks(), {}, 0, 0, 0, 0};
   // The two-point line t = a + b n through the ends.
   const MeasuredPoint &lo = used.front(), &hi = used.back();

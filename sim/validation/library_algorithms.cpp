@@ -17,12 +17,12 @@ std::vector<std::string> ncclAlgorithms(Collective op, const Cluster& cluster) {
 
 std::function<std::vector<std::string>(Bytes)> libraryAlgorithms(Collective op, const ClusterSetup& setup,
                                                                  const SelectorRules* rules) {
-  const std::string& name = setup.library.name;
-  if (name == "nccl") {
+  const LibraryKind kind = setup.library.kind;
+  if (kind == LibraryKind::Nccl) {
     std::vector<std::string> candidates = ncclAlgorithms(op, setup.cluster);
     return [candidates](Bytes) { return candidates; };
   }
-  if (name == "hccl") {
+  if (kind == LibraryKind::Hccl) {
     if (!rules) throw InputError("--algo library on an HCCL cluster needs selector rules");
     return [op, rules, cluster = setup.cluster](Bytes bytes) {
       return std::vector<std::string>{choose(*rules, op, bytes, cluster).algorithm};
