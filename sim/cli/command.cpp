@@ -8,11 +8,10 @@
 
 #include "sim/study/collective_study.h"
 #include "sim/study/execute.h"
-#include "sim/study/execute_training.h"
 #include "sim/study/output_file.h"
 #include "sim/report/provenance.h"
 #include "sim/study/study_estimate.h"
-#include "sim/study/study_journal.h"
+#include "sim/study/run_study.h"
 #include "sim/core/parallel.h"
 #include "sim/config/cluster_config.h"
 #include "sim/config/config_node.h"
@@ -242,27 +241,6 @@ bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& w
   return true;
 }
 
-// Variants and sweeps of a collective scenario: every point's runs on all
-// cores, then one report.
-static int simulateCollectiveStudy(const std::vector<Scenario>& study, const std::string& command,
-                                   const OutputOptions& o, CliStreams io) {
-  if (o.resume) throw UsageError("--resume: continues training studies; a collective study has nothing to resume");
-  OutputFormat format = outputFormatOf(o);
-  PlannedOutputs outputs(o);
-  TraceRecorder recorder = traceRecorderOf(o);
-  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
-                         o.seed.value_or(study.front().simulation.seed)};
-  CollectiveStudyReport report = executeCollectiveStudy(study, command, options);
-  // Nothing ran: the study itself is wrong (exit 2, nothing written).
-  if (report.failedRows() == report.rowCount()) throw InputError(report.firstError());
-  outputs.write(formatCollectiveStudy(report, format), recorder, io);
-  if (std::size_t failed = report.failedRows()) {
-    io.err << "collsim: " << failed << " of " << report.rowCount() << " runs failed (see the table)\n";
-    return kExitSomePointsFailed;
-  }
-  return 0;
-}
-
 int simulateStudyAndReport(const StudyReader& reader, const std::string& command, const OutputOptions& o,
                            CliStreams io) {
   const Scenario first = reader.point(0);
@@ -272,69 +250,34 @@ int simulateStudyAndReport(const StudyReader& reader, const std::string& command
   }
   // The limits are checked on a sample of the points (reading them all is
   // much of the run); every point is read only to run. A training study
-  // small enough to be estimated whole is checked below, once, as it runs.
+  // small enough to be estimated whole is checked by runStudy, once, as it runs.
   const int parallelRuns = o.trace.empty() ? hardwareThreads() : 1;
   const bool trainingWhole = first.training && reader.size() <= kStudySamplePoints;
   if (!trainingWhole && !checkWork(o.limits, parallelRuns, first.name, io,
                                    [&](const WorkLimits* stop) { return estimateStudy(reader, stop); }))
     return 0;
   const std::vector<Scenario> study = reader.all();
-  auto loadedTraining = [](const Scenario& s) { return s.loadError.empty() && s.training; };
-  auto loadedCollective = [](const Scenario& s) { return s.loadError.empty() && !s.training; };
-  if (std::any_of(study.begin(), study.end(), loadedTraining) && std::any_of(study.begin(), study.end(), loadedCollective))
-    throw ConfigError(study.front().name + ": a study's points are all training steps or all collectives");
-  if (std::any_of(study.begin(), study.end(), loadedCollective)) return simulateCollectiveStudy(study, command, o, io);
   OutputFormat format = outputFormatOf(o);
   PlannedOutputs outputs(o);
-  // Every point's own estimate: one past the clock fails alone.
-  std::vector<TrainingJob> jobs = trainingJobs(study);
-  if (!checkWork(o.limits, parallelRuns, study.front().name, io,
-                 [&](const WorkLimits* stop) { return estimateTrainingJobs(jobs, stop); }))
-    return 0;
-
-  // With --out FILE, completed points go to FILE.partial as they finish.
-  std::optional<StudyJournal> journal;
-  std::string journalPath = outputs.out ? outputs.out->journalPath() : "";
-  if (o.resume && journalPath.empty()) throw UsageError("--resume needs --out FILE (the partial results are FILE.partial)");
-  if (!journalPath.empty()) journal.emplace(journalPath, o.fingerprint, o.resume);
-  TrainingRunHooks hooks;
-  int misfits = 0;
-  if (journal) {
-    for (std::size_t i = 0; i < jobs.size(); ++i)
-      if (auto it = journal->recovered().find(trainingPointKey(jobs[i])); it != journal->recovered().end()) {
-        // A record of another cluster than its point's is not its result: it runs again.
-        if (jobs[i].scenario->cluster.ranks() != it->second.step.ranks) {
-          ++misfits;
-          continue;
-        }
-        hooks.done[i] = it->second;
-      }
-    if (o.resume)
-      io.err << "collsim: resuming: " << hooks.done.size() << " of " << jobs.size() << " points read from "
-             << journal->path()
-             << (journal->skipped() + misfits > 0
-                     ? " (" + std::to_string(journal->skipped() + misfits) + " damaged record(s) dropped: they run again)"
-                     : "")
-             << "\n";
-    hooks.completed = [&](std::size_t i, const TrainingPoint& p) {
-      if (p.failed()) return;
-      if (std::string failure = journal->append(trainingPointKey(jobs[i]), p); !failure.empty())
-        io.err << "collsim: warning: " << failure << "\n";
-    };
-  }
   TraceRecorder recorder = traceRecorderOf(o);
-  ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
-                         o.seed.value_or(study.front().simulation.seed)};
-  TrainingReport report = executeTrainingJobs(jobs, command, options, hooks);
-  // No point ran: the study itself is wrong (exit 2, nothing written).
-  if (!report.points.empty() && report.failedPoints() == report.points.size()) {
-    if (journal) journal->finish();
-    throw InputError(report.points.front().error);
-  }
-  outputs.write(formatTrainingReport(report, format), recorder, io);
-  if (journal) journal->finish();
-  if (std::size_t failed = report.failedPoints()) {
-    io.err << "collsim: " << failed << " of " << report.points.size() << " points failed (see their rows)\n";
+  StudyRunOptions options;
+  options.execute = {o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,
+                     o.seed.value_or(study.front().simulation.seed)};
+  options.journalPath = outputs.out ? outputs.out->journalPath() : ""; // completed points go to FILE.partial
+  options.fingerprint = o.fingerprint;
+  options.resume = o.resume;
+  options.notices = &io.err;
+  options.approve = [&](const std::function<WorkEstimate(const WorkLimits*)>& estimate) {
+    return checkWork(o.limits, parallelRuns, study.front().name, io, estimate);
+  };
+  StudyRun run = runStudy(study, command, options);
+  if (!run.collectives && !run.training) return 0; // --estimate
+  outputs.write(run.collectives ? formatCollectiveStudy(*run.collectives, format) : formatTrainingReport(*run.training, format),
+                recorder, io);
+  run.finish();
+  if (std::size_t failed = run.failed()) {
+    io.err << "collsim: " << failed << " of " << run.total()
+           << (run.collectives ? " runs failed (see the table)\n" : " points failed (see their rows)\n");
     return kExitSomePointsFailed;
   }
   return 0;
