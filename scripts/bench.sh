@@ -134,22 +134,9 @@ cluster: $PWD/configs/clusters/atlas-2x8.yaml
 algo: hier:ring+rhd
 training: {model: $PWD/configs/models/decoder-7b.yaml, bucket: 64MiB, pipeline: 2}
 YAML
-# Llama 3 70B on 1,024 910B NPUs under TP 8 x PP 8 x DP 16 (#15's target: under 2 s).
-cat > "$tmp/llama3-70b-1024.yaml" <<YAML
-name: llama3-70b-1024
-cluster: $PWD/configs/clusters/atlas-800t-a2-8.yaml
-algo: auto
-simulation: {segment: 16MiB}
-training:
-  model: $PWD/configs/models/llama3-70b.yaml
-  bucket: 256MiB
-  pipeline: 2
-  parallel: {tp: 8, pp: 8, zero: 1, micro_batches: 16, sequence_parallel: true}
-YAML
-# Llama 3 405B as Meta trained it (tp 8, pp 16 interleaved, 16 micro-batches
-# a replica) on DGX H100 servers: 1,024, 16,384 and 131,072 GPUs, whose DP
-# replicas are simulated once (docs/planning.md, "At the scale of frontier runs").
-cat > "$tmp/llama3-405b-h100.yaml" <<YAML
+# Llama 3 70B on 1,024 NPUs and 405B on 1,024 to 131,072 H100s.
+source scripts/bench_steps.sh
+write_step_scenarios "$tmp"
 name: llama3-405b-h100
 cluster: $PWD/configs/clusters/dgx-h100-8.yaml
 algo: auto

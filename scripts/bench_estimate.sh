@@ -42,6 +42,23 @@ row() {
     printf "%-28s %10.3g %10.3g %6.2f %9.1f %9.2f %s %9.0f %9.0f %6.2f\n", l, ee, e, ee / e, es, w, wr, em, p / 1024, em / (p / 1024) }'
 }
 
+# compare COMMAND "LABEL|ARGS": estimates `collsim COMMAND ARGS`, runs it, and
+# prints its row (a run's events: perf's CSV column, or a study's points' sum).
+compare() {
+  local label="${2%%|*}" args estimate events
+  read -r -a args <<< "${2#*|}"
+  estimate=$(build/collsim "$1" "${args[@]}" --max-events 1e12 --estimate | tail -n 1)
+  if [ "$1" = perf ]; then
+    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf "${args[@]}" --max-events 1e12 --format csv > "$tmp/out.csv"
+    events=$(awk -F, '!/^#/ && ++n == 2 {print $10}' "$tmp/out.csv")
+  else
+    /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim "$1" "${args[@]}" --max-events 1e12 --format json > "$tmp/out.json"
+    events=$(/usr/bin/python3 -c "import json,sys; \
+print(sum(p['events'] for p in json.load(open(sys.argv[1]))['points']))" "$tmp/out.json")
+  fi
+  row "$label" "$estimate" "$events"
+}
+
 # A case: its label, then perf's arguments.
 cases=(
   "ring 512 ranks, 1 GiB|--cluster $tmp/ring.yaml --set devices=512 --algo ring -b 1GiB -e 1GiB"
@@ -58,60 +75,27 @@ if [ "$full" = 1 ]; then
 fi
 
 printf "%-28s %10s %10s %6s %9s %9s %6s %9s %9s %6s\n" case est_events events ratio est_s wall_s ratio est_MiB peak_MiB ratio
-for c in "${cases[@]}"; do
-  label="${c%%|*}"
-  read -r -a args <<< "${c#*|}"
-  estimate=$(build/collsim perf "${args[@]}" --max-events 1e12 --estimate | tail -n 1)
-  /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf "${args[@]}" --max-events 1e12 --format csv > "$tmp/out.csv"
-  row "$label" "$estimate" "$(awk -F, '!/^#/ && ++n == 2 {print $10}' "$tmp/out.csv")"
-done
+for c in "${cases[@]}"; do compare perf "$c"; done
 echo "(estimates print whole seconds, at least 1 s: runs under a second get no wall ratio)"
 
-# Training steps (scripts/bench.sh's): a run's events are its points' sum.
-cat > "$tmp/llama3-70b.yaml" <<YAML
-name: llama3-70b
-cluster: $PWD/configs/clusters/atlas-800t-a2-8.yaml
-algo: auto
-simulation: {segment: 16MiB}
-training:
-  model: $PWD/configs/models/llama3-70b.yaml
-  bucket: 256MiB
-  pipeline: 2
-  parallel: {tp: 8, pp: 8, zero: 1, micro_batches: 16, sequence_parallel: true}
-YAML
-cat > "$tmp/llama3-405b.yaml" <<YAML
-name: llama3-405b
-cluster: $PWD/configs/clusters/dgx-h100-8.yaml
-algo: auto
-simulation: {segment: 16MiB}
-training:
-  model: $PWD/configs/models/llama3-405b.yaml
-  framework: megatron
-  bucket: 256MiB
-  parallel: {tp: 8, pp: 16, zero: 1, micro_batches: 16, schedule: interleaved, virtual_stages: 2, sequence_parallel: true}
-YAML
+# Training steps (scripts/bench.sh's).
+source scripts/bench_steps.sh
+write_step_scenarios "$tmp"
 off="--set simulation.symmetry=off"
 steps=(
-  "70B, 1,024 NPUs, folded|$tmp/llama3-70b.yaml --set cluster.servers=128"
-  "70B, 1,024 NPUs, in full|$tmp/llama3-70b.yaml --set cluster.servers=128 $off"
-  "405B, 256 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=32 $off"
-  "405B, 1,024 H100s, folded|$tmp/llama3-405b.yaml --set cluster.servers=128"
-  "405B, 1,024 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=128 $off"
-  "405B, 4,096 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=512 $off"
-  "405B, 16,384 H100s, folded|$tmp/llama3-405b.yaml --set cluster.servers=2048"
-  "405B, 131,072 H100s, folded|$tmp/llama3-405b.yaml --set cluster.servers=16384"
+  "70B, 1,024 NPUs, folded|$tmp/llama3-70b-1024.yaml --set cluster.servers=128"
+  "70B, 1,024 NPUs, in full|$tmp/llama3-70b-1024.yaml --set cluster.servers=128 $off"
+  "405B, 256 H100s, in full|$tmp/llama3-405b-h100.yaml --set cluster.servers=32 $off"
+  "405B, 1,024 H100s, folded|$tmp/llama3-405b-h100.yaml --set cluster.servers=128"
+  "405B, 1,024 H100s, in full|$tmp/llama3-405b-h100.yaml --set cluster.servers=128 $off"
+  "405B, 4,096 H100s, in full|$tmp/llama3-405b-h100.yaml --set cluster.servers=512 $off"
+  "405B, 16,384 H100s, folded|$tmp/llama3-405b-h100.yaml --set cluster.servers=2048"
+  "405B, 131,072 H100s, folded|$tmp/llama3-405b-h100.yaml --set cluster.servers=16384"
 )
-[ "$full" = 1 ] && steps+=("405B, 16,384 H100s, in full|$tmp/llama3-405b.yaml --set cluster.servers=2048 $off")
+[ "$full" = 1 ] && steps+=("405B, 16,384 H100s, in full|$tmp/llama3-405b-h100.yaml --set cluster.servers=2048 $off")
 echo
 printf "%-28s %10s %10s %6s %9s %9s %6s %9s %9s %6s\n" step est_events events ratio est_s wall_s ratio est_MiB peak_MiB ratio
-for c in "${steps[@]}"; do
-  label="${c%%|*}"
-  read -r -a args <<< "${c#*|}"
-  estimate=$(build/collsim run "${args[@]}" --max-events 1e12 --estimate | tail -n 1)
-  /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim run "${args[@]}" --max-events 1e12 --format json > "$tmp/out.json"
-  row "$label" "$estimate" "$(/usr/bin/python3 -c "import json,sys; \
-print(sum(p['events'] for p in json.load(open(sys.argv[1]))['points']))" "$tmp/out.json")"
-done
+for c in "${steps[@]}"; do compare run "$c"; done
 
 # What an estimate or a refusal costs by itself (#39: at most ~1 s for any
 # input): the wall time of each command, which prints an estimate or exits 2.
