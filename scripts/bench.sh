@@ -137,16 +137,6 @@ YAML
 # Llama 3 70B on 1,024 NPUs and 405B on 1,024 to 131,072 H100s.
 source scripts/bench_steps.sh
 write_step_scenarios "$tmp"
-name: llama3-405b-h100
-cluster: $PWD/configs/clusters/dgx-h100-8.yaml
-algo: auto
-simulation: {segment: 16MiB}
-training:
-  model: $PWD/configs/models/llama3-405b.yaml
-  framework: megatron
-  bucket: 256MiB
-  parallel: {tp: 8, pp: 16, zero: 1, micro_batches: 16, schedule: interleaved, virtual_stages: 2, sequence_parallel: true}
-YAML
 printf "%-44s %7s %10s %12s %12s %10s\n" study points wall_s events Mevents/s peak_MiB
 for spec in "scenarios/seed-8card-tuning.yaml" "scenarios/capacity-plan-bert.yaml" \
             "$tmp/decoder-7b-512.yaml --set cluster.servers=64" \
