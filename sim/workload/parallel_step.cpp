@@ -752,9 +752,10 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
       for (int step = 0, n = stream.stepCount(rank); step < n; ++step) {
         ops.clear();
         stream.appendOps(rank, step, ops);
-        const auto sends = std::count_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::Send; });
-        if (std::any_of(ops.begin(), ops.end(), communicates) != communicating) laneEvents += 1, communicating = !communicating;
-        if (sends > 0 && (costs.intraStep > 0 || costs.interStep > 0)) laneEvents += 1; // the step's latency
+        const bool talks = std::any_of(ops.begin(), ops.end(), communicates);
+        if (talks != communicating) laneEvents += 1, communicating = talks;
+        // A step that communicates waits out its latency first (ScheduleExecutor::stepLatency).
+        if (talks && (costs.intraStep > 0 || costs.interStep > 0)) laneEvents += 1;
         firstLinks.clear();
         for (const Op& op : ops) {
           if (op.kind == OpKind::Compute) compute += Time(op.durationPs), laneEvents += 1;
