@@ -88,10 +88,11 @@ struct ClusterNode {
   double reduceEfficiency = 1;
 };
 
-// Which tier a link belongs to: a server's scale-up links (HCCS, NVLink),
-// the scale-out network (RoCE, InfiniBand) or the PCIe between devices and
-// NICs. Names exist only at input and output: a cluster file calls its
-// tiers what it likes (Cluster::tierName), programs read tierKey.
+// Which kind of tier a link belongs to: a server's scale-up links (HCCS,
+// NVLink), the scale-out network (RoCE, InfiniBand; lossy Ethernet at packet
+// level) or the PCIe between devices and NICs. Names exist only at input and
+// output: a cluster file calls its tiers what it likes (Cluster::tierName),
+// programs read tierKey.
 enum class LinkTier : std::uint8_t { ScaleUp, ScaleOut, Pcie };
 inline const char* tierKey(LinkTier t) {
   return t == LinkTier::ScaleUp ? "scale_up" : t == LinkTier::ScaleOut ? "scale_out" : "pcie";
@@ -107,11 +108,19 @@ inline std::optional<LinkTier> tierOfKey(const std::string& key) {
 enum class HccsShape : std::uint8_t { Ring, Mesh, TwoGroupsOfFour, Custom, Switch };
 enum class FabricKind : std::uint8_t { None, Switch, LeafSpine, Rail };
 
+// One tier of a cluster as its file names it. A cluster has one or more of
+// each kind in use: a rail tier and a spine tier above it are both scale-out.
+struct ClusterTier {
+  LinkTier kind;
+  std::string name; // "NVLink", "RoCE", "spine", "PCIe"
+};
+
 struct ClusterLink {
   int a;
   int b;
   LinkParams params;
-  LinkTier tier;
+  LinkTier tier;       // its kind (what the models do with it)
+  std::uint8_t level;  // its tier, an index into Cluster::tiers (what outputs call it)
 };
 
 struct Cluster {
@@ -130,14 +139,11 @@ struct Cluster {
   // "8 devices, HCCS ring" style one-liner.
   std::string description;
   HccsShape hccsShape = HccsShape::Ring; // inside a server
-  // What the cluster file calls its scale-up links and its scale-out
-  // network: HCCS and RoCE, NVLink and InfiniBand, ...
-  std::string scaleUpName = "HCCS", scaleOutName = "RoCE";
-  // A tier as people read it, in every output.
-  const std::string& tierName(LinkTier t) const {
-    static const std::string pcie = "PCIe";
-    return t == LinkTier::ScaleUp ? scaleUpName : t == LinkTier::ScaleOut ? scaleOutName : pcie;
-  }
+  // Its tiers, from the devices up (scale-up first, PCIe last), as the
+  // cluster file names them: HCCS and RoCE, NVLink, rail and spine, ...
+  std::vector<ClusterTier> tiers;
+  // A link's tier as people read it, in every output.
+  const std::string& tierName(const ClusterLink& l) const { return tiers[l.level].name; }
   FabricKind fabric = FabricKind::None; // between servers
   // Whether traffic between devices of one server may leave the server
   // (through the NICs and the fabric). HCCL keeps it on HCCS unless

@@ -26,8 +26,16 @@ Vertex addNode(Graph& g, NodeKind kind, const std::string& name, int server) {
   return Vertex(g.nodes.size() - 1);
 }
 
-void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, LinkTier tier) {
-  g.links.push_back({a, b, params, tier});
+std::uint8_t Graph::level(LinkTier kind, const std::string& name) {
+  for (std::size_t i = 0; i < tiers.size(); ++i)
+    if (tiers[i].kind == kind && tiers[i].name == name) return std::uint8_t(i);
+  if (tiers.size() > 255) throw TopologyError("a cluster has at most 256 tiers");
+  tiers.push_back({kind, name});
+  return std::uint8_t(tiers.size() - 1);
+}
+
+void addLink(Graph& g, Vertex a, Vertex b, const LinkParams& params, LinkTier tier, std::uint8_t level) {
+  g.links.push_back({a, b, params, tier, level});
 }
 
 std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string& prefix, int server) {
@@ -35,7 +43,9 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
   if (p.devices > 1) checkLink(p.hccs, p.linkName + " link");
   std::vector<Vertex> dev;
   for (int d = 0; d < p.devices; ++d) dev.push_back(addNode(g, NodeKind::Device, prefix + "dev" + std::to_string(d), server));
-  auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, LinkTier::ScaleUp); };
+  const std::uint8_t scaleUp = g.level(LinkTier::ScaleUp, p.linkName);
+  auto hccs = [&](int a, int b) { addLink(g, dev[a], dev[b], p.hccs, LinkTier::ScaleUp, scaleUp); };
+  auto pcie = [&](Vertex a, Vertex b) { addLink(g, a, b, p.interGroup, LinkTier::Pcie, g.level(LinkTier::Pcie, kPcieTierName)); };
 
   switch (p.shape) {
   case HccsShape::Ring:
@@ -55,15 +65,15 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
         for (int b = a + 1; b < 4; ++b) hccs(4 * grp + a, 4 * grp + b);
     Vertex sw0 = addNode(g, NodeKind::ServerSwitch, prefix + "pcie0", server);
     Vertex sw1 = addNode(g, NodeKind::ServerSwitch, prefix + "pcie1", server);
-    for (int d = 0; d < 8; ++d) addLink(g, dev[d], d < 4 ? sw0 : sw1, p.interGroup, LinkTier::Pcie);
-    addLink(g, sw0, sw1, p.interGroup, LinkTier::Pcie);
+    for (int d = 0; d < 8; ++d) pcie(dev[d], d < 4 ? sw0 : sw1);
+    pcie(sw0, sw1);
     break;
   }
   case HccsShape::Switch: {
     Vertex sw = addNode(g, NodeKind::ServerSwitch, prefix + "nvswitch", server);
     g[sw].reduces = p.switchReduces;
     g[sw].reduceEfficiency = p.switchReduceEfficiency;
-    for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, LinkTier::ScaleUp);
+    for (int d = 0; d < p.devices; ++d) addLink(g, dev[d], sw, p.hccs, LinkTier::ScaleUp, scaleUp);
     break;
   }
   case HccsShape::Custom: {
@@ -79,7 +89,7 @@ std::vector<Vertex> addServer(Graph& g, const ServerParams& p, const std::string
     for (auto [pair, k] : bonded) {
       LinkParams l = p.hccs;
       l.bandwidth *= Bandwidth(k);
-      addLink(g, dev[pair.first], dev[pair.second], l, LinkTier::ScaleUp);
+      addLink(g, dev[pair.first], dev[pair.second], l, LinkTier::ScaleUp, scaleUp);
     }
     break;
   }
@@ -97,6 +107,7 @@ Cluster exportCluster(Graph&& g, std::string name, int servers, int devicesPerSe
   c.description = std::move(description);
   c.nodes = std::move(g.nodes);
   c.links = std::move(g.links);
+  c.tiers = std::move(g.tiers);
   for (std::size_t v = 0; v < c.nodes.size(); ++v)
     if (c.nodes[v].kind == NodeKind::Device) c.rankNode.push_back(int(v));
   return c;

@@ -42,48 +42,119 @@ void validate(const ClusterParams& p) {
                               std::to_string(p.nic.perServer - 1));
     }
   }
-  const FabricParams& f = p.fabric;
-  if (f.kind != FabricKind::Switch) {
-    if (f.spines < 1) throw TopologyError("spines must be at least 1, got " + std::to_string(f.spines));
-    if (!(f.oversubscription > 0)) throw TopologyError("oversubscription must be positive");
-    if (f.uplinkLatency < 0) throw TopologyError("uplink latency must not be negative");
+  const std::vector<SwitchTier>& tiers = p.tiers;
+  for (std::size_t k = 0; k < tiers.size(); ++k) {
+    const SwitchTier& t = tiers[k];
+    const std::string tier = "tier " + std::to_string(k + 1) + " (" + t.name + ")";
+    if (t.size < 0) throw TopologyError(tier + ": size must be at least 1, got " + std::to_string(t.size));
+    if (t.switches < 1) throw TopologyError(tier + ": switches must be at least 1, got " + std::to_string(t.switches));
+    if (!(t.oversubscription > 0)) throw TopologyError(tier + ": oversubscription must be positive");
+    if (t.link.latency < 0) throw TopologyError(tier + ": latency must not be negative");
+    if (k > 0 && t.shape == SwitchShape::Rail) throw TopologyError(tier + ": rails join NIC ports; only tier 1 can be a rail tier");
+    if (k == 0 && t.switches != 1) throw TopologyError(tier + ": a NIC port joins one switch; tier 1 has one switch per group");
+    if (t.reduces && (k > 0 || t.shape != SwitchShape::Switch || (t.size != 0 && t.size < p.servers)))
+      throw TopologyError(tier + ": only a single switch over every server reduces (SHARP across tiers is a tree collsim does not model)");
   }
-  if (f.kind == FabricKind::LeafSpine && f.serversPerLeaf < 1)
-    throw TopologyError("servers per leaf must be at least 1, got " + std::to_string(f.serversPerLeaf));
+  if (!tiers.empty()) graph::checkLink(tiers.front().link, tiers.front().name + " link");
 }
 
-// Each leaf gets one uplink to every spine; together they carry the leaf's
-// downlink bandwidth divided by the oversubscription ratio.
-void addSpines(Graph& g, const std::vector<Vertex>& leaves, const std::vector<int>& downlinks, const ClusterParams& p) {
-  std::vector<Vertex> spines;
-  for (int s = 0; s < p.fabric.spines; ++s) spines.push_back(graph::addNode(g, NodeKind::Switch, "spine" + std::to_string(s)));
-  for (std::size_t l = 0; l < leaves.size(); ++l) {
-    double down = double(downlinks[l]) * double(p.nic.roce.bandwidth);
-    auto bw = Bandwidth(std::llround(down / (p.fabric.oversubscription * p.fabric.spines)));
-    LinkParams up{bw, p.fabric.uplinkLatency};
-    graph::checkLink(up, "uplink");
-    for (Vertex s : spines) graph::addLink(g, leaves[l], s, up, LinkTier::ScaleOut);
-  }
+// The switches of one tier, group by group, and what each carries down:
+// the sum of its downlinks' bandwidth, which sizes its links up.
+struct TierSwitches {
+  std::vector<std::vector<Vertex>> groups;
+  std::vector<double> down; // per switch, in the order of `groups` flattened
+};
+
+std::string switchName(const SwitchTier& t, std::size_t index) {
+  return t.numbered ? t.switchName + std::to_string(index) : t.switchName;
 }
 
-// Room for every server, built alike, and the fabric's nodes and links once
-// the first server is in g (262,144 devices: 1.2 M links, each table grown
-// by doubling took a tenth of the build).
+// Tier 1: the servers' NIC ports on their group's switch (or rails).
+TierSwitches addFirstTier(Graph& g, const SwitchTier& t, const std::vector<std::vector<Vertex>>& ports, std::uint8_t level) {
+  const std::size_t servers = ports.size(), nics = ports.front().size();
+  const std::size_t size = t.size == 0 ? servers : std::size_t(t.size);
+  const std::size_t perGroup = t.shape == SwitchShape::Rail ? nics : 1;
+  TierSwitches out;
+  for (std::size_t first = 0; first < servers; first += size) {
+    std::vector<Vertex> group;
+    for (std::size_t k = 0; k < perGroup; ++k) {
+      group.push_back(graph::addNode(g, NodeKind::Switch, switchName(t, out.down.size())));
+      g[group.back()].reduces = t.reduces;
+      g[group.back()].reduceEfficiency = t.reduceEfficiency;
+      out.down.push_back(0);
+    }
+    for (std::size_t s = first; s < std::min(servers, first + size); ++s)
+      for (std::size_t n = 0; n < nics; ++n) {
+        std::size_t k = t.shape == SwitchShape::Rail ? n : 0;
+        graph::addLink(g, ports[s][n], group[k], t.link, LinkTier::ScaleOut, level);
+        out.down[out.down.size() - perGroup + k] += double(t.link.bandwidth);
+      }
+    out.groups.push_back(std::move(group));
+  }
+  return out;
+}
+
+// Tier k > 1: `switches` per group, each linked to every switch of the
+// group's groups below. A group over a single switch keeps that switch.
+TierSwitches addUpperTier(Graph& g, const SwitchTier& t, const TierSwitches& below, std::uint8_t level) {
+  const std::size_t size = t.size == 0 ? below.groups.size() : std::size_t(t.size);
+  TierSwitches out;
+  std::size_t made = 0;       // this tier's switches so far
+  std::size_t belowIndex = 0; // of the first switch of the next group below
+  for (std::size_t first = 0; first < below.groups.size(); first += size) {
+    std::vector<std::pair<Vertex, double>> members; // the switches below and what they carry down
+    for (std::size_t b = first; b < std::min(below.groups.size(), first + size); ++b)
+      for (Vertex v : below.groups[b]) members.emplace_back(v, below.down[belowIndex++]);
+    if (members.size() == 1) {
+      out.groups.push_back({members.front().first});
+      out.down.push_back(members.front().second);
+      continue;
+    }
+    std::vector<Vertex> group;
+    for (int k = 0; k < t.switches; ++k) group.push_back(graph::addNode(g, NodeKind::Switch, switchName(t, made++)));
+    for (auto [v, down] : members) {
+      LinkParams up = t.link;
+      if (up.bandwidth == 0) up.bandwidth = Bandwidth(std::llround(down / (t.oversubscription * t.switches)));
+      graph::checkLink(up, t.name + " uplink");
+      for (Vertex s : group) graph::addLink(g, v, s, up, LinkTier::ScaleOut, level);
+    }
+    double each = 0; // every switch of the group carries the same down
+    for (auto [v, down] : members) each += t.link.bandwidth ? double(t.link.bandwidth) : down / (t.oversubscription * t.switches);
+    for (std::size_t k = 0; k < group.size(); ++k) out.down.push_back(each);
+    out.groups.push_back(std::move(group));
+  }
+  return out;
+}
+
+// Room for every server, built alike, and the fabric's links once the first
+// server is in g (262,144 devices: 1.2 M links, each table grown by doubling
+// took a tenth of the build). The upper tiers are few: they grow as needed.
 void reserveForServers(Graph& g, const ClusterParams& p, int nicsPerServer) {
   const std::size_t servers = std::size_t(p.servers), nics = std::size_t(nicsPerServer);
-  const std::size_t spines = std::size_t(std::max(0, p.fabric.spines));
-  std::size_t switches = 1, uplinks = 0;
-  if (p.fabric.kind == FabricKind::LeafSpine) {
-    switches = (servers + std::size_t(p.fabric.serversPerLeaf) - 1) / std::size_t(p.fabric.serversPerLeaf);
-    uplinks = switches * spines, switches += spines;
-  } else if (p.fabric.kind == FabricKind::Rail) {
-    switches = nics + spines, uplinks = nics * spines;
-  }
-  g.nodes.reserve(servers * g.nodes.size() + switches);
-  g.links.reserve(servers * (g.links.size() + nics) + uplinks);
+  g.nodes.reserve(servers * g.nodes.size() + servers);
+  g.links.reserve(servers * (g.links.size() + nics) + servers);
 }
 
-std::string describe(const ClusterParams& p) {
+// "rail (16 servers a group, 8 switches each) / spine (4 switches a group, 2:1 oversubscribed)"
+std::string describeTiers(const std::vector<SwitchTier>& tiers, const std::vector<int>& switchesPerTier) {
+  std::string d;
+  for (std::size_t k = 0; k < tiers.size(); ++k) {
+    const SwitchTier& t = tiers[k];
+    d += std::string(k ? " / " : ", ") + t.name + " (" + (t.shape == SwitchShape::Rail ? "rail, " : "") +
+         std::to_string(switchesPerTier[k]) + " switch(es)";
+    if (t.size != 0) d += ", " + std::to_string(t.size) + (k == 0 ? " servers" : " groups") + " a group";
+    if (t.oversubscription != 1) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, ", %g:1 oversubscribed", t.oversubscription);
+      d += ratio;
+    }
+    d += ")";
+  }
+  return d;
+}
+
+// `p` as given: the two-tier spelling is described as before.
+std::string describe(const ClusterParams& p, const std::vector<int>& switchesPerTier) {
   const ServerParams& s = p.server;
   std::string d = std::to_string(p.servers) + "x" + std::to_string(s.devices) + " devices, " + s.linkName + " " +
                   hccsShapeName(s.shape) + " " + formatBandwidth(s.hccs.bandwidth);
@@ -95,7 +166,9 @@ std::string describe(const ClusterParams& p) {
     d += p.nic.map == NicMap::Block ? " (devices in blocks)" : " (devices as listed)";
   if (p.nic.placement == NicPlacement::PerServer && p.nic.pcieShared)
     d += " behind shared PCIe uplinks of " + formatBandwidth(p.nic.pcieUplink.bandwidth);
-  d += " at " + formatLineRate(p.nic.roce.bandwidth) + ", " + fabricKindName(p.fabric.kind);
+  d += " at " + formatLineRate(p.nic.roce.bandwidth);
+  if (!p.tiers.empty()) return d + describeTiers(p.tiers, switchesPerTier);
+  d += std::string(", ") + fabricKindName(p.fabric.kind);
   if (p.fabric.kind != FabricKind::Switch) {
     d += " with " + std::to_string(p.fabric.spines) + " spine(s)";
     if (p.fabric.oversubscription != 1) {
@@ -105,6 +178,14 @@ std::string describe(const ClusterParams& p) {
     }
   }
   return d;
+}
+
+// What the selector's rules call the fabric: one switch, rails, or switches
+// over switches (leaf-spine, and every deeper tree).
+FabricKind fabricKindOf(const std::vector<SwitchTier>& tiers) {
+  if (tiers.empty()) return FabricKind::None;
+  if (tiers.front().shape == SwitchShape::Rail) return FabricKind::Rail;
+  return tiers.size() == 1 && tiers.front().size == 0 ? FabricKind::Switch : FabricKind::LeafSpine;
 }
 
 } // namespace
@@ -118,9 +199,33 @@ int NicParams::nicOf(int device, int devices) const {
   return 0;
 }
 
-Cluster buildCluster(const ClusterParams& p) {
+std::vector<SwitchTier> switchTiersOf(const ClusterParams& p) {
+  const FabricParams& f = p.fabric;
+  if (f.kind == FabricKind::None) return {};
+  SwitchTier first{p.nic.networkName, "switch", false, SwitchShape::Switch, 0, 1, p.nic.roce, 1, f.reduces, f.reduceEfficiency};
+  if (f.kind == FabricKind::Switch) return {first};
+  if (f.spines < 1) throw TopologyError("spines must be at least 1, got " + std::to_string(f.spines));
+  if (!(f.oversubscription > 0)) throw TopologyError("oversubscription must be positive");
+  if (f.uplinkLatency < 0) throw TopologyError("uplink latency must not be negative");
+  if (f.kind == FabricKind::LeafSpine && f.serversPerLeaf < 1)
+    throw TopologyError("servers per leaf must be at least 1, got " + std::to_string(f.serversPerLeaf));
+  first.switchName = f.kind == FabricKind::Rail ? "rail" : "leaf";
+  first.numbered = true;
+  first.shape = f.kind == FabricKind::Rail ? SwitchShape::Rail : SwitchShape::Switch;
+  first.size = f.kind == FabricKind::Rail ? 0 : f.serversPerLeaf;
+  SwitchTier spines{p.nic.networkName, "spine", true, SwitchShape::Switch, 0, f.spines, {0, f.uplinkLatency}, f.oversubscription};
+  return {first, spines};
+}
+
+Cluster buildCluster(const ClusterParams& given) {
+  ClusterParams p = given;
+  if (p.tiers.empty()) p.tiers = switchTiersOf(p);
   validate(p);
   Graph g;
+  // Levels bottom up: scale-up, the switch tiers (alike names share one), PCIe.
+  std::vector<std::uint8_t> levels{g.level(LinkTier::ScaleUp, p.server.linkName)};
+  for (const SwitchTier& t : p.tiers) levels.push_back(g.level(LinkTier::ScaleOut, t.name));
+  const std::uint8_t pcie = g.level(LinkTier::Pcie, graph::kPcieTierName);
   const int D = p.server.devices;
   const int nicsPerServer = p.nic.placement == NicPlacement::PerDevice ? D : p.nic.perServer;
 
@@ -142,58 +247,34 @@ Cluster buildCluster(const ClusterParams& p) {
     for (int d = 0; d < D; ++d) {
       int n = p.nic.nicOf(d, D);
       if (!p.nic.pcieShared) {
-        graph::addLink(g, dev[d], ports[s][n], p.nic.pcie, LinkTier::Pcie);
+        graph::addLink(g, dev[d], ports[s][n], p.nic.pcie, LinkTier::Pcie, pcie);
         continue;
       }
       if (pcieSwitches[n] == Vertex(-1)) {
         pcieSwitches[n] = graph::addNode(g, NodeKind::ServerSwitch, prefix + "pciesw" + std::to_string(n), s);
-        graph::addLink(g, pcieSwitches[n], ports[s][n], p.nic.pcieUplink, LinkTier::Pcie);
+        graph::addLink(g, pcieSwitches[n], ports[s][n], p.nic.pcieUplink, LinkTier::Pcie, pcie);
       }
-      graph::addLink(g, dev[d], pcieSwitches[n], p.nic.pcie, LinkTier::Pcie);
+      graph::addLink(g, dev[d], pcieSwitches[n], p.nic.pcie, LinkTier::Pcie, pcie);
     }
   }
 
-  switch (p.fabric.kind) {
-  case FabricKind::None:
-    if (p.servers > 1) throw TopologyError("servers need a fabric between them");
-    break;
-  case FabricKind::Switch: {
-    Vertex sw = graph::addNode(g, NodeKind::Switch, "switch");
-    g[sw].reduces = p.fabric.reduces;
-    g[sw].reduceEfficiency = p.fabric.reduceEfficiency;
-    for (const auto& server : ports)
-      for (Vertex port : server) graph::addLink(g, port, sw, p.nic.roce, LinkTier::ScaleOut);
-    break;
-  }
-  case FabricKind::LeafSpine: {
-    int leafCount = (p.servers + p.fabric.serversPerLeaf - 1) / p.fabric.serversPerLeaf;
-    std::vector<Vertex> leaves;
-    std::vector<int> downlinks(static_cast<std::size_t>(leafCount), 0);
-    for (int l = 0; l < leafCount; ++l) leaves.push_back(graph::addNode(g, NodeKind::Switch, "leaf" + std::to_string(l)));
-    for (int s = 0; s < p.servers; ++s) {
-      int l = s / p.fabric.serversPerLeaf;
-      for (Vertex port : ports[s]) graph::addLink(g, port, leaves[l], p.nic.roce, LinkTier::ScaleOut);
-      downlinks[l] += nicsPerServer;
+  std::vector<int> switchesPerTier;
+  if (p.servers > 1 && p.tiers.empty()) throw TopologyError("servers need a fabric between them");
+  if (!p.tiers.empty()) {
+    const std::size_t before = g.nodes.size();
+    TierSwitches tier = addFirstTier(g, p.tiers[0], ports, levels[1]);
+    switchesPerTier.push_back(int(g.nodes.size() - before));
+    for (std::size_t k = 1; k < p.tiers.size(); ++k) {
+      const std::size_t made = g.nodes.size();
+      tier = addUpperTier(g, p.tiers[k], tier, levels[k + 1]);
+      switchesPerTier.push_back(int(g.nodes.size() - made));
     }
-    if (leafCount > 1) addSpines(g, leaves, downlinks, p);
-    break;
-  }
-  case FabricKind::Rail: {
-    std::vector<Vertex> rails;
-    for (int k = 0; k < nicsPerServer; ++k) rails.push_back(graph::addNode(g, NodeKind::Switch, "rail" + std::to_string(k)));
-    for (int s = 0; s < p.servers; ++s)
-      for (int k = 0; k < nicsPerServer; ++k) graph::addLink(g, ports[s][k], rails[k], p.nic.roce, LinkTier::ScaleOut);
-    if (nicsPerServer > 1) addSpines(g, rails, std::vector<int>(rails.size(), p.servers), p);
-    break;
-  }
   }
   graph::checkConnected(g);
-  Cluster c = graph::exportCluster(std::move(g), p.name, p.servers, D, p.server.device, describe(p));
+  Cluster c = graph::exportCluster(std::move(g), p.name, p.servers, D, p.server.device, describe(given, switchesPerTier));
   c.hccsShape = p.server.shape;
-  c.scaleUpName = p.server.linkName;
-  c.scaleOutName = p.nic.networkName;
   c.serverRings = serverRingsOf(p.server);
-  c.fabric = p.fabric.kind;
+  c.fabric = fabricKindOf(p.tiers);
   c.intraServerRoce = p.intraServerRoce;
   return c;
 }

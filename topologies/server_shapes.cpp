@@ -25,13 +25,13 @@ std::vector<std::vector<int>> serverRingsOf(const ServerParams& p) {
 Cluster buildServer(const ServerParams& p) {
   if (p.device.stepOverhead < 0) throw TopologyError("device step overhead must not be negative");
   graph::Graph g;
+  g.level(LinkTier::ScaleUp, p.linkName);
   graph::addServer(g, p, "");
   graph::checkConnected(g);
   std::string description = std::to_string(p.devices) + " devices, " + p.linkName + " " + hccsShapeName(p.shape) + ", " +
                             formatBandwidth(p.hccs.bandwidth) + " per direction, " + formatTime(p.hccs.latency);
   Cluster c = graph::exportCluster(std::move(g), p.name, 1, p.devices, p.device, description);
   c.hccsShape = p.shape;
-  c.scaleUpName = p.linkName;
   c.serverRings = serverRingsOf(p);
   return c;
 }

@@ -57,19 +57,20 @@ std::string linkRate(LinkTier tier, Bandwidth bw) { return tier == LinkTier::Sca
 
 std::string gigabytesPerSecond(double bytesPerSecond) { return fixed(bytesPerSecond / 1e9, 1) + " GB/s"; }
 
-// Links grouped by (tier, bandwidth, latency).
+std::string linkRate(const ClusterLink& l) { return linkRate(l.tier, l.params.bandwidth); }
+
+// Links grouped by (tier, bandwidth, latency): one of them and how many.
 struct LinkGroup {
-  LinkTier tier;
-  LinkParams params;
+  ClusterLink link;
   int count = 0;
 };
 std::vector<LinkGroup> linkGroups(const Cluster& c) {
   std::vector<LinkGroup> groups;
   for (const ClusterLink& l : c.links) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const LinkGroup& g) {
-      return g.tier == l.tier && g.params.bandwidth == l.params.bandwidth && g.params.latency == l.params.latency;
+      return g.link.level == l.level && g.link.params.bandwidth == l.params.bandwidth && g.link.params.latency == l.params.latency;
     });
-    if (it == groups.end()) groups.push_back({l.tier, l.params, 1});
+    if (it == groups.end()) groups.push_back({l, 1});
     else ++it->count;
   }
   return groups;
@@ -97,7 +98,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
   }
   TextTable links({"link", "count", "bandwidth", "latency"});
   for (const auto& g : linkGroups(c))
-    links.add({c.tierName(g.tier), std::to_string(g.count), linkRate(g.tier, g.params.bandwidth), formatTime(g.params.latency)});
+    links.add({c.tierName(g.link), std::to_string(g.count), linkRate(g.link), formatTime(g.link.params.latency)});
   os << links.text();
   if (!f.tiers.empty()) {
     os << "\n# fabric tiers (1 = next to the servers): capacity down and up, summed per direction\n";
@@ -127,7 +128,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     bool own = d.exitNode == d.node;
     devices.add({std::to_string(d.rank), c.nodes[std::size_t(d.node)].name, std::to_string(d.server),
                  d.exitNode < 0 ? "-" : own ? "its own port" : c.nodes[std::size_t(d.exitNode)].name,
-                 d.exitNode < 0 ? "-" : c.tierName(d.exitTier), d.exitNode < 0 ? "-" : linkRate(d.exitTier, d.exitBandwidth),
+                 d.exitNode < 0 ? "-" : c.tierName(d.exitLink), d.exitNode < 0 ? "-" : linkRate(d.exitLink),
                  d.exitNode < 0 ? "-" : std::to_string(sharing[d.exitNode]), via.empty() ? "-" : via,
                  d.exitNode < 0 || own ? "-" : formatBandwidth(d.narrowest)});
   }
@@ -137,7 +138,7 @@ std::string topologyTable(const Cluster& c, const TopologyFigures& f, const std:
     TextTable hops({"hop", "from", "to", "link", "bandwidth", "latency"});
     for (std::size_t h = 0; h < route.size(); ++h)
       hops.add({std::to_string(h + 1), c.nodes[std::size_t(route[h].from)].name, c.nodes[std::size_t(route[h].to)].name,
-                c.tierName(route[h].tier), linkRate(route[h].tier, route[h].params.bandwidth), formatTime(route[h].params.latency)});
+                c.tierName(route[h].link), linkRate(route[h].link), formatTime(route[h].link.params.latency)});
     os << hops.text();
   }
   return os.str();
@@ -160,13 +161,13 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
                      {"reduces", n.reduces},
                      {"reduce_efficiency", n.reduces ? nlohmann::ordered_json(n.reduceEfficiency) : nullptr}});
   for (const auto& l : c.links)
-    links.push_back({{"a", c.nodes[std::size_t(l.a)].name}, {"b", c.nodes[std::size_t(l.b)].name}, {"tier", tierKey(l.tier)}, {"name", c.tierName(l.tier)},
+    links.push_back({{"a", c.nodes[std::size_t(l.a)].name}, {"b", c.nodes[std::size_t(l.b)].name}, {"tier", tierKey(l.tier)}, {"name", c.tierName(l)},
                      {"bandwidth_Bps", l.params.bandwidth}, {"latency_us", toMicroseconds(l.params.latency)}});
   for (const auto& d : f.devices)
     devices.push_back({{"rank", d.rank}, {"node", c.nodes[std::size_t(d.node)].name}, {"server", d.server},
                        {"exit", d.exitNode < 0 ? "" : c.nodes[std::size_t(d.exitNode)].name},
-                       {"exit_tier", d.exitNode < 0 ? "" : tierKey(d.exitTier)}, {"exit_link", d.exitNode < 0 ? "" : c.tierName(d.exitTier)},
-                       {"exit_bandwidth_Bps", d.exitBandwidth},
+                       {"exit_tier", d.exitNode < 0 ? "" : tierKey(d.exitLink.tier)}, {"exit_link", d.exitNode < 0 ? "" : c.tierName(d.exitLink)},
+                       {"exit_bandwidth_Bps", d.exitLink.params.bandwidth},
                        {"via", viaNames(c, d)}, {"way_there_Bps", d.narrowest}});
   for (const auto& t : f.tiers)
     tiers.push_back({{"tier", t.tier}, {"switches", t.switches}, {"down_Bps", t.down}, {"up_Bps", t.up},
@@ -180,8 +181,8 @@ nlohmann::ordered_json topologyJson(const Cluster& c, const TopologyFigures& f, 
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
     for (const auto& h : route)
       hops.push_back({{"from", c.nodes[std::size_t(h.from)].name}, {"to", c.nodes[std::size_t(h.to)].name},
-                      {"tier", tierKey(h.tier)}, {"name", c.tierName(h.tier)}, {"bandwidth_Bps", h.params.bandwidth},
-                      {"latency_us", toMicroseconds(h.params.latency)}});
+                      {"tier", tierKey(h.link.tier)}, {"name", c.tierName(h.link)}, {"bandwidth_Bps", h.link.params.bandwidth},
+                      {"latency_us", toMicroseconds(h.link.params.latency)}});
     doc["route"] = hops;
   }
   return doc;
@@ -206,7 +207,7 @@ std::string topologyDot(const Cluster& c) {
   for (std::size_t n = 0; n < c.nodes.size(); ++n)
     if (c.nodes[n].server < 0) os << "  " << id(int(n)) << " [shape=diamond];\n";
   for (const auto& l : c.links)
-    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << c.tierName(l.tier) << " " << linkRate(l.tier, l.params.bandwidth)
+    os << "  " << id(l.a) << " -- " << id(l.b) << " [label=\"" << c.tierName(l) << " " << linkRate(l)
        << "\"];\n";
   os << "}\n";
   return os.str();

@@ -6,30 +6,35 @@ namespace collsim {
 
 void LinkUsageTally::add(std::size_t channel, Time busy, Bandwidth bandwidth, Bytes payload, Bytes wire) {
   if (wire == 0) return;
-  const LinkTier tier = cluster_.links[channel / 2].tier;
-  auto it = std::find_if(links_.begin(), links_.end(), [&](const LinkTypeMetrics& l) { return l.tier == tier; });
-  if (it == links_.end()) {
-    it = links_.insert(links_.end(), LinkTypeMetrics{});
-    it->tier = tier;
-    it->name = cluster_.tierName(tier);
+  const ClusterLink& link = cluster_.links[channel / 2];
+  auto it = std::find(levels_.begin(), levels_.end(), link.level);
+  if (it == levels_.end()) {
+    it = levels_.insert(levels_.end(), link.level);
+    links_.push_back({link.tier, cluster_.tierName(link), 0, 0, 0, 0, 0, 0});
     lineBytes_.push_back(0);
   }
+  auto tier = links_.begin() + (it - levels_.begin());
   double utilization = runTime_ > 0 ? double(busy) / double(runTime_) : 0;
-  it->meanUtilization += utilization;
-  it->maxUtilization = std::max(it->maxUtilization, utilization);
-  lineBytes_[std::size_t(it - links_.begin())] += toSeconds(busy) * double(bandwidth);
-  it->payload += payload;
-  it->wire += wire;
-  ++it->channels;
+  tier->meanUtilization += utilization;
+  tier->maxUtilization = std::max(tier->maxUtilization, utilization);
+  lineBytes_[std::size_t(tier - links_.begin())] += toSeconds(busy) * double(bandwidth);
+  tier->payload += payload;
+  tier->wire += wire;
+  ++tier->channels;
   utilization_.emplace_back(utilization, channel);
   payload_.push_back(payload);
 }
 
 void LinkUsageTally::fill(NetworkMetrics& m) const {
-  m.links = links_;
-  for (std::size_t i = 0; i < m.links.size(); ++i) {
-    m.links[i].meanUtilization /= m.links[i].channels;
-    m.links[i].goodputOfLineRate = lineBytes_[i] > 0 ? double(m.links[i].payload) / lineBytes_[i] : 0;
+  // Tiers from the devices up, as the cluster lists them.
+  std::vector<std::size_t> byLevel(links_.size());
+  for (std::size_t i = 0; i < byLevel.size(); ++i) byLevel[i] = i;
+  std::sort(byLevel.begin(), byLevel.end(), [&](std::size_t a, std::size_t b) { return levels_[a] < levels_[b]; });
+  for (std::size_t i : byLevel) {
+    LinkTypeMetrics l = links_[i];
+    l.meanUtilization /= l.channels;
+    l.goodputOfLineRate = lineBytes_[i] > 0 ? double(l.payload) / lineBytes_[i] : 0;
+    m.links.push_back(std::move(l));
   }
   std::vector<std::size_t> order(utilization_.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -43,7 +48,7 @@ void LinkUsageTally::fill(NetworkMetrics& m) const {
     std::size_t c = utilization_[order[k]].second;
     const ClusterLink& l = cluster_.links[c / 2];
     const std::string &a = cluster_.nodes[c % 2 == 0 ? l.a : l.b].name, &b = cluster_.nodes[c % 2 == 0 ? l.b : l.a].name;
-    m.busiest.push_back({a + " -> " + b + " (" + cluster_.tierName(l.tier) + ")", utilization_[order[k]].first, payload_[order[k]]});
+    m.busiest.push_back({a + " -> " + b + " (" + cluster_.tierName(l) + ")", utilization_[order[k]].first, payload_[order[k]]});
   }
 }
 

@@ -86,6 +86,7 @@ private:
   const Cluster& cluster_;
   Time runTime_;
   std::vector<LinkTypeMetrics> links_;
+  std::vector<std::uint8_t> levels_; // the cluster tier of each of links_
   std::vector<double> lineBytes_; // what the busy time could have carried
   std::vector<std::pair<double, std::size_t>> utilization_; // per channel used
   std::vector<Bytes> payload_;

@@ -125,7 +125,7 @@ TopologyFigures topologyFigures(const Cluster& c) {
         const ClusterLink& l = c.links[routing.channel(route, h) / 2];
         int next = routing.channel(route, h) % 2 == 0 ? l.b : l.a;
         if (c.nodes[std::size_t(next)].server != d.server) {
-          d.exitNode = at, d.exitTier = l.tier, d.exitBandwidth = l.params.bandwidth;
+          d.exitNode = at, d.exitLink = l;
           if (!d.via.empty()) d.via.pop_back(); // the exit itself
           break;
         }
@@ -164,7 +164,7 @@ std::vector<RouteHop> routeBetween(const Cluster& c, int a, int b) {
     std::uint32_t channel = routing.channel(route, h);
     const ClusterLink& l = c.links[channel / 2];
     int next = channel % 2 == 0 ? l.b : l.a;
-    hops.push_back({at, next, l.tier, l.params});
+    hops.push_back({at, next, l});
     at = next;
   }
   return hops;

@@ -19,8 +19,7 @@ struct DeviceExit {
   int exitNode = -1; // -1: a single server, no fabric
   std::vector<int> via; // nodes between the device and its exit (a PCIe switch)
   Bandwidth narrowest = 0; // the least bandwidth of the links from the device to its exit
-  LinkTier exitTier = LinkTier::ScaleOut;
-  Bandwidth exitBandwidth = 0;
+  ClusterLink exitLink{}; // the link it leaves by
 };
 
 // The fabric's switches by their distance (hops) from the nearest server
@@ -36,8 +35,7 @@ struct FabricTier {
 
 struct RouteHop {
   int from = 0, to = 0; // node indices
-  LinkTier tier = LinkTier::ScaleUp;
-  LinkParams params;
+  ClusterLink link{};
 };
 
 // The device table lists the devices of the first kListedServers servers:

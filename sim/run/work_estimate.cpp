@@ -222,7 +222,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
   if (p <= kMaxCheckedRanks) e.memoryBytes = std::max(e.memoryBytes, kBaseBytes + routes * kBytesPerCheckedPair);
   e.simulatedSeconds = total.chainSeconds;
   if (slowestLink) {
-    e.slowestLink = c.tierName(slowestLink->tier) + " at " + readableRate(double(slowestLink->params.bandwidth));
+    e.slowestLink = c.tierName(*slowestLink) + " at " + readableRate(double(slowestLink->params.bandwidth));
     if (latency >= Time(1'000'000'000'000)) e.slowestLink += ", the longest latency " + duration(toSeconds(latency));
   }
   e.lanes = double(p) * schedule->streamCount();

@@ -70,7 +70,7 @@ public:
       const std::string &a = cluster.nodes[l.a].name, &b = cluster.nodes[l.b].name;
       // Without a rank filter every link direction is kept, switch to switch too.
       bool kept = owner.ranks_.empty() || selectedNode_[std::size_t(l.a)] || selectedNode_[std::size_t(l.b)];
-      const std::string& tier = cluster.tierName(l.tier);
+      const std::string& tier = cluster.tierName(l);
       channelNames_.push_back(a + " -> " + b + " (" + tier + ")");
       channelNames_.push_back(b + " -> " + a + " (" + tier + ")");
       channelKept_.push_back(kept);
