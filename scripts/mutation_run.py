@@ -10,6 +10,7 @@ timeout (hang) is a finding, printed with the mutant kept in --keep.
 Kinds (each reaches its own parser; the default is all of them, --count each):
   study     scenario and study YAML              collsim run FILE
   cluster   cluster YAML                         collsim perf --cluster FILE
+  tiers     N-tier cluster YAML (tiers: lists)   collsim perf --cluster FILE (a tier's keys, items and --set indices)
   model     training model YAML                  collsim run toy-study --set training.model=FILE
   rules     selector rules YAML                  collsim select --cluster C --rules FILE
   env       HCCL/NCCL env files                  collsim perf --cluster C --env-file FILE
@@ -65,6 +66,51 @@ def mutate(text, rnd):
 
 HOSTILE_FIELDS = ["-1", "0", "1e309", "nan", "inf", "99999999999999999999", "18446744073709551615", "2e18", "",
                   "x", "1e-300", "-0", "0x10", "\"\"", "[]", "{}", "null", "true", "\"\xff\"", "1" * 400]
+
+
+TIER_KEYS = ["size", "switches_per_group", "oversubscription", "bandwidth", "latency", "shape", "name", "reduce",
+             "efficiency", "mtu"]
+# Values a tier takes, so that a mutant also reaches the builder, not only the parser.
+# The keys each tier takes (0: scale-up, 1: the NICs' switches, above: switch layers), tried most of the time.
+TIER_KEYS_AT = [["bandwidth", "latency", "efficiency", "reduce"], ["size", "bandwidth", "latency", "shape", "mtu"],
+                ["size", "switches_per_group", "oversubscription", "bandwidth", "latency", "name"]]
+TIER_VALUES = ["1", "2", "3", "4", "7", "0.5", "100Gbps", "1us", "rail", "switch", "true", "spine"]
+
+
+def mutate_tiers(text, rnd):
+    """A tiers: list mutated as a person would: a tier's key set (a hostile or a plausible value, replacing the
+    key where the tier has it), a tier dropped or repeated, else a generic mutation."""
+    lines = text.split("\n")
+    items = [i for i, l in enumerate(lines) if l.lstrip().startswith("- {")]
+    choice = rnd.randrange(4)
+    if items and choice == 0:
+        i = rnd.choice(items)
+        at = TIER_KEYS_AT[min(items.index(i), 2)]
+        key = rnd.choice(at if rnd.random() < 0.7 else TIER_KEYS)
+        value = rnd.choice(HOSTILE + TIER_VALUES * 3)
+        if re.search(r"\b%s: [^,}]*" % key, lines[i]):
+            lines[i] = re.sub(r"\b%s: [^,}]*" % key, lambda m: "%s: %s" % (key, value), lines[i], count=1)
+        else:
+            lines[i] = lines[i].rstrip().rstrip("}") + ", %s: %s}" % (key, value)
+    elif items and choice == 1:
+        del lines[rnd.choice(items)]
+    elif items and choice == 2:
+        i = rnd.choice(items)
+        lines.insert(i, lines[i])
+    else:
+        return mutate(text, rnd)
+    return "\n".join(lines).encode("utf-8", "surrogateescape")
+
+
+def tier_override(path):
+    """Eight servers in two rail groups, and half the time a --set into a tier by index (some past the list's end,
+    some into a tier without the key)."""
+    rnd = random.Random(path + str(os.path.getsize(path)))
+    sets = ["--set", "servers=8", "--set", "tiers.1.size=4"]
+    if rnd.random() < 0.5:
+        sets += ["--set", "tiers.%d.%s=%s" % (rnd.randrange(5), rnd.choice(TIER_KEYS),
+                                               rnd.choice(HOSTILE[:24] + TIER_VALUES * 2))]
+    return sets
 
 
 def mutate_fields(text, rnd):
@@ -211,6 +257,10 @@ def kinds(binary, tmp):
         "study": (studies, mutate, lambda path, src: [binary, "run", path]),
         "cluster": (listing("configs/clusters", ".yaml"), mutate,
                     lambda path, src: [binary, "perf", "--cluster", path, "-b", "1MiB", "-e", "4MiB"]),
+        # Clusters written as `tiers:` lists: their items' keys mutated, and a --set that reaches an item by index.
+        "tiers": ([p for p in listing("configs/clusters", ".yaml") if "\ntiers:" in open(p).read()], mutate_tiers,
+                  lambda path, src: [binary, "perf", "--cluster", path, "-b", "1MiB", "-e", "4MiB"] +
+                                    tier_override(path)),
         "model": (listing("configs/models", ".yaml") + ["tests/data/training/toy-model.yaml"], mutate,
                   lambda path, src: [binary, "run", "tests/data/training/toy-study.yaml", "--set",
                                      "training.model=" + os.path.abspath(path)]),
@@ -269,7 +319,7 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
         with open(path, "wb") as f:
             f.write(mutant)
         cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile", "schedule") else command(path, src)
-        if name in ("study", "cluster", "model", "env", "journal", "journal-tamper", "device", "runs"):
+        if name in ("study", "cluster", "tiers", "model", "env", "journal", "journal-tamper", "device", "runs"):
             cmd += ["--max-events", "5e6"]
         if name not in ("journal", "journal-tamper", "rules", "measured", "runs", "profile"):
             cmd += ["--out", os.path.join(tmp, "out.csv")]

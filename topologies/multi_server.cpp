@@ -22,6 +22,30 @@ namespace {
 using graph::Graph;
 using graph::Vertex;
 
+// Refused before anything is built: a tier of 65,536 switches per group
+// over 262,144 switches below would be 1.7e10 links. Counts the links of
+// each tier from its groups (an upper bound: a group over one switch adds none).
+void checkFabricSize(const ClusterParams& p) {
+  constexpr double kMaxFabricLinks = 1 << 24;
+  const double nics = p.nic.placement == NicPlacement::PerDevice ? p.server.devices : p.nic.perServer;
+  double links = double(p.servers) * nics, groups = 0, switchesPerGroup = 0;
+  for (std::size_t k = 0; k < p.tiers.size(); ++k) {
+    const SwitchTier& t = p.tiers[k];
+    if (k == 0) {
+      groups = std::ceil(double(p.servers) / (t.size ? t.size : p.servers));
+      switchesPerGroup = t.shape == SwitchShape::Rail ? nics : 1;
+      continue;
+    }
+    links += groups * switchesPerGroup * t.switches; // every switch below, to each of its group's
+    groups = std::ceil(groups / (t.size ? t.size : groups));
+    switchesPerGroup = t.switches;
+  }
+  if (links > kMaxFabricLinks)
+    throw TopologyError("the fabric would have " + std::to_string(static_cast<long long>(links)) +
+                        " links; collsim builds at most " + std::to_string(static_cast<long long>(kMaxFabricLinks)) +
+                        " (fewer switches per group, or larger groups)");
+}
+
 void validate(const ClusterParams& p) {
   if (p.servers < 1) throw TopologyError("servers must be at least 1, got " + std::to_string(p.servers));
   if (p.server.device.stepOverhead < 0) throw TopologyError("device step overhead must not be negative");
@@ -56,6 +80,7 @@ void validate(const ClusterParams& p) {
       throw TopologyError(tier + ": only a single switch over every server reduces (SHARP across tiers is a tree collsim does not model)");
   }
   if (!tiers.empty()) graph::checkLink(tiers.front().link, tiers.front().name + " link");
+  checkFabricSize(p);
 }
 
 // The switches of one tier, group by group, and what each carries down:
@@ -135,20 +160,19 @@ void reserveForServers(Graph& g, const ClusterParams& p, int nicsPerServer) {
   g.links.reserve(servers * (g.links.size() + nics) + servers);
 }
 
-// "rail (16 servers a group, 8 switches each) / spine (4 switches a group, 2:1 oversubscribed)"
+// "; rail: 16 rail switches, 4 servers a group; spine: 2 switches, 2:1 oversubscribed"
 std::string describeTiers(const std::vector<SwitchTier>& tiers, const std::vector<int>& switchesPerTier) {
   std::string d;
   for (std::size_t k = 0; k < tiers.size(); ++k) {
     const SwitchTier& t = tiers[k];
-    d += std::string(k ? " / " : ", ") + t.name + " (" + (t.shape == SwitchShape::Rail ? "rail, " : "") +
-         std::to_string(switchesPerTier[k]) + " switch(es)";
-    if (t.size != 0) d += ", " + std::to_string(t.size) + (k == 0 ? " servers" : " groups") + " a group";
-    if (t.oversubscription != 1) {
+    const int n = switchesPerTier[k];
+    d += "; " + t.name + ": " + std::to_string(n) + (t.shape == SwitchShape::Rail ? " rail" : "") + (n == 1 ? " switch" : " switches");
+    if (t.size != 0) d += ", " + std::to_string(t.size) + (k == 0 ? " servers" : " groups below") + " a group";
+    if (t.link.bandwidth == 0 && t.oversubscription != 1) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, ", %g:1 oversubscribed", t.oversubscription);
       d += ratio;
     }
-    d += ")";
   }
   return d;
 }
@@ -158,7 +182,7 @@ std::string describe(const ClusterParams& p, const std::vector<int>& switchesPer
   const ServerParams& s = p.server;
   std::string d = std::to_string(p.servers) + "x" + std::to_string(s.devices) + " devices, " + s.linkName + " " +
                   hccsShapeName(s.shape) + " " + formatBandwidth(s.hccs.bandwidth);
-  const std::string& net = p.nic.networkName;
+  const std::string net = p.tiers.empty() ? p.nic.networkName : "scale-out";
   const bool vowel = !net.empty() && std::string("AEIOUaeiou").find(net[0]) != std::string::npos;
   d += p.nic.placement == NicPlacement::PerDevice ? std::string(vowel ? ", an " : ", a ") + net + " NIC per device"
                                                    : ", " + std::to_string(p.nic.perServer) + " " + net + " NIC(s) per server";

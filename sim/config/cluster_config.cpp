@@ -2,6 +2,7 @@
 #include "sim/core/closest_name.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "sim/config/device_presets.h"
 #include "sim/core/text_list.h"
@@ -21,6 +22,7 @@ namespace {
 // Bounds on what is built at all (work_estimate.h bounds what is simulated).
 constexpr long long kMaxDevices = 1 << 18;
 constexpr long long kMaxMeshLinks = 1 << 22;
+constexpr std::size_t kMaxTiers = 16;
 
 LinkParams loadLink(const ConfigNode& n) {
   LinkParams l;
@@ -151,7 +153,32 @@ struct LinkSection {
 constexpr LinkSection kScaleUp{"scale_up", "hccs", "scale-up", "HCCS"};
 constexpr LinkSection kScaleOut{"scale_out", "roce", "scale-out", "RoCE"};
 
+// The general form: `tiers:` lists every tier from the devices up. Tier 0
+// is the servers' own (scale_up's keys), tier 1 the NICs' links and the
+// switches that group the servers (scale_out's keys, shape and size), each
+// tier above a layer of switches over groups of the one below.
+std::optional<ConfigNode> tierList(const ConfigNode& node) {
+  auto tiers = node.find("tiers");
+  if (!tiers) return std::nullopt;
+  for (const char* key : {"scale_up", "hccs", "scale_out", "roce", "fabric", "inter_group"})
+    if (auto k = node.find(key))
+      k->fail(std::string("'") + key + "' belongs to the two-tier spelling; this cluster lists its 'tiers' instead");
+  if (!tiers->isSequence() || tiers->items().empty())
+    tiers->fail("expected a list of tiers, the servers' own first, e.g. [{name: NVLink, shape: switch, bandwidth: "
+                "450GB/s, latency: 1us}, {name: InfiniBand, shape: switch, bandwidth: 400Gbps, latency: 2us}]");
+  if (tiers->items().size() > kMaxTiers)
+    tiers->fail("lists " + std::to_string(tiers->items().size()) + " tiers; collsim builds at most " +
+                std::to_string(kMaxTiers) + " (the deepest fabrics built have 4 or 5)");
+  return tiers;
+}
+
 std::optional<ConfigNode> findSection(const ConfigNode& node, const LinkSection& s) {
+  if (auto tiers = tierList(node)) {
+    const std::size_t k = std::string_view(s.key) == kScaleUp.key ? 0 : 1;
+    std::vector<ConfigNode> items = tiers->items();
+    if (k < items.size()) return items[k];
+    return std::nullopt;
+  }
   auto named = node.find(s.key), aliased = node.find(s.alias);
   if (named && aliased)
     named->fail(std::string("give this section once: '") + s.key + "' or its alias '" + s.alias + "', not both");
@@ -166,7 +193,7 @@ ConfigNode section(const ConfigNode& node, const LinkSection& s) {
 // What descriptions call the links: the section's `name:`, or by the key used.
 std::string linkName(const ConfigNode& node, const ConfigNode& linkSection, const LinkSection& s) {
   if (auto name = linkSection.find("name")) return name->text();
-  return node.find(s.key) ? s.defaultName : s.aliasName;
+  return node.find(s.key) || node.has("tiers") ? s.defaultName : s.aliasName;
 }
 
 ServerParams loadServer(const ConfigNode& node) {
@@ -176,7 +203,8 @@ ServerParams loadServer(const ConfigNode& node) {
   p.device = loadDevice(node.find("device"));
 
   ConfigNode hccs = section(node, kScaleUp);
-  hccs.allowDeclared(InputKind::Scenario, "cluster.scale_up");
+  if (node.has("tiers")) hccs.allowDeclared(InputKind::Scenario, "cluster.tiers[]", "scale-up");
+  else hccs.allowDeclared(InputKind::Scenario, "cluster.scale_up");
   p.linkName = linkName(node, hccs, kScaleUp);
   ConfigNode shape = hccs.at("shape");
   if (!parseHccsShape(shape.choice({"ring", "mesh", "2x4", "links", "switch"}), p.shape)) shape.fail("unknown shape");
@@ -211,7 +239,10 @@ NicParams loadNic(const ConfigNode& node) {
   NicParams n;
   ConfigNode roce = section(node, kScaleOut);
   n.roce = loadLink(roce);
-  roce.allowDeclared(InputKind::Scenario, "cluster.scale_out");
+  if (node.has("tiers"))
+    roce.allowDeclared(InputKind::Scenario, {{"cluster.tiers[]", "scale-out"}, {"cluster.tiers[]", "switch"}});
+  else
+    roce.allowDeclared(InputKind::Scenario, "cluster.scale_out");
   n.networkName = linkName(node, roce, kScaleOut);
   if (auto nic = node.find("nic")) {
     nic->allowDeclared(InputKind::Scenario, "cluster.nic");
@@ -281,15 +312,74 @@ FabricParams loadFabric(const std::optional<ConfigNode>& node) {
   return f;
 }
 
+// Its switches' names: the tier's name in lower case, without spaces ("spine0").
+std::string switchNameOf(const std::string& tierName) {
+  std::string s;
+  for (char c : tierName)
+    if (c != ' ') s += char(std::tolower(static_cast<unsigned char>(c)));
+  return s.empty() ? "switch" : s;
+}
+
+// A tier's groups: `size` groups of the tier below each (0: all of them).
+int tierSize(const ConfigNode& tier) {
+  if (auto v = tier.find("size")) return int(v->integer(1, 1 << 20));
+  return 0;
+}
+
+// tiers[1..]: the switch tiers above the servers; tier 1's links are the NICs'.
+std::vector<SwitchTier> loadSwitchTiers(const ConfigNode& list, const NicParams& nic) {
+  std::vector<ConfigNode> items = list.items();
+  std::vector<SwitchTier> tiers;
+  for (std::size_t k = 1; k < items.size(); ++k) {
+    const ConfigNode& n = items[k];
+    if (k > 1) n.allowDeclared(InputKind::Scenario, "cluster.tiers[]", "switch");
+    SwitchTier t;
+    t.name = k == 1 ? nic.networkName : n.has("name") ? n.at("name").text() : "tier " + std::to_string(k);
+    for (const SwitchTier& below : tiers)
+      if (below.name == t.name) (n.has("name") ? n.at("name") : n).fail("tier " + std::to_string(k) + " is named '" + t.name + "' as a tier below it is; give each tier its own name");
+    t.switchName = switchNameOf(t.name);
+    if (auto shape = n.find("shape"))
+      t.shape = (k == 1 ? shape->choice({"switch", "rail"}) : shape->choice({"switch"})) == "rail" ? SwitchShape::Rail : SwitchShape::Switch;
+    t.size = tierSize(n);
+    if (auto v = n.find("switches_per_group")) {
+      if (k == 1) v->fail("a NIC port joins one switch: tier 1 has one switch per group (or one per NIC index, shape: rail)");
+      t.switches = int(v->integer(1, 1 << 16));
+    }
+    if (k == 1) {
+      t.link = nic.roce;
+    } else {
+      t.link.latency = n.at("latency").time();
+      if (auto v = n.find("bandwidth")) t.link.bandwidth = v->bandwidth();
+    }
+    if (auto v = n.find("oversubscription")) {
+      if (k == 1 || n.has("bandwidth")) v->fail("oversubscription sizes the links up from a tier below, when no bandwidth is given");
+      t.oversubscription = v->number();
+      if (!(t.oversubscription > 0)) v->fail("oversubscription must be positive (1 = non-blocking, 2 = 2:1)");
+    }
+    if (auto v = n.find("reduce")) {
+      if (k > 1 || t.shape != SwitchShape::Switch || t.size != 0)
+        v->fail("only tier 1 as one switch over every server reduces (SHARP over several tiers is a tree collsim does not model)");
+      t.reduces = v->boolean();
+    }
+    if (auto e = n.find("reduce_efficiency")) t.reduceEfficiency = reduceEfficiency(*e, t.reduces);
+    tiers.push_back(std::move(t));
+  }
+  return tiers;
+}
+
 Cluster buildMulti(const ConfigNode& node, const ServerParams& server, int servers) {
-  if (!findSection(node, kScaleOut))
+  auto tiers = tierList(node);
+  if (!findSection(node, kScaleOut)) {
+    if (tiers) tiers->fail("a cluster of several servers needs a tier above its servers' own (tier 1: the NICs' links and switches)");
     node.fail("a cluster of several servers needs a 'scale_out' (or 'roce') link {bandwidth, latency}");
+  }
   ClusterParams c;
   c.name = server.name;
   c.servers = servers;
   c.server = server;
   c.nic = loadNic(node);
-  c.fabric = loadFabric(node.find("fabric"));
+  if (tiers) c.tiers = loadSwitchTiers(*tiers, c.nic);
+  else c.fabric = loadFabric(node.find("fabric"));
   if (auto v = node.find("intra_server_roce")) c.intraServerRoce = v->boolean();
   return buildCluster(c);
 }

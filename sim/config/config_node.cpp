@@ -113,8 +113,16 @@ std::vector<ConfigNode> ConfigNode::items() const {
 }
 
 void ConfigNode::allowDeclared(InputKind file, std::string_view section, std::string_view form) const {
+  allowDeclared(file, {{section, form}});
+}
+
+void ConfigNode::allowDeclared(InputKind file,
+                               std::initializer_list<std::pair<std::string_view, std::string_view>> sections) const {
   if (!node_.IsMap()) fail("expected a mapping");
-  const std::vector<std::string> allowed = declaredKeysOf(file, section, form);
+  std::vector<std::string> allowed;
+  for (auto [section, form] : sections)
+    for (std::string& key : declaredKeysOf(file, section, form))
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) allowed.push_back(std::move(key));
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     std::string key = it->first.Scalar(); // parseYaml allows scalar keys only
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
@@ -264,25 +272,42 @@ void applyOverride(YAML::Node& root, const std::string& assignment, ConfigOrigin
   origins.setSpelling(path.substr(0, path.size() - tail), typedPath.substr(0, typedPath.size() - tail));
 }
 
+// A list's item by its index, as `--set cluster.tiers.2.latency=1us` or
+// `tiers[2]` name it.
+static std::size_t itemIndex(const YAML::Node& list, const std::string& key, const std::string& assignment) {
+  const bool digits = !key.empty() && key.size() < 8 && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (list.size() == 0) throw ConfigError(assignment + ": '" + key + "' names an item of an empty list");
+  if (!digits || std::stoul(key) >= list.size())
+    throw ConfigError(assignment + ": '" + key + "' is not an item of this list; its items are 0.." + std::to_string(list.size() - 1));
+  return std::stoul(key);
+}
+
 void setPath(YAML::Node& root, const std::string& path, const YAML::Node& value, ConfigOrigins& origins,
              const std::string& label) {
   const std::string& assignment = label; // errors name where the assignment came from
   std::vector<std::string> keys = splitKeyPath(path, assignment);
   YAML::Node node = root;
-  std::string made; // the dotted path so far
+  std::string made; // the path so far, as ConfigNode names it: keys joined by dots, items as [i]
+  auto step = [&](const std::string& key) -> YAML::Node {
+    if (node.IsSequence()) {
+      made += "[" + key + "]";
+      return node[itemIndex(node, key, assignment)];
+    }
+    made += (made.empty() ? "" : ".") + key;
+    return node[key];
+  };
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
     if (keys[i].empty()) throw ConfigError(assignment + ": empty key in path");
-    if (node[keys[i]] && !node[keys[i]].IsMap())
-      throw ConfigError(assignment + ": '" + keys[i] + "' is not a mapping");
-    made += (made.empty() ? "" : ".") + keys[i];
+    YAML::Node child = step(keys[i]);
+    if (child && !child.IsMap() && !child.IsSequence())
+      throw ConfigError(assignment + ": '" + keys[i] + "' is not a mapping or a list");
     // A mapping the assignment creates is the assignment's, for its errors.
-    if (!node[keys[i]]) origins.setOverride(made, assignment);
-    node.reset(node[keys[i]]);
+    if (!child) origins.setOverride(made, assignment);
+    node.reset(child);
   }
-  node[keys.back()] = value;
-  std::string dotted; // as ConfigNode paths name it: keys joined by dots
-  for (const auto& k : keys) dotted += (dotted.empty() ? "" : ".") + k;
-  origins.setOverride(dotted, assignment);
+  YAML::Node target = step(keys.back());
+  target = value;
+  origins.setOverride(made, assignment);
 }
 
 static std::string located(const std::string& file, const YAML::Mark& m) {

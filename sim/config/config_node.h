@@ -87,6 +87,8 @@ public:
   // `form` (key_registry.h), with the nearest declared name; and if this is
   // not a map.
   void allowDeclared(InputKind file, std::string_view section, std::string_view form = "") const;
+  // ... that none of these (section, form) pairs declares.
+  void allowDeclared(InputKind file, std::initializer_list<std::pair<std::string_view, std::string_view>> sections) const;
 
   std::string text() const;
   std::string choice(std::initializer_list<const char*> options) const;

@@ -1,5 +1,6 @@
 #include "sim/config/key_registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace collsim {
@@ -68,6 +69,7 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "cluster", "", "scale_out", "mapping", "-", "the network between servers (RoCE, InfiniBand)"},
     {S, "cluster", "", "roce", "mapping", "-", "alias of scale_out"},
     {S, "cluster", "", "fabric", "mapping", "one switch", "the switches between servers"},
+    {S, "cluster", "", "tiers", "list", "-", "instead of scale_up, scale_out and fabric: every tier, the servers' own first"},
     {S, "cluster", "", "intra_server_roce", "boolean", "false", "devices of one server also talk over the NICs"},
     {S, "cluster", "", "library", "mapping or name: ideal, nccl, hccl", "ideal", "the collective library"},
     {S, "cluster.scale_up", "", "name", "text", "scale-up (HCCS under hccs:)", "the links' name in outputs"},
@@ -123,6 +125,17 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "cluster.scale_out.pfc", "", "xon", "bytes", "384000", "ingress bytes that resume it"},
     {S, "cluster.scale_out.switches.<switch>", "", "ecn", "mapping or off", "scale_out.ecn", "this switch's ECN marking"},
     {S, "cluster.scale_out.switches.<switch>", "", "buffer", "bytes", "scale_out.buffer", "this switch's buffer per port"},
+    {S, "cluster.tiers[]", "", "name", "text", "scale-up, scale-out, tier 2, ...", "the tier's links' name in outputs"},
+    {S, "cluster.tiers[]", "", "shape", "tier 0: as scale_up's; 1: switch or rail; above: switch", "switch (above tier 0)",
+     "how the tier joins the one below (tier 0 takes scale_up's keys, 1 scale_out's)"},
+    {S, "cluster.tiers[]", "", "bandwidth", "bandwidth", "tiers 0-1: required; above: from oversubscription",
+     "per direction of each link up from the tier below"},
+    {S, "cluster.tiers[]", "", "latency", "time", "required", "per link"},
+    {S, "cluster.tiers[]", "switch", "size", "integer 1-1048576", "all", "groups of the tier below in each group (tier 1: servers)"},
+    {S, "cluster.tiers[]", "switch", "switches_per_group", "integer 1-65536", "1", "above tier 1: each on every switch of the group below"},
+    {S, "cluster.tiers[]", "switch", "oversubscription", "number > 0", "1", "with no bandwidth: a switch's capacity down over up"},
+    {S, "cluster.tiers[]", "switch", "reduce", "boolean", "false", "tier 1, one switch: it reduces (SHARP)"},
+    {S, "cluster.tiers[]", "switch", "reduce_efficiency", "share (0, 1]", "1", "a reducing switch's rate, as a share of its ports'"},
     {S, "cluster.nic", "", "per", "one of: device, server", "required", "a NIC per device, or NICs per server"},
     {S, "cluster.nic", "", "count", "integer 1-65536", "1", "per server: NICs in each server"},
     {S, "cluster.nic", "", "pcie", "mapping", "required per server", "per server: the devices' PCIe links to the NICs"},
@@ -135,7 +148,7 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "cluster.fabric", "", "servers_per_leaf", "integer", "required for leaf-spine", "servers under each leaf"},
     {S, "cluster.fabric", "", "spines", "integer 1-65536", "1", "spine switches"},
     {S, "cluster.fabric", "", "oversubscription", "number > 0", "1", "leaf downlink over uplink capacity (2 = 2:1)"},
-    {S, "cluster.fabric", "", "uplink_latency", "time", "the scale-out latency", "per leaf-spine hop"},
+    {S, "cluster.fabric", "", "uplink_latency", "time", "0", "per leaf-spine hop"},
     {S, "cluster.fabric", "", "reduce", "boolean", "false", "type switch: the switch reduces (SHARP)"},
     {S, "cluster.fabric", "", "reduce_efficiency", "share (0, 1]", "1", "a reducing switch's rate, as a share of its ports'"},
 
@@ -344,12 +357,34 @@ const char* inputKindName(InputKind kind) {
 
 std::string DeclaredKey::path() const { return *section ? std::string(section) + "." + key : std::string(key); }
 
-const std::vector<DeclaredKey>& declaredKeys() { return kKeys; }
+// A `tiers:` item takes the keys of the section it stands for: tier 0
+// scale_up's, tier 1 scale_out's (forms "scale-up" and "scale-out"), each
+// declared there once and registered here too, beside the tiers' own.
+std::vector<DeclaredKey> withTierKeys(std::vector<DeclaredKey> keys) {
+  auto tiersOwn = [&](const char* key) {
+    return std::any_of(keys.begin(), keys.end(), [&](const DeclaredKey& k) {
+      return std::string_view(k.section) == "cluster.tiers[]" && !*k.form && std::string_view(k.key) == key;
+    });
+  };
+  std::vector<DeclaredKey> added;
+  for (const DeclaredKey& k : keys) {
+    const std::string_view section = k.section;
+    const char* form = section == "cluster.scale_up" ? "scale-up" : section == "cluster.scale_out" ? "scale-out" : nullptr;
+    if (form && !tiersOwn(k.key)) added.push_back({k.file, "cluster.tiers[]", form, k.key, k.type, k.fallback, k.help});
+  }
+  keys.insert(keys.end(), added.begin(), added.end());
+  return keys;
+}
+
+const std::vector<DeclaredKey>& declaredKeys() {
+  static const std::vector<DeclaredKey> keys = withTierKeys(kKeys);
+  return keys;
+}
 
 std::vector<std::string> declaredKeysOf(InputKind file, std::string_view section, std::string_view form) {
   std::vector<std::string> keys;
   bool known = false;
-  for (const DeclaredKey& k : kKeys) {
+  for (const DeclaredKey& k : declaredKeys()) {
     if (k.file != file || section != k.section) continue;
     known = true;
     if (!*k.form || form == k.form) keys.emplace_back(k.key);

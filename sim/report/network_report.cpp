@@ -1,5 +1,6 @@
 #include "sim/report/network_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -22,6 +23,12 @@ LinkTier tierOfName(const std::string& key) {
   throw std::runtime_error("unknown link tier '" + key + "'");
 }
 
+std::string columnName(std::string name) {
+  for (char& ch : name)
+    if (ch == ' ') ch = '_';
+  return name;
+}
+
 // A tier's columns are named as the rows' clusters name it ("RoCE_util",
 // "NVLink_util"), or by its key where they differ or none used it.
 std::string columnPrefix(const std::vector<LabelledMetrics>& rows, LinkTier tier) {
@@ -32,9 +39,20 @@ std::string columnPrefix(const std::vector<LabelledMetrics>& rows, LinkTier tier
       name = l->name;
     }
   if (name.empty()) return tierKey(tier);
-  for (char& ch : name)
-    if (ch == ' ') ch = '_';
-  return name;
+  return columnName(name);
+}
+
+// The scale-out tiers above the first that any row's links used (spines, a
+// core), by name: a column each.
+std::vector<std::string> upperScaleOutTiers(const std::vector<LabelledMetrics>& rows) {
+  std::vector<std::string> names;
+  for (const auto& r : rows) {
+    const LinkTypeMetrics* first = tierOf(*r.metrics, LinkTier::ScaleOut);
+    for (const auto& l : r.metrics->links)
+      if (l.tier == LinkTier::ScaleOut && &l != first && std::find(names.begin(), names.end(), l.name) == names.end())
+        names.push_back(l.name);
+  }
+  return names;
 }
 
 } // namespace
@@ -108,6 +126,8 @@ std::string networkTable(const std::vector<std::string>& labelHeaders, const std
   std::vector<std::string> h = labelHeaders;
   const std::string out = columnPrefix(rows, LinkTier::ScaleOut), up = columnPrefix(rows, LinkTier::ScaleUp);
   for (std::string c : {out + "_util", out + "_max", out + "_goodput", up + "_util"}) h.push_back(c);
+  const std::vector<std::string> upper = upperScaleOutTiers(rows);
+  for (const std::string& name : upper) h.push_back(columnName(name) + "_util");
   for (const char* c : {"queue_p50_KB", "queue_p99_KB", "queue_max_KB", "ecn", "cnp", "pause_us", "drops", "resent",
                         "timeouts", "lat_p50_us", "lat_p99_us", "lat_p999_us"})
     h.push_back(c);
@@ -119,7 +139,15 @@ std::string networkTable(const std::vector<std::string>& labelHeaders, const std
     std::vector<std::string> row = r.labels;
     for (std::string c :
          {roce ? percent(roce->meanUtilization) : "-", roce ? percent(roce->maxUtilization) : "-",
-          roce ? percent(roce->goodputOfLineRate) : "-", hccs ? percent(hccs->meanUtilization) : "-", kb(m.queueP50),
+          roce ? percent(roce->goodputOfLineRate) : "-", hccs ? percent(hccs->meanUtilization) : "-"})
+      row.push_back(std::move(c));
+    for (const std::string& name : upper) {
+      auto l = std::find_if(m.links.begin(), m.links.end(), [&](const LinkTypeMetrics& x) {
+        return x.tier == LinkTier::ScaleOut && x.name == name && &x != roce;
+      });
+      row.push_back(l == m.links.end() ? "-" : percent(l->meanUtilization));
+    }
+    for (std::string c : {kb(m.queueP50),
           kb(m.queueP99), kb(m.queueMax), std::to_string(m.ecnMarks), std::to_string(m.cnps), usText(m.pauseTime),
           std::to_string(m.drops), std::to_string(m.retransmittedPackets), std::to_string(m.timeouts),
           usText(m.latencyP50), usText(m.latencyP99), usText(m.latencyP999)})

@@ -73,7 +73,7 @@ static void noteDcqcnPreset(const Scenario& s, Report& report) {
     if (l.tier == LinkTier::ScaleOut && (atHost(l.a) || atHost(l.b)) && l.params.bandwidth != r.dcqcnPresetRate) {
       report.notes.push_back("DCQCN preset '" + r.dcqcnPreset + "' was made for " +
                              formatBandwidth(r.dcqcnPresetRate) + " links; it runs here on " +
-                             formatBandwidth(l.params.bandwidth) + " NIC links as it is (set roce.dcqcn to tune it)");
+                             formatBandwidth(l.params.bandwidth) + " NIC links as it is (set dcqcn in the scale-out section to tune it)");
       return;
     }
 }
