@@ -104,7 +104,7 @@ struct PlannedOutputs {
   std::optional<OutputFile> out, trace;
   OutputFormat format;
   std::string resolvedInput;
-  explicit PlannedOutputs(const OutputOptions& o) : format(outputFormatOf(o)), resolvedInput(o.resolvedInput) {
+  explicit PlannedOutputs(const OutputOptions& o) : format(o.format), resolvedInput(o.resolvedInput) {
     if (!o.out.empty()) out = OutputFile::check("--out", o.out);
     if (!o.trace.empty()) trace = OutputFile::check("--trace", o.trace);
     if (out && trace && out->sameFileAs(*trace))
@@ -210,12 +210,6 @@ void applyHcclEnv(const EnvOptions& o, Scenario& s, CliStreams io, bool notices)
   applyHcclSettings(h, s);
 }
 
-OutputFormat outputFormatOf(const OutputOptions& o) {
-  OutputFormat format;
-  if (!parseOutputFormat(o.format, format)) throw UsageError("--format: '" + o.format + "' is not table, json, csv or md");
-  return format;
-}
-
 WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns) {
   WorkLimits limits;
   limits.maxEvents = o.maxEvents;
@@ -257,7 +251,7 @@ int simulateStudyAndReport(const StudyReader& reader, const std::string& command
                                    [&](const WorkLimits* stop) { return estimateStudy(reader, stop); }))
     return 0;
   const std::vector<Scenario> study = reader.all();
-  OutputFormat format = outputFormatOf(o);
+  OutputFormat format = o.format;
   PlannedOutputs outputs(o);
   TraceRecorder recorder = traceRecorderOf(o);
   StudyRunOptions options;
@@ -284,7 +278,7 @@ int simulateStudyAndReport(const StudyReader& reader, const std::string& command
 }
 
 int simulateAndReport(const Scenario& scenario, const std::string& command, const OutputOptions& o, CliStreams io) {
-  OutputFormat format = outputFormatOf(o);
+  OutputFormat format = o.format;
   PlannedOutputs outputs(o);
   if (!checkWork(o.limits, 1, scenario.name, io, [&](const WorkLimits* stop) { return estimateScenario(scenario, stop); }))
     return 0;

@@ -71,7 +71,8 @@ WorkLimits workLimitsOf(const WorkLimitOptions& o, int parallelRuns);
 // `collsim calibrate RUNS.yaml`: a device's compute fitted to measured
 // training runs (command_calibrate_compute.cpp).
 struct ComputeCalibrateRequest {
-  std::string runs, deviceFile, format = "table"; // deviceFile: --write-device
+  std::string runs, deviceFile; // deviceFile: --write-device
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets, fit;
   WorkLimitOptions limits;
   std::vector<std::string> on, predict; // the runs to fit, and the held-out ones to predict
@@ -80,7 +81,7 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
 
 // --format/--out/--trace/--seed/--set, shared by run and perf.
 struct OutputOptions {
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   std::string out;
   std::string trace;
   std::string traceRanks; // --trace-ranks 0-7,12: only these ranks' tracks
@@ -150,8 +151,6 @@ int simulateStudyAndReport(const StudyReader& study, const std::string& command,
 using EstimateWork = std::function<WorkEstimate(const WorkLimits* stop)>;
 bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& what, CliStreams io,
                const EstimateWork& estimate);
-// The --format option as a format (UsageError when it names none).
-OutputFormat outputFormatOf(const OutputOptions& o);
 
 // Writes one result file safely (output_file.h); `option` names it in errors.
 void writeOutputFile(const std::string& option, const std::string& path, const std::string& content);

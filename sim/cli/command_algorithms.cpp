@@ -16,7 +16,8 @@ namespace collsim {
 namespace {
 
 struct ListOptions {
-  std::string op, format = "table", cluster, out;
+  std::string op, cluster, out;
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
 };
 
@@ -59,7 +60,7 @@ int list(const ListOptions& o, CliStreams io) {
   // The in-network ones last: they say what switch they need.
   std::vector<AlgorithmEntry> listed = algorithmRegistry();
   listed.insert(listed.end(), inNetworkRegistry().begin(), inNetworkRegistry().end());
-  if (o.format == "json") {
+  if (o.format == OutputFormat::Json) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& e : listed)
       if (wanted(e))

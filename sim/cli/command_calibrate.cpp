@@ -22,7 +22,8 @@ namespace collsim {
 namespace {
 
 struct CalibrateCliOptions {
-  std::string measured, cluster, out, algo = "library", op, minBytes = "64KiB", format = "table";
+  std::string measured, cluster, out, algo = "library", op, minBytes = "64KiB";
+  OutputFormat format = OutputFormat::Table;
   std::string writeCluster, writeDevice; // the calibrated YAML; --out is the report
   std::vector<std::string> sets, fit, on, predict;
   EnvOptions env;
@@ -105,7 +106,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   if (line) line->clear();
   if (out) writeOutputFiles({{*out, r.yaml}});
   std::string name = o.cluster + " (calibrated)";
-  if (o.format == "json") {
+  if (o.format == OutputFormat::Json) {
     nlohmann::ordered_json j = comparisonJson(curve, r.after, name);
     nlohmann::ordered_json fitted = nlohmann::ordered_json::object(), units = nlohmann::ordered_json::object();
     for (const auto& [k, v] : r.fitted) fitted[k] = v, units[k] = fittedUnit(k);

@@ -91,7 +91,7 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
   };
   const std::vector<double> before = errors(c.runs, false), after = errors(c.runs, true);
   const DeviceModel& preset = study.front().cluster.device;
-  if (request.format == "json") {
+  if (request.format == OutputFormat::Json) {
     nlohmann::ordered_json j;
     j["device"] = c.device.name;
     nlohmann::ordered_json fitted = nlohmann::ordered_json::object(), figures = nlohmann::ordered_json::array();

@@ -17,7 +17,8 @@ namespace collsim {
 namespace {
 
 struct CompareCliOptions {
-  std::string measured, cluster, algo = "library", op, minBytes = "64KiB", format = "table", out;
+  std::string measured, cluster, algo = "library", op, minBytes = "64KiB", out;
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
   EnvOptions env;
   int channels = 1;
@@ -57,12 +58,10 @@ int run(const CompareCliOptions& o, CliStreams io) {
     };
   Comparison c = compareWithMeasured(curve, op, setup, options);
   if (line) line->clear();
-  std::string text = o.format == "json" ? comparisonJson(curve, c, setup.cluster.name).dump(2) + "\n"
-                     : o.format == "csv" ? comparisonCsv(c)
+  std::string text = o.format == OutputFormat::Json ? comparisonJson(curve, c, setup.cluster.name).dump(2) + "\n"
+                     : o.format == OutputFormat::Csv ? comparisonCsv(c)
                                          : comparisonTable(curve, c, setup.cluster.name);
-  OutputFormat format = OutputFormat::Table;
-  parseOutputFormat(o.format, format);
-  emit(withProvenance(text, format, io.commandLine, setup.resolvedYaml), o.out, io);
+  emit(withProvenance(text, o.format, io.commandLine, setup.resolvedYaml), o.out, io);
   return 0;
 }
 

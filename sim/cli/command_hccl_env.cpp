@@ -15,24 +15,25 @@ namespace {
 
 struct HcclEnvOptions {
   bool list = false;
-  std::string envFile, cluster, format = "table", out;
+  std::string envFile, cluster, out;
+  OutputFormat format = OutputFormat::Table;
 };
 
 // Rows as a table, Markdown or CSV (`keys` are CSV's headers); JSON is the caller's.
-void writeRows(const std::string& format, const std::vector<std::string>& headers, const std::vector<std::string>& keys,
+void writeRows(OutputFormat format, const std::vector<std::string>& headers, const std::vector<std::string>& keys,
                const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
-  if (format == "csv") {
+  if (format == OutputFormat::Csv) {
     out << csvRow(keys);
     for (const auto& r : rows) out << csvRow(r);
     return;
   }
   TextTable t(headers);
   for (const auto& r : rows) t.add(r);
-  out << (format == "md" ? t.markdown() : t.text());
+  out << (format == OutputFormat::Markdown ? t.markdown() : t.text());
 }
 
-int listVariables(const std::string& format, std::ostream& out) {
-  if (format == "json") {
+int listVariables(OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::Json) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& v : hcclVariables())
       all.push_back({{"variable", v.name}, {"real", v.real}, {"hccl_setting", v.realName}, {"applies", v.applies}});
@@ -47,15 +48,15 @@ int listVariables(const std::string& format, std::ostream& out) {
 }
 
 // What each setting of an env file does on the cluster, one row a setting.
-void reportSettings(const HcclSettings& h, const std::string& format, std::ostream& out) {
-  if (format == "json") {
+void reportSettings(const HcclSettings& h, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::Json) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& n : h.notices)
       all.push_back({{"origin", n.origin}, {"variable", n.name}, {"value", n.value}, {"effect", n.effect}});
     out << nlohmann::ordered_json{{"hccl_settings", all}}.dump(2) << "\n";
     return;
   }
-  if (format == "table") { // the notices as collsim prints them elsewhere
+  if (format == OutputFormat::Table) { // the notices as collsim prints them elsewhere
     for (const auto& n : h.notices) out << n.text() << "\n";
     return;
   }

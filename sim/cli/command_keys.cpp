@@ -14,7 +14,8 @@ namespace collsim {
 namespace {
 
 struct KeysOptions {
-  std::string prefix, file = "all", format = "table", out;
+  std::string prefix, file = "all", out;
+  OutputFormat format = OutputFormat::Table;
 };
 
 const InputKind kKinds[] = {InputKind::Scenario, InputKind::SelectorRules, InputKind::SelectorGrid,
@@ -95,7 +96,7 @@ int listKeys(const KeysOptions& o, CliStreams io) {
     throw UsageError("no key '" + o.prefix + "' in " + (o.file == "all" ? "any input file" : "a " + o.file + " file") +
                      (near.empty() ? "" : "; did you mean '" + near + "'?") + " (collsim keys lists them all)");
   }
-  io.out << (o.format == "json" ? json(keys) : o.format == "md" ? markdown(keys) : table(keys));
+  io.out << (o.format == OutputFormat::Json ? json(keys) : o.format == OutputFormat::Markdown ? markdown(keys) : table(keys));
   return 0;
 }
 

@@ -15,7 +15,7 @@ namespace collsim {
 namespace {
 
 int runPlan(const std::string& file, std::size_t top, const OutputOptions& o, CliStreams io) {
-  OutputFormat format = outputFormatOf(o);
+  OutputFormat format = o.format;
   std::vector<Scenario> study = loadStudyFile(file, o.sets);
   PlanWork work;
   auto estimate = [&](const WorkLimits* stop) {

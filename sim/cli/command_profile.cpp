@@ -20,7 +20,8 @@ namespace collsim {
 namespace {
 
 struct ProfileCliOptions {
-  std::string profile, scenario, variant, format = "table", out;
+  std::string profile, scenario, variant, out;
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
   int device = -1;
 };
@@ -103,7 +104,7 @@ int run(const ProfileCliOptions& o, CliStreams io) {
   }
   const ProfileClasses& m = b.perStep;
   std::string text;
-  if (o.format == "json") {
+  if (o.format == OutputFormat::Json) {
     nlohmann::ordered_json j;
     j["profile"] = {{"file", o.profile}, {"format", profile.format}, {"device", profile.device},
                     {"devices", profile.devices}, {"steps", b.steps}};

@@ -20,7 +20,8 @@ SelectorRules defaultSelectorRules() { return loadSelectorRulesText(kDefaultRule
 namespace {
 
 struct SelectOptions {
-  std::string cluster, op = "allreduce", bytes = "64MiB", rules, format = "table", out;
+  std::string cluster, op = "allreduce", bytes = "64MiB", rules, out;
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
   bool explain = false;
   EnvOptions env;
@@ -49,7 +50,7 @@ int select(const SelectOptions& o, CliStreams io) {
   }
   if (o.explain) times = simulateCandidates(op, bytes, setup);
 
-  if (o.format == "json") {
+  if (o.format == OutputFormat::Json) {
     nlohmann::ordered_json j = {{"op", o.op}, {"bytes", bytes}, {"cluster", cluster.name}, {"rules", rules.name},
                                 {"algorithm", choice.algorithm}, {"rule", choice.rule}, {"source", choice.source}};
     if (o.explain) {

@@ -18,7 +18,8 @@ namespace collsim {
 namespace {
 
 struct CheckOptions {
-  std::string rules, grid, baseline, format = "table", out;
+  std::string rules, grid, baseline, out;
+  OutputFormat format = OutputFormat::Table;
   bool updateBaseline = false;
   double tolerance = 0.01;
   int jobs = 0;

@@ -20,7 +20,8 @@ namespace collsim {
 namespace {
 
 struct TopologyOptions {
-  std::string cluster, format = "table", out;
+  std::string cluster, out;
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
   std::vector<int> route;
   WorkLimitOptions limits;
@@ -32,9 +33,9 @@ struct TopologyOptions {
 // Measured on 32,768 Atlas servers (262,145 nodes and 524,288 links, the
 // largest cluster collsim builds): the table 230 MB and 1.1 s, dot 199 MB
 // and 1.5 s, JSON 1.19 GB and 7.6 s; the same per item on a leaf-spine.
-WorkEstimate estimateTopology(const Cluster& c, const std::string& format) {
+WorkEstimate estimateTopology(const Cluster& c, OutputFormat format) {
   struct PerItem { double bytes, seconds; };
-  const PerItem cost = format == "json" ? PerItem{1520, 9.6e-6} : format == "dot" ? PerItem{250, 1.9e-6} : PerItem{290, 1.4e-6};
+  const PerItem cost = format == OutputFormat::Json ? PerItem{1520, 9.6e-6} : format == OutputFormat::Dot ? PerItem{250, 1.9e-6} : PerItem{290, 1.4e-6};
   const double items = double(c.nodes.size() + c.links.size());
   WorkEstimate e;
   e.memoryBytes = 8.0 * (1 << 20) + items * cost.bytes;
@@ -215,14 +216,12 @@ std::string topologyDot(const Cluster& c) {
 
 int topology(const TopologyOptions& o, CliStreams io) {
   if (o.cluster.empty()) throw UsageError("topology: which cluster? collsim topology --cluster FILE");
-  OutputFormat format = OutputFormat::Table;
-  if (o.format != "dot") parseOutputFormat(o.format, format);
   ClusterSetup setup = loadClusterFile(o.cluster, o.sets);
   const Cluster& c = setup.cluster;
   if (!checkWork(o.limits, 1, "topology of " + c.name, io, [&](const WorkLimits*) { return estimateTopology(c, o.format); }))
     return 0;
-  if (o.format == "dot") {
-    io.out << "// collsim " << COLLSIM_VERSION_STRING << ": " << io.commandLine << "\n" << topologyDot(c);
+  if (o.format == OutputFormat::Dot) {
+    io.out << withProvenance(topologyDot(c), o.format, io.commandLine, setup.resolvedYaml);
     return 0;
   }
   std::vector<RouteHop> route;
@@ -234,8 +233,8 @@ int topology(const TopologyOptions& o, CliStreams io) {
     route = routeBetween(c, o.route[0], o.route[1]);
   }
   TopologyFigures f = topologyFigures(c);
-  std::string text = format == OutputFormat::Json ? topologyJson(c, f, route, !o.route.empty()).dump(2) + "\n" : topologyTable(c, f, route);
-  io.out << withProvenance(text, format, io.commandLine, setup.resolvedYaml);
+  std::string text = o.format == OutputFormat::Json ? topologyJson(c, f, route, !o.route.empty()).dump(2) + "\n" : topologyTable(c, f, route);
+  io.out << withProvenance(text, o.format, io.commandLine, setup.resolvedYaml);
   return 0;
 }
 

@@ -16,7 +16,8 @@ namespace {
 
 struct VerifyOptions {
   std::string transport = "threads", op = "allreduce", algo = "ring", dtype = "float32", redop = "sum";
-  std::string bytes = "1MiB", format = "table", out;
+  std::string bytes = "1MiB", out;
+  OutputFormat format = OutputFormat::Table;
   int ranks = 8, root = 0, devicesPerServer = 0;
   double timeoutSeconds = 60;
 };
@@ -58,7 +59,7 @@ int verify(const VerifyOptions& v, CliStreams io) {
   std::uint64_t bytesMoved = 0;
   for (const auto& d : report.deliveries) bytesMoved += d.bytes;
   std::string text;
-  if (v.format == "json") {
+  if (v.format == OutputFormat::Json) {
     nlohmann::ordered_json j = {{"tool", "collsim"},           {"command", "verify"},
                                 {"transport", v.transport},    {"op", v.op},
                                 {"algorithm", v.algo},         {"ranks", v.ranks},

@@ -9,23 +9,33 @@
 
 namespace collsim {
 
-const FormatSet kRowFormats{{"table", "json", "csv", "md"}};
-const FormatSet kMeasuredFormats{{"table", "json", "csv"}};
-const FormatSet kReportFormats{{"table", "json"}};
-const FormatSet kReferenceFormats{{"table", "json", "md"}};
-const FormatSet kGraphFormats{{"table", "json", "dot"}};
-const FormatSet kCheckFormats{{"table", "json", "csv", "md", "junit"}};
+using F = OutputFormat;
+const FormatSet kRowFormats{{F::Table, F::Json, F::Csv, F::Markdown}};
+const FormatSet kMeasuredFormats{{F::Table, F::Json, F::Csv}};
+const FormatSet kReportFormats{{F::Table, F::Json}};
+const FormatSet kReferenceFormats{{F::Table, F::Json, F::Markdown}};
+const FormatSet kGraphFormats{{F::Table, F::Json, F::Dot}};
+const FormatSet kCheckFormats{{F::Table, F::Json, F::Csv, F::Markdown, F::Junit}};
 
-CLI::Option* addFormatOption(CLI::App* cmd, std::string& format, const FormatSet& set) {
+// The value is a name; the validator turns it into the enum's number,
+// which CLI11 stores in `format`.
+CLI::Option* addFormatOption(CLI::App* cmd, OutputFormat& format, const FormatSet& set) {
+  std::vector<std::string> names;
+  for (OutputFormat f : set.values) names.push_back(outputFormatName(f));
   std::string listed;
-  for (const auto& v : set.values) listed += (listed.empty() ? "" : ",") + v;
+  for (const auto& n : names) listed += (listed.empty() ? "" : ",") + n;
   CLI::Validator oneOf(
-      [values = set.values](std::string& v) -> std::string {
-        if (std::find(values.begin(), values.end(), v) != values.end()) return "";
-        return unknownName("format", v, values);
+      [names, values = set.values](std::string& v) -> std::string {
+        auto it = std::find(names.begin(), names.end(), v);
+        if (it == names.end()) return unknownName("format", v, names);
+        v = std::to_string(int(values[std::size_t(it - names.begin())]));
+        return "";
       },
       "{" + listed + "}");
-  return cmd->add_option("--format", format, "output format")->check(oneOf)->capture_default_str();
+  return cmd->add_option("--format", format, "output format")
+      ->transform(oneOf)
+      ->type_name("TEXT")
+      ->default_str(outputFormatName(format));
 }
 
 void addSizeSweepOptions(CLI::App* cmd, std::string& minBytes, std::string& maxBytes, double& factor) {

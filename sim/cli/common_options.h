@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/output_format.h"
+
 namespace CLI {
 class App;
 class Option;
@@ -17,7 +19,7 @@ namespace collsim {
 // The --format values of one kind of output, declared once for every
 // command that writes that kind.
 struct FormatSet {
-  std::vector<std::string> values;
+  std::vector<OutputFormat> values;
 };
 extern const FormatSet kRowFormats;       // a row per point or size: run, perf, sweeps, hccl-env
 extern const FormatSet kMeasuredFormats;  // measured beside simulated: compare, collsim-mpi perf and compare
@@ -28,7 +30,7 @@ extern const FormatSet kCheckFormats;     // a check CI reads: selector check
 
 // --format, its values listed in --help; any other value is refused with
 // the nearest one ("did you mean 'json'?").
-CLI::Option* addFormatOption(CLI::App* cmd, std::string& format, const FormatSet& set);
+CLI::Option* addFormatOption(CLI::App* cmd, OutputFormat& format, const FormatSet& set);
 
 // nccl-tests' size sweep: -b/--min-bytes, -e/--max-bytes, -f/--step-factor
 // (nccl-tests' own --minbytes, --maxbytes, --stepfactor kept).

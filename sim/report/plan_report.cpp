@@ -219,9 +219,11 @@ std::string formatPlanReport(const PlanReport& report, OutputFormat format) {
   case OutputFormat::Json: return reportJson(report).dump(2) + "\n";
   case OutputFormat::Csv: return csv(report);
   case OutputFormat::Markdown: return text(report, true);
-  case OutputFormat::Table: break;
+  case OutputFormat::Table: return text(report, false);
+  case OutputFormat::Dot:
+  case OutputFormat::Junit: break; // not a row format (common_options.h refuses it)
   }
-  return text(report, false);
+  throw std::logic_error(std::string("a plan report has no ") + outputFormatName(format) + " form");
 }
 
 } // namespace collsim

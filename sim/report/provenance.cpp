@@ -54,6 +54,8 @@ std::string withProvenance(const std::string& text, OutputFormat format, const s
     for (std::size_t at; (at = line.find("-->")) != std::string::npos;) line.replace(at, 3, "-- >");
     return "<!-- collsim " + version + ": " + line + " -->\n" + text;
   }
+  case OutputFormat::Dot: return "// collsim " + version + ": " + commandLine + "\n" + text;
+  case OutputFormat::Junit: return text; // a CI's XML, read by programs: as it is
   case OutputFormat::Json: break;
   }
   auto doc = nlohmann::ordered_json::parse(text);

@@ -4,12 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/output_format.h"
 #include "sim/run/simulate.h"
 
 namespace collsim {
 
-enum class OutputFormat { Table, Json, Csv, Markdown };
-bool parseOutputFormat(const std::string& name, OutputFormat& out);
 
 struct Report {
   std::string command;            // "run" or "perf"

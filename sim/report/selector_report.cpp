@@ -205,13 +205,13 @@ std::string junit(const SelectorCheckReport& r) {
 
 } // namespace
 
-std::string formatSelectorCheck(const SelectorCheckReport& r, const std::string& format) {
-  if (format == "table") return table(r);
-  if (format == "json") return json(r);
-  if (format == "csv") return csv(r);
-  if (format == "md") return markdown(r);
-  if (format == "junit") return junit(r);
-  throw UsageError("--format: '" + format + "' is not table, json, csv, md or junit");
+std::string formatSelectorCheck(const SelectorCheckReport& r, OutputFormat format) {
+  if (format == OutputFormat::Table) return table(r);
+  if (format == OutputFormat::Json) return json(r);
+  if (format == OutputFormat::Csv) return csv(r);
+  if (format == OutputFormat::Markdown) return markdown(r);
+  if (format == OutputFormat::Junit) return junit(r);
+  throw std::logic_error(std::string("a selector check has no ") + outputFormatName(format) + " form");
 }
 
 } // namespace collsim

@@ -20,6 +20,6 @@ struct SelectorCheckReport {
 };
 
 // `format`: table, json, csv, md or junit. Throws UsageError on another.
-std::string formatSelectorCheck(const SelectorCheckReport& r, const std::string& format);
+std::string formatSelectorCheck(const SelectorCheckReport& r, OutputFormat format);
 
 } // namespace collsim

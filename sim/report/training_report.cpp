@@ -447,9 +447,11 @@ std::string formatTrainingReport(const TrainingReport& report, OutputFormat form
   case OutputFormat::Json: return json(report);
   case OutputFormat::Csv: return csv(report);
   case OutputFormat::Markdown: return text(report, true);
-  case OutputFormat::Table: break;
+  case OutputFormat::Table: return text(report, false);
+  case OutputFormat::Dot:
+  case OutputFormat::Junit: break; // not a row format (common_options.h refuses it)
   }
-  return text(report, false);
+  throw std::logic_error(std::string("a training report has no ") + outputFormatName(format) + " form");
 }
 
 } // namespace collsim

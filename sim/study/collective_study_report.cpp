@@ -264,8 +264,10 @@ std::string formatCollectiveStudy(const CollectiveStudyReport& report, OutputFor
   case OutputFormat::Json: return studyJson(report);
   case OutputFormat::Csv: return csv(report);
   case OutputFormat::Markdown: return markdown(report);
+  case OutputFormat::Dot:
+  case OutputFormat::Junit: break; // not a row format (common_options.h refuses it)
   }
-  return sideBySide(report);
+  throw std::logic_error(std::string("a study report has no ") + outputFormatName(format) + " form");
 }
 
 } // namespace collsim

@@ -21,7 +21,7 @@ namespace {
 
 struct CompareOptions {
   std::string cluster, op = "allreduce", dtype = "float32", begin = "1KiB", end = "64MiB", segment = "1MiB";
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> algos = {"ring", "rhd", "mesh"};
   double factor = 4;
   int warmup = 3, iterations = 10;
@@ -79,7 +79,7 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
   if (runner.rank() != 0) return wrong ? 1 : 0;
   std::sort(errors.begin(), errors.end());
   double median = errors.empty() ? 0 : errors[errors.size() / 2], worst = errors.empty() ? 0 : errors.back();
-  if (o.format == "json") {
+  if (o.format == OutputFormat::Json) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const Row& r : rows)
       all.push_back({{"algorithm", r.algorithm}, {"bytes", r.bytes}, {"measured_us", r.measuredUs},
@@ -89,7 +89,7 @@ int compare(const CompareOptions& o, MpiRunner& runner, std::ostream& out) {
                                 {"rows", all}, {"median_abs_error", median}, {"worst_abs_error", worst},
                                 {"results_correct", wrong == 0}};
     out << j.dump(2) << "\n";
-  } else if (o.format == "table") {
+  } else if (o.format == OutputFormat::Table) {
     out << "# collsim-mpi compare: " << o.op << " on " << runner.size() << " MPI ranks against " << o.cluster << "\n"
         << "# error = simulated / measured - 1; measured: mean of " << o.iterations << " iterations, slowest rank\n"
         << "#  algorithm         bytes    measured_us   simulated_us     error\n";

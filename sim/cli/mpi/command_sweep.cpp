@@ -22,7 +22,8 @@ namespace collsim {
 namespace {
 
 struct SweepOptions {
-  std::string file, format = "table";
+  std::string file;
+  OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
   const std::string* commandLine = nullptr; // runMpiCli's, set once parsed
 };
@@ -113,8 +114,7 @@ void applyRunRecord(const nlohmann::json& j, const Scenario& s, StudyRow& row) {
 }
 
 int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {
-  OutputFormat format;
-  if (!parseOutputFormat(o.format, format)) throw MpiUsageError("--format: table, json, csv or md");
+  const OutputFormat format = o.format;
   std::vector<Scenario> study = loadStudyFile(o.file, o.sets);
   if (study.front().plan) return planSweep(study, o, format, runner, out);
   for (const Scenario& s : study)

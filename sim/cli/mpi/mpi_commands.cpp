@@ -29,7 +29,7 @@ namespace {
 
 struct PerfOptions {
   std::string op = "allreduce", algo = "ring", dtype = "float32", redop = "sum", begin = "8", end = "256MiB";
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   double factor = 2;
   int root = 0, devicesPerServer = -1, warmup = 5, iterations = 20;
   double timeoutSeconds = 60;
@@ -66,10 +66,10 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
 
   bool anyWrong = false;
   nlohmann::ordered_json results = nlohmann::ordered_json::array(), averages = nlohmann::ordered_json::object();
-  if (o.format == "csv")
+  if (o.format == OutputFormat::Csv)
     out << "op,algorithm,ranks,bytes,count,dtype,redop,time_us,min_us,max_us,algbw_GBps,busbw_GBps,wrong\n";
   for (const auto& algo : algos) {
-    if (o.format == "table") {
+    if (o.format == OutputFormat::Table) {
       out << "# collsim-mpi perf: " << o.op << " " << algo.name << " on " << base.ranks << " MPI ranks"
           << (base.devicesPerServer > 0 ? ", " + std::to_string(base.devicesPerServer) + " per server" : "")
           << "; warm-up " << o.warmup << ", " << o.iterations << " iterations, results checked\n"
@@ -89,14 +89,14 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
       double algbw = r.seconds > 0 ? double(spec.bytes()) / r.seconds / 1e9 : 0;
       double busbw = algbw * busBandwidthFactor(spec.op, spec.ranks);
       busbwSum += busbw;
-      if (o.format == "table") {
+      if (o.format == OutputFormat::Table) {
         char line[256];
         std::snprintf(line, sizeof line, "  %12llu %12llu %8s %6s %5d %12.2f %12.2f %12.2f %12.3f %12.3f %7llu\n",
                       (unsigned long long)spec.bytes(), (unsigned long long)spec.count, o.dtype.c_str(),
                       o.redop.c_str(), spec.root, r.seconds * 1e6, r.minSeconds * 1e6, r.maxSeconds * 1e6, algbw,
                       busbw, (unsigned long long)r.wrong);
         out << line;
-      } else if (o.format == "csv") {
+      } else if (o.format == OutputFormat::Csv) {
         out << csvRow({o.op, algo.name, std::to_string(spec.ranks), std::to_string(spec.bytes()),
                        std::to_string(spec.count), o.dtype, o.redop, fixed(r.seconds * 1e6, 3),
                        fixed(r.minSeconds * 1e6, 3), fixed(r.maxSeconds * 1e6, 3), fixed(algbw, 6), fixed(busbw, 6),
@@ -111,14 +111,14 @@ int perf(const PerfOptions& o, MpiRunner& runner, std::ostream& out) {
     // nccl-tests' closing lines: the mean bus bandwidth over the sizes.
     double average = busbwSum / double(sizes.size());
     averages[algo.name] = average;
-    if (o.format == "table") {
+    if (o.format == OutputFormat::Table) {
       char line[128];
       std::snprintf(line, sizeof line, "# Out of bounds values : %llu %s\n# Avg bus bandwidth    : %g\n",
                     (unsigned long long)algoWrong, algoWrong ? "FAILED" : "OK", average);
       out << line;
     }
   }
-  if (o.format == "json")
+  if (o.format == OutputFormat::Json)
     out << nlohmann::ordered_json{{"tool", "collsim-mpi"}, {"results", results}, {"avg_busbw_GBps", averages}}.dump(2)
         << "\n";
   return anyWrong ? 1 : 0;
