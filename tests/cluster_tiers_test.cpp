@@ -7,6 +7,8 @@
 // (the links it sizes), the same as giving those links' bandwidth.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "algorithms/core/registry.h"
 #include "sim/config/cluster_config.h"
 #include "sim/network/routing.h"
@@ -158,4 +160,19 @@ TEST_CASE("tiers: bad input is refused at its place, with the list's index") {
                  "tiers[2].oversubscription: oversubscription sizes the links up"));
   CHECK(contains(refusal(three, {"tiers.3.latency=1us"}), "'3' is not an item of this list; its items are 0..2"));
   CHECK(contains(refusal(three, {"tiers.2.reduce=true"}), "tiers[2].reduce: only tier 1"));
+}
+
+TEST_CASE("the network table gives a tier above the first its own column, named as the file names it") {
+  TempDir dir;
+  const std::string cluster = dir.write("c.yaml", "servers: 2\n" + kTier0 +
+                                                      "  - {name: rail, shape: rail, size: 1, bandwidth: 400Gbps, latency: 1us}\n"
+                                                      "  - {name: spine core, latency: 1us}\n");
+  CliResult r = cli({"perf", "--cluster", cluster, "-b", "1MiB", "-e", "1MiB", "--fidelity", "packet"});
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "rail_util  rail_max  rail_goodput  NVLink_util  spine_core_util"));
+  // Every inter-server byte crosses a spine: its column is not empty.
+  const std::vector<std::string> lines = splitLines(r.out);
+  auto row = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return contains(l, "ring  1MiB"); });
+  REQUIRE(row != lines.end());
+  CHECK(!contains(*row, " - "));
 }

@@ -137,15 +137,15 @@ TierSwitches addUpperTier(Graph& g, const SwitchTier& t, const TierSwitches& bel
     }
     std::vector<Vertex> group;
     for (int k = 0; k < t.switches; ++k) group.push_back(graph::addNode(g, NodeKind::Switch, switchName(t, made++)));
+    double each = 0; // what each switch of the group carries down: one link from every member
     for (auto [v, down] : members) {
       LinkParams up = t.link;
       if (up.bandwidth == 0) up.bandwidth = Bandwidth(std::llround(down / (t.oversubscription * t.switches)));
       graph::checkLink(up, t.name + " uplink");
       for (Vertex s : group) graph::addLink(g, v, s, up, LinkTier::ScaleOut, level);
+      each += double(up.bandwidth);
     }
-    double each = 0; // every switch of the group carries the same down
-    for (auto [v, down] : members) each += t.link.bandwidth ? double(t.link.bandwidth) : down / (t.oversubscription * t.switches);
-    for (std::size_t k = 0; k < group.size(); ++k) out.down.push_back(each);
+    out.down.insert(out.down.end(), group.size(), each);
     out.groups.push_back(std::move(group));
   }
   return out;
