@@ -187,7 +187,7 @@ TEST_CASE("one H100 node - the ring up to 1 MiB, NVLS from 2 MiB, as NCCL chose"
   // The latency takes the place of Simple's base latency, once: exactly the difference.
   LibraryModel plain = h100.library;
   plain.nvlsLatency = 0;
-  const double moved = toMicroseconds(h100.library.nvlsLatency - h100.library.find("Simple")->baseLatency);
+  const double moved = toMicroseconds(h100.library.nvlsLatency - h100.library.find(Protocol::Simple)->baseLatency);
   CHECK(us(nvls, Bytes(64) << 10, h100.library) - us(nvls, Bytes(64) << 10, plain) == doctest::Approx(moved).epsilon(1e-9));
   CHECK(us(ring, Bytes(64) << 10, h100.library) == us(ring, Bytes(64) << 10, plain)); // a ring does not reduce in the switch
   // NVLS's latency is NVLink's: SHARP, reducing in the fabric switch alone, keeps Simple's.

@@ -173,11 +173,11 @@ TEST_CASE("the library section: presets, figures, and located errors") {
   ClusterSetup a100 = loadClusterFile(file, {});
   CHECK(a100.library.kind == LibraryKind::Nccl);
   CHECK(a100.library.channels == 24);
-  REQUIRE(a100.library.find("LL128"));
-  CHECK(a100.library.find("LL128")->dataShare == doctest::Approx(120.0 / 128));
+  REQUIRE(a100.library.find(Protocol::LL128));
+  CHECK(a100.library.find(Protocol::LL128)->dataShare == doctest::Approx(120.0 / 128));
   ClusterSetup fixed = loadClusterFile(file, {"library.protocol=Simple", "library.protocols.Simple.hop_intra=5us"});
   CHECK(fixed.library.candidates().size() == 1);
-  CHECK(fixed.library.find("Simple")->hopIntra == 5'000'000);
+  CHECK(fixed.library.find(Protocol::Simple)->hopIntra == 5'000'000);
   CHECK(loadClusterFile(file, {"library=ideal"}).library.ideal());
   // A preset name takes figures too: library: nccl becomes {name: nccl}.
   CHECK(loadClusterFile(file, {"library=nccl", "library.launch=5us"}).library.launch == 5'000'000);
@@ -205,8 +205,8 @@ TEST_CASE("the library section: presets, figures, and located errors") {
 TEST_CASE("switch points - a protocol runs sizes up to its max_bytes, the fastest of those left wins") {
   const std::string file = source("configs/clusters/dgx-a100-8.yaml");
   ClusterSetup a100 = loadClusterFile(file, {"library.protocols.LL.max_bytes=256KiB", "library.protocols.LL128.max_bytes=none"});
-  CHECK(a100.library.find("LL")->maxBytes == Bytes(256) << 10);
-  CHECK(a100.library.find("LL128")->maxBytes == 0);
+  CHECK(a100.library.find(Protocol::LL)->maxBytes == Bytes(256) << 10);
+  CHECK(a100.library.find(Protocol::LL128)->maxBytes == 0);
   AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
   auto protocolAt = [&](const LibraryModel& library, Bytes bytes) {
     RunRequest req{Collective::AllReduce, &ring, DataType::Float32, bytes, Bytes(1) << 20, false};
@@ -214,15 +214,15 @@ TEST_CASE("switch points - a protocol runs sizes up to its max_bytes, the fastes
     return simulateCollective(a100.cluster, req).protocol;
   };
   // LL is the fastest at 256 KiB and 1 MiB (the preset); past its switch point LL128 is.
-  CHECK(protocolAt(a100.library, Bytes(256) << 10) == "LL");
-  CHECK(protocolAt(loadClusterFile(file, {}).library, Bytes(1) << 20) == "LL");
-  CHECK(protocolAt(a100.library, Bytes(1) << 20) == "LL128");
+  CHECK(protocolAt(a100.library, Bytes(256) << 10) == Protocol::LL);
+  CHECK(protocolAt(loadClusterFile(file, {}).library, Bytes(1) << 20) == Protocol::LL);
+  CHECK(protocolAt(a100.library, Bytes(1) << 20) == Protocol::LL128);
   // Every protocol limited: above all their switch points the furthest runs.
   LibraryModel all = a100.library;
-  for (auto& p : all.protocols) p.maxBytes = p.name == "LL" ? Bytes(1) << 20 : p.name == "LL128" ? Bytes(8) << 20 : Bytes(4) << 20;
+  for (auto& p : all.protocols) p.maxBytes = p.kind == Protocol::LL ? Bytes(1) << 20 : p.kind == Protocol::LL128 ? Bytes(8) << 20 : Bytes(4) << 20;
   auto names = [](const std::vector<const ProtocolModel*>& ps) {
     std::string s;
-    for (const auto* p : ps) s += (s.empty() ? "" : ",") + p->name;
+    for (const auto* p : ps) s += (s.empty() ? "" : ",") + std::string(p->name());
     return s;
   };
   CHECK(names(all.candidatesFor(Bytes(1) << 20)) == "LL,LL128,Simple");
@@ -230,7 +230,7 @@ TEST_CASE("switch points - a protocol runs sizes up to its max_bytes, the fastes
   CHECK(names(all.candidatesFor(Bytes(8) << 20)) == "LL128");
   CHECK(names(all.candidatesFor(Bytes(1) << 30)) == "LL128");
   // A fixed protocol stays fixed: its switch point leaves it as the only one.
-  all.protocol = "LL";
+  all.protocol = ProtocolSet::only(Protocol::LL);
   CHECK(names(all.candidatesFor(Bytes(1) << 30)) == "LL");
 }
 
@@ -243,8 +243,8 @@ TEST_CASE("the library picks LL for small sizes, Simple for large, and more chan
     return simulateCollective(a100.cluster, req);
   };
   CollectiveRun small = run(Bytes(64) << 10), large = run(Bytes(256) << 20);
-  CHECK(small.protocol == "LL");
-  CHECK(large.protocol == "Simple");
+  CHECK(small.protocol == Protocol::LL);
+  CHECK(large.protocol == Protocol::Simple);
   CHECK(small.channels < large.channels);
   CHECK(large.channels == 24);
   // Bytes sent equal bytes received, whatever the lines carried on the wire.
@@ -265,20 +265,20 @@ TEST_CASE("a channel moves at most its share of its device's links, of which LL 
        "library.protocols.Simple.channel_bytes=1GiB", "library.protocols.LL.base_latency=0",
        "library.protocols.LL.hop_intra=0", "library.protocols.LL.channel_bytes_per_rank=1GiB"});
   AlgorithmEntry ring = *findAlgorithm(Collective::AllReduce, "ring");
-  auto us = [&](const std::string& protocol) {
+  auto us = [&](Protocol protocol) {
     RunRequest req{Collective::AllReduce, &ring, DataType::Float32, Bytes(1) << 20, Bytes(1) << 20, false};
     req.library = two.library;
-    req.library.protocol = protocol;
+    req.library.protocol = ProtocolSet::only(protocol);
     CollectiveRun run = simulateCollective(two.cluster, req);
     CHECK(run.channels == 1);
     return toMicroseconds(run.execution.finish);
   };
   // Simple: the channel's share is 100 / 4 = 25 GB/s, a quarter of the
   // link: two steps of 512 KiB at 25 GB/s, 2 x 20.97152 us.
-  CHECK_WITHIN(us("Simple"), 41.94304, 1e-9);
+  CHECK_WITHIN(us(Protocol::Simple), 41.94304, 1e-9);
   // LL: half the lines are flags and the channel fills half its share, so
   // 6.25 GB/s of data: 32 KiB chunks, 16 loops of 2 steps, 32 x 5.24288 us.
-  CHECK_WITHIN(us("LL"), 167.77216, 1e-9);
+  CHECK_WITHIN(us(Protocol::LL), 167.77216, 1e-9);
 }
 
 // The same two devices with LL's bus ceiling at 2 GB/s, below the 6.25 GB/s
@@ -305,10 +305,10 @@ TEST_CASE("a protocol's bus ceiling is shared by the run's channels - by server 
   CHECK_WITHIN(us(4), 524.288, 1e-9);
   const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
   const std::string row = "library.protocols.LL.bus_bandwidth=[141GB/s, 39GB/s, 20.4GB/s]";
-  CHECK(loadClusterFile(h100, {row, "servers=1"}).library.find("LL")->busBandwidthFor(1) == Bandwidth(141e9));
-  CHECK(loadClusterFile(h100, {row}).library.find("LL")->busBandwidthFor(2) == Bandwidth(39e9));
-  CHECK(loadClusterFile(h100, {row}).library.find("LL")->busBandwidthFor(8) == Bandwidth(20.4e9));
-  CHECK(loadClusterFile(h100, {"library.protocols.LL.bus_bandwidth=5GB/s"}).library.find("LL")->busBandwidthFor(3) ==
+  CHECK(loadClusterFile(h100, {row, "servers=1"}).library.find(Protocol::LL)->busBandwidthFor(1) == Bandwidth(141e9));
+  CHECK(loadClusterFile(h100, {row}).library.find(Protocol::LL)->busBandwidthFor(2) == Bandwidth(39e9));
+  CHECK(loadClusterFile(h100, {row}).library.find(Protocol::LL)->busBandwidthFor(8) == Bandwidth(20.4e9));
+  CHECK(loadClusterFile(h100, {"library.protocols.LL.bus_bandwidth=5GB/s"}).library.find(Protocol::LL)->busBandwidthFor(3) ==
         Bandwidth(5e9));
   CHECK_THROWS_WITH_AS(loadClusterFile(h100, {"library.protocols.LL.bus_bandwidth=[1GB/s, 2GB/s]"}),
                        doctest::Contains("three: [one server, two, three or more]"), ConfigError);
@@ -332,7 +332,7 @@ TEST_CASE("in-network algorithms slice by the library's NVLS chunk") {
   // where a ring takes LL on one channel, the library picks Simple on 16;
   // with LL alone it has no protocol for it.
   CollectiveRun small = run({}, Bytes(64) << 10);
-  CHECK(small.protocol == "Simple");
+  CHECK(small.protocol == Protocol::Simple);
   CHECK(small.channels == 16); // all its NVLS channels at every size, as NCCL
   CHECK_THROWS_WITH_AS(run({"library.protocol=LL"}, Bytes(64) << 10), doctest::Contains("reduces in the network"), InputError);
 }
@@ -351,7 +351,7 @@ TEST_CASE("a tree under LL pipelines the protocol's wave - a ring does not use i
     req.library = setup.library;
     return simulateCollective(setup.cluster, req);
   };
-  CHECK(loadClusterFile(h100, {}).library.find("LL")->wave == Bytes(4) << 10);
+  CHECK(loadClusterFile(h100, {}).library.find(Protocol::LL)->wave == Bytes(4) << 10);
   CollectiveRun waves = run("tree", {"library.protocol=LL"}), chunks = run("tree", {"library.protocol=LL", "library.protocols.LL.wave=0"});
   CHECK(waves.execution.finish < chunks.execution.finish);
   CHECK(waves.execution.messages > chunks.execution.messages); // more, smaller pieces

@@ -208,7 +208,7 @@ TEST_CASE("a log records its run's NCCL settings, and compare runs the collectiv
 // -5 % (mid: median +21 %, systematic; |e| 21 %); 64 MiB -2 % (large).
 TEST_CASE("compare's error by size region: fixed bounds, each region's own median, systematic past 20 %") {
   auto point = [](Bytes bytes, double error) {
-    return ComparedPoint{bytes, 100.0, 100.0 * (1 + error), 100.0, "", 1, "", false};
+    return ComparedPoint{bytes, 100.0, 100.0 * (1 + error), 100.0, std::nullopt, 1, "", false};
   };
   constexpr Bytes KiB = 1024, MiB = KiB * KiB;
   std::vector<ComparedPoint> points = {point(64 * KiB, -0.30), point(512 * KiB, -0.08), point(MiB, 0.25),

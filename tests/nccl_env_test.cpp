@@ -79,9 +79,11 @@ TEST_CASE("a protocol list limits the protocols each size may take") {
     CAPTURE(list);
     for (const auto& point : c.points) {
       CHECK(point.channels <= 4);
-      CHECK(setup.library.find(point.protocol) != nullptr);
+      std::optional<Protocol> kind = point.protocol;
+      REQUIRE(kind);
+      CHECK(setup.library.protocol.has(*kind));
       // "LL" allows LL alone; "^LL" and "LL128,Simple" everything but LL.
-      CHECK((std::string(list) == "LL") == (point.protocol == "LL"));
+      CHECK((std::string(list) == "LL") == (point.protocol == Protocol::LL));
     }
   }
 }
@@ -94,7 +96,7 @@ TEST_CASE("protocols that leave NVLS out leave it out of the algorithms compared
   both.algorithm = "ring,hierpipe:nvls+ring";
   Comparison c = compareWithMeasured(curve, Collective::AllReduce, noSimple, both);
   CHECK(c.algorithm == "ring");
-  for (const auto& point : c.points) CHECK(point.protocol == "LL128");
+  for (const auto& point : c.points) CHECK(point.protocol == Protocol::LL128);
   CompareOptions alone;
   alone.algorithm = "hierpipe:nvls+ring";
   CHECK_THROWS_WITH_AS(compareWithMeasured(curve, Collective::AllReduce, noSimple, alone),

@@ -27,29 +27,29 @@ TEST_CASE("NCCL's tuning model on a DGX A100: latencies, bandwidths and picks as
   CHECK(in.computeCapability == 80);
   NcclTuning t(in);
   CHECK(t.family() == "2.19-2.21");
-  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL).latencyUs == doctest::Approx(15.0));
-  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL).bandwidthGBs == doctest::Approx(60.0 * 8 / 14));
-  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL128).latencyUs == doctest::Approx(40.6));
-  CHECK(t.cost(NcclAlgo::Ring, NcclProto::LL128).bandwidthGBs == doctest::Approx(240 * 0.92 * 8 / 14));
-  CHECK(t.cost(NcclAlgo::Ring, NcclProto::Simple).latencyUs == doctest::Approx(56.0));
-  CHECK(t.cost(NcclAlgo::Ring, NcclProto::Simple).bandwidthGBs == doctest::Approx(240.0 * 8 / 14));
-  CHECK(*t.timeUs(NcclAlgo::Ring, NcclProto::LL, 1 << 20) == doctest::Approx(15.0 + 1048576 / (1000 * 60.0 * 8 / 14)));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL).latencyUs == doctest::Approx(15.0));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL).bandwidthGBs == doctest::Approx(60.0 * 8 / 14));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(40.6));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL128).bandwidthGBs == doctest::Approx(240 * 0.92 * 8 / 14));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(56.0));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::Simple).bandwidthGBs == doctest::Approx(240.0 * 8 / 14));
+  CHECK(*t.timeUs(NcclAlgo::Ring, Protocol::LL, 1 << 20) == doctest::Approx(15.0 + 1048576 / (1000 * 60.0 * 8 / 14)));
   NcclPicker picker(Collective::AllReduce, a100);
   auto protocolAt = [&](Bytes b) { return picker.pick({"ring"}, b).protocol; };
-  CHECK(protocolAt(Bytes(1) << 20) == "LL");
-  CHECK(protocolAt(Bytes(2) << 20) == "LL128");
-  CHECK(protocolAt(Bytes(4) << 20) == "LL128");
-  CHECK(protocolAt(Bytes(16) << 20) == "LL128");
-  CHECK(protocolAt(Bytes(32) << 20) == "Simple");
+  CHECK(protocolAt(Bytes(1) << 20) == Protocol::LL);
+  CHECK(protocolAt(Bytes(2) << 20) == Protocol::LL128);
+  CHECK(protocolAt(Bytes(4) << 20) == Protocol::LL128);
+  CHECK(protocolAt(Bytes(16) << 20) == Protocol::LL128);
+  CHECK(protocolAt(Bytes(32) << 20) == Protocol::Simple);
   NcclPicker newer(Collective::AllReduce, loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.26"}));
-  CHECK(newer.pick({"ring"}, Bytes(2) << 20).protocol == "LL");
+  CHECK(newer.pick({"ring"}, Bytes(2) << 20).protocol == Protocol::LL);
   // NCCL_PROTO leaves the model its own choice among those allowed.
   NcclPicker simpleOnly(Collective::AllReduce,
                         loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.protocol=Simple"}));
-  CHECK(simpleOnly.pick({"ring"}, Bytes(1) << 20).protocol == "Simple");
+  CHECK(simpleOnly.pick({"ring"}, Bytes(1) << 20).protocol == Protocol::Simple);
   // An algorithm NCCL does not have is not rated.
   CHECK(picker.pick({"rhd"}, Bytes(1) << 20).algorithm.empty());
-  CHECK(picker.protocolFor("rhd", Bytes(1) << 20).empty());
+  CHECK_FALSE(picker.protocolFor("rhd", Bytes(1) << 20));
 }
 
 // One node of 8 H100 (dgx-h100-8; 16 channels of 370.8/16 GB/s), the newest
@@ -65,18 +65,18 @@ TEST_CASE("NCCL's tuning model on one H100 node picks ring/LL to 1 MiB and NVLS 
   for (Bytes b = Bytes(64) << 10; b <= (Bytes(1) << 20); b *= 2) {
     CAPTURE(b);
     CHECK(picker.pick(candidates, b).algorithm == "ring");
-    CHECK(picker.pick(candidates, b).protocol == "LL");
+    CHECK(picker.pick(candidates, b).protocol == Protocol::LL);
   }
   for (Bytes b = Bytes(2) << 20; b <= (Bytes(1) << 30); b *= 2) {
     CAPTURE(b);
     CHECK(picker.pick(candidates, b).algorithm == "nvls");
-    CHECK(picker.pick(candidates, b).protocol == "Simple");
+    CHECK(picker.pick(candidates, b).protocol == Protocol::Simple);
   }
   NcclTuning t(ncclTuningInputOf(h100));
-  CHECK(t.cost(NcclAlgo::Nvls, NcclProto::Simple).latencyUs == doctest::Approx(25.0));
-  CHECK(t.cost(NcclAlgo::Nvls, NcclProto::Simple).bandwidthGBs == doctest::Approx(370.8 * 5 / 6));
-  CHECK_FALSE(t.timeUs(NcclAlgo::NvlsTree, NcclProto::Simple, 1 << 20)); // off on one node
-  CHECK_FALSE(t.timeUs(NcclAlgo::Nvls, NcclProto::LL, 1 << 20));        // Simple only
+  CHECK(t.cost(NcclAlgo::Nvls, Protocol::Simple).latencyUs == doctest::Approx(25.0));
+  CHECK(t.cost(NcclAlgo::Nvls, Protocol::Simple).bandwidthGBs == doctest::Approx(370.8 * 5 / 6));
+  CHECK_FALSE(t.timeUs(NcclAlgo::NvlsTree, Protocol::Simple, 1 << 20)); // off on one node
+  CHECK_FALSE(t.timeUs(NcclAlgo::Nvls, Protocol::LL, 1 << 20));        // Simple only
 }
 
 // Two nodes of 8 H100 over 400G InfiniBand (h100-2x8-ib400; a channel gets
@@ -92,15 +92,15 @@ TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables diffe
                                                         {std::string("library.version=") + version})));
   };
   NcclTuning v21 = tuning("2.21"), v26 = tuning("2.26"), v18 = tuning("2.18"), old = tuning("2.8");
-  CHECK(v21.cost(NcclAlgo::Tree, NcclProto::Simple).latencyUs == doctest::Approx(448.0));
-  CHECK(v26.cost(NcclAlgo::Tree, NcclProto::Simple).latencyUs == doctest::Approx(92.4));
-  CHECK(v21.cost(NcclAlgo::Ring, NcclProto::Simple).latencyUs == doctest::Approx(8.4 + 26 * 3.4 + 4 * 14));
-  CHECK(v26.cost(NcclAlgo::Ring, NcclProto::Simple).latencyUs == doctest::Approx(8.4 + 28 * 3.4 + 2 * 14));
+  CHECK(v21.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(448.0));
+  CHECK(v26.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(92.4));
+  CHECK(v21.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(8.4 + 26 * 3.4 + 4 * 14));
+  CHECK(v26.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(8.4 + 28 * 3.4 + 2 * 14));
   CHECK(old.family() == "2.18");
   CHECK(old.familyNote().find("2.8's model is not in the sources here") != std::string::npos);
   // 2.18's NVLS tree: 23 us plus 2 (nodes - 1) x 19; later 25 + 2 log2(nodes) x 14.
-  CHECK(v18.cost(NcclAlgo::NvlsTree, NcclProto::Simple).latencyUs == doctest::Approx(23.0 + 2 * 19));
-  CHECK(v26.cost(NcclAlgo::NvlsTree, NcclProto::Simple).latencyUs == doctest::Approx(25.0 + 2 * 14));
+  CHECK(v18.cost(NcclAlgo::NvlsTree, Protocol::Simple).latencyUs == doctest::Approx(23.0 + 2 * 19));
+  CHECK(v26.cost(NcclAlgo::NvlsTree, Protocol::Simple).latencyUs == doctest::Approx(25.0 + 2 * 14));
   CHECK(tuning("2.30").familyNote().find("rated with 2.27's") != std::string::npos);
 }
 

@@ -142,7 +142,7 @@ TEST_CASE("compare predicts with the library's own choice: NCCL's candidates, HC
     alone.algorithm = pick.algorithm;
     MeasuredCurve single = curve;
     single.points = {{p.bytes, p.measuredUs}};
-    ClusterSetup forced = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"library.protocol=" + pick.protocol});
+    ClusterSetup forced = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {"library.protocol=" + protocolText(pick.protocol)});
     CHECK(compareWithMeasured(single, Collective::AllReduce, forced, alone).points.at(0).predictedUs == p.predictedUs);
   }
   // HCCL on an Atlas 800T A2: each size by the rules' pick, which the fit
@@ -199,7 +199,7 @@ TEST_CASE("calibrate finds the switch point of a curve made with one") {
                                         loadClusterFile(a100, {"library.protocols.LL.max_bytes=128KiB"}), {});
   REQUIRE(made.points.size() == curve.points.size());
   for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
-  CHECK(made.points[2].protocol == "LL128"); // 256 KiB
+  CHECK(made.points[2].protocol == Protocol::LL128); // 256 KiB
   CalibrateOptions o;
   o.fit = {"switch_points"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
@@ -241,11 +241,11 @@ TEST_CASE("two-node sweeps: compared with their presets, each size by the protoc
     Comparison c = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(source(t.sweep.cluster), {}), o);
     MESSAGE(std::string(t.sweep.log) << " " << std::string(t.algorithms) << ": median " << c.medianAbsError << " max " << c.maxAbsError
                         << "; line median " << c.lineMedianAbsError);
-    CHECK(c.points.back().protocol == "Simple");
+    CHECK(c.points.back().protocol == Protocol::Simple);
     // Small sizes by a low-latency protocol, except under NVLS (Simple only, as in NCCL).
     for (const auto& p : c.points)
-      if (p.algorithm.find("nvls") != std::string::npos) CHECK(p.protocol == "Simple");
-    if (c.points.front().algorithm.find("nvls") == std::string::npos) CHECK(c.points.front().protocol != "Simple");
+      if (p.algorithm.find("nvls") != std::string::npos) CHECK(p.protocol == Protocol::Simple);
+    if (c.points.front().algorithm.find("nvls") == std::string::npos) CHECK(c.points.front().protocol != Protocol::Simple);
     CHECK(c.medianAbsError < t.medianBelow);
     CHECK(c.maxAbsError < t.maxBelow);
   }

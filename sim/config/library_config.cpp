@@ -80,28 +80,40 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
   if (auto v = node->find("nvls_chunk")) m.nvlsChunk = v->bytes();
   if (auto v = node->find("nvls_latency")) m.nvlsLatency = v->time();
   if (m.minChannels > m.channels) node->at("min_channels").fail("min_channels is above channels");
+  auto names = [&](const char* first) {
+    std::string listed = first;
+    for (const auto& q : m.protocols) listed += std::string(listed.empty() ? "" : ", ") + q.name();
+    return listed;
+  };
+  auto protocolOf = [&](const std::string& name) -> const ProtocolModel* {
+    std::optional<Protocol> kind = protocolOfName(name);
+    return kind ? m.find(*kind) : nullptr;
+  };
   if (auto protocols = node->find("protocols")) {
     for (const auto& [key, value] : protocols->entries()) {
-      ProtocolModel* p = nullptr;
-      for (auto& q : m.protocols)
-        if (q.name == key) p = &q;
-      if (!p) {
-        std::string names;
-        for (const auto& q : m.protocols) names += (names.empty() ? "" : ", ") + q.name;
-        value.fail("library " + std::string(m.name()) + " has no protocol " + key + (names.empty() ? "" : " (protocols: " + names + ")"));
-      }
-      loadProtocol(value, *p);
+      const ProtocolModel* p = protocolOf(key);
+      if (!p)
+        value.fail("library " + std::string(m.name()) + " has no protocol " + key +
+                   (m.protocols.empty() ? "" : " (protocols: " + names("") + ")"));
+      loadProtocol(value, m.protocols[std::size_t(p - m.protocols.data())]);
     }
   }
   if (auto v = node->find("protocol")) {
-    m.protocol = v->text();
-    if (std::string unknown = m.unknownProtocols(); !unknown.empty()) {
-      std::string names = "auto";
-      for (const auto& q : m.protocols) names += ", " + q.name;
-      v->fail("library " + std::string(m.name()) + " has no protocol " + unknown + " (protocols: " + names +
-              "; a list: A,B; all but: ^A)");
+    const std::string text = v->text();
+    if (text != "auto") {
+      bool excluded = false;
+      std::string unknown;
+      ProtocolSet listed{0};
+      for (const auto& name : splitExcludableList(text, excluded)) {
+        if (const ProtocolModel* p = protocolOf(name)) listed.bits |= ProtocolSet::only(p->kind).bits;
+        else unknown += (unknown.empty() ? "" : ", ") + (name.empty() ? std::string("''") : name);
+      }
+      if (!unknown.empty())
+        v->fail("library " + std::string(m.name()) + " has no protocol " + unknown + " (protocols: " + names("auto") +
+                "; a list: A,B; all but: ^A)");
+      m.protocol.bits = excluded ? std::uint8_t(ProtocolSet{}.bits & ~listed.bits) : listed.bits;
     }
-    if (m.candidates().empty()) v->fail("'" + m.protocol + "' leaves library " + std::string(m.name()) + " no protocol");
+    if (m.candidates().empty()) v->fail("'" + text + "' leaves library " + std::string(m.name()) + " no protocol");
   }
   return m;
 }

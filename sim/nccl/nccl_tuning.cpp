@@ -9,7 +9,7 @@ enum class Family { V2_18, V2_19, V2_22, V2_23 };
 constexpr int kNvlink = 0, kPci = 1, kNet = 2;
 constexpr int kTree = int(NcclAlgo::Tree), kRing = int(NcclAlgo::Ring), kNvls = int(NcclAlgo::Nvls),
               kNvlsTree = int(NcclAlgo::NvlsTree);
-constexpr int kLL = int(NcclProto::LL), kLL128 = int(NcclProto::LL128), kSimple = int(NcclProto::Simple);
+constexpr int kLL = int(Protocol::LL), kLL128 = int(Protocol::LL128), kSimple = int(Protocol::Simple);
 
 Family familyOf(int minor, std::string& name, std::string& note) {
   Family f = minor == 0 || minor >= 23 ? Family::V2_23 : minor >= 22 ? Family::V2_22 : minor >= 19 ? Family::V2_19 : Family::V2_18;
@@ -28,8 +28,8 @@ int log2i(Bytes n) {
 }
 
 struct Tables {
-  double baseLat[kNcclAlgos][kNcclProtos];
-  double hwLat[3][kNcclAlgos][kNcclProtos]; // NVLink, PCI, network
+  double baseLat[kNcclAlgos][kProtocols];
+  double hwLat[3][kNcclAlgos][kProtocols]; // NVLink, PCI, network
 };
 
 // src/graph/tuning.cc's baseLat and hwLat (us) by family.
@@ -39,14 +39,14 @@ Tables tablesOf(Family f) {
   const double treeSimpleNet = v18 || v23 ? 14 : 28;
   const double nvlsNvlink = v18 ? 0 : f == Family::V2_19 ? 23 : 25;
   Tables t{};
-  double base[kNcclAlgos][kNcclProtos] = {{6.8, 14.0, v23 ? 8.4 : 0}, {6.6, 14.0, 8.4}, {0, 0, v18 ? 23.0 : 0},
+  double base[kNcclAlgos][kProtocols] = {{6.8, 14.0, v23 ? 8.4 : 0}, {6.6, 14.0, 8.4}, {0, 0, v18 ? 23.0 : 0},
                                          {0, 0, v18 ? 23.0 : 0}};
-  double hw[3][kNcclAlgos][kNcclProtos] = {
+  double hw[3][kNcclAlgos][kProtocols] = {
       {{.6, 1.25, treeSimpleNvlink}, {.6, 1.9, 3.4}, {0, 0, nvlsNvlink}, {0, 0, nvlsNvlink}},
       {{1.0, 1.9, treeSimplePci}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
       {{5.0, 8.5, treeSimpleNet}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, v18 ? 19.0 : 14}}};
-  std::copy(&base[0][0], &base[0][0] + kNcclAlgos * kNcclProtos, &t.baseLat[0][0]);
-  std::copy(&hw[0][0][0], &hw[0][0][0] + 3 * kNcclAlgos * kNcclProtos, &t.hwLat[0][0][0]);
+  std::copy(&base[0][0], &base[0][0] + kNcclAlgos * kProtocols, &t.baseLat[0][0]);
+  std::copy(&hw[0][0][0], &hw[0][0][0] + 3 * kNcclAlgos * kProtocols, &t.hwLat[0][0][0]);
   return t;
 }
 
@@ -71,7 +71,7 @@ double perChannelTree(int generation, int nodes) {
 
 // Trees stray from the model at mid sizes: NCCL's static correction of their
 // bandwidth per power of two from 64 B to 256 MiB.
-constexpr double kTreeCorrection[kNcclProtos][23] = {
+constexpr double kTreeCorrection[kProtocols][23] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
@@ -84,15 +84,6 @@ const char* ncclAlgoName(NcclAlgo a) {
   case NcclAlgo::Ring: return "Ring";
   case NcclAlgo::Nvls: return "NVLS";
   case NcclAlgo::NvlsTree: return "NVLSTree";
-  }
-  return "?";
-}
-
-const char* ncclProtoName(NcclProto p) {
-  switch (p) {
-  case NcclProto::LL: return "LL";
-  case NcclProto::LL128: return "LL128";
-  case NcclProto::Simple: return "Simple";
   }
   return "?";
 }
@@ -121,7 +112,7 @@ NcclTuning::NcclTuning(const NcclTuningInput& in, NcclColl coll) {
     if (!allReduce_ && a != kRing) continue;
     if (a == kNvlsTree && nodes == 1) continue; // NCCL turns it off on one node
     const NcclGraph& g = a == kTree ? in.tree : a == kRing ? in.ring : in.nvls;
-    for (int p = 0; p < kNcclProtos; ++p) {
+    for (int p = 0; p < kProtocols; ++p) {
       if ((a == kNvls || a == kNvlsTree) && p != kSimple) continue;
       if (p == kLL128 && !ll128_) continue;
       double bw = nodes <= 2 ? g.bwIntra : g.bwInter;
@@ -172,14 +163,14 @@ NcclTuning::NcclTuning(const NcclTuningInput& in, NcclColl coll) {
   }
 }
 
-std::optional<double> NcclTuning::timeUs(NcclAlgo a, NcclProto p, Bytes bytes) const {
+std::optional<double> NcclTuning::timeUs(NcclAlgo a, Protocol p, Bytes bytes) const {
   const NcclCost& c = cost(a, p);
   if (c.bandwidthGBs <= 0) return std::nullopt;
   double bw = c.bandwidthGBs, lat = c.latencyUs;
   int logSize = log2i(bytes >> 6);
   if (a == NcclAlgo::Tree && allReduce_ && logSize < 23) bw *= kTreeCorrection[int(p)][logSize];
   // The plateau of a ring under Simple across nodes.
-  if (a == NcclAlgo::Ring && p == NcclProto::Simple && nodes_ > 1 && allReduce_ &&
+  if (a == NcclAlgo::Ring && p == Protocol::Simple && nodes_ > 1 && allReduce_ &&
       bytes / Bytes(channels_ * ranks_) >= 64)
     lat *= computeCapability_ < 80 ? 1.9 : 1.4;
   return lat + double(bytes) / (1000 * bw);

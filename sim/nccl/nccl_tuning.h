@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 
+#include "sim/core/protocol.h"
 #include "sim/core/units.h"
 
 namespace collsim {
@@ -38,10 +39,8 @@ namespace collsim {
 enum class NcclColl { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce };
 // In NCCL's order (src/include/device.h): on a tie the first wins.
 enum class NcclAlgo { Tree, Ring, Nvls, NvlsTree };
-enum class NcclProto { LL, LL128, Simple };
-inline constexpr int kNcclAlgos = 4, kNcclProtos = 3;
+inline constexpr int kNcclAlgos = 4;
 const char* ncclAlgoName(NcclAlgo a);   // as NCCL_ALGO spells it: Tree, Ring, NVLS, NVLSTree
-const char* ncclProtoName(NcclProto p); // LL, LL128, Simple
 
 // What NCCL's topology search found, per algorithm's graph.
 struct NcclGraph {
@@ -69,23 +68,23 @@ public:
   // ring alone (as collsim runs them under NCCL).
   NcclTuning(const NcclTuningInput& in, NcclColl coll = NcclColl::AllReduce);
 
-  const NcclCost& cost(NcclAlgo a, NcclProto p) const { return cost_[int(a)][int(p)]; }
+  const NcclCost& cost(NcclAlgo a, Protocol p) const { return cost_[int(a)][int(p)]; }
   // latency + bytes / bandwidth as NCCL computes it; nullopt when unrated.
-  std::optional<double> timeUs(NcclAlgo a, NcclProto p, Bytes bytes) const;
+  std::optional<double> timeUs(NcclAlgo a, Protocol p, Bytes bytes) const;
   // LL128 by default only with NVLink inside and a GPU generation NCCL
   // tested it on (Volta, Ampere, Hopper): otherwise "silent data corruption".
   bool ll128Enabled() const { return ll128_; }
   // The rated pair of least time among those `allowed` (NCCL's loop:
   // algorithms, then protocols, in order; a later one wins only when faster).
   template <typename Allowed>
-  std::optional<std::pair<NcclAlgo, NcclProto>> pick(Bytes bytes, Allowed allowed) const {
-    std::optional<std::pair<NcclAlgo, NcclProto>> best;
+  std::optional<std::pair<NcclAlgo, Protocol>> pick(Bytes bytes, Allowed allowed) const {
+    std::optional<std::pair<NcclAlgo, Protocol>> best;
     double bestUs = 0;
     for (int a = 0; a < kNcclAlgos; ++a)
-      for (int p = 0; p < kNcclProtos; ++p) {
-        if (!allowed(NcclAlgo(a), NcclProto(p))) continue;
-        std::optional<double> us = timeUs(NcclAlgo(a), NcclProto(p), bytes);
-        if (us && (!best || *us < bestUs)) best = {NcclAlgo(a), NcclProto(p)}, bestUs = *us;
+      for (int p = 0; p < kProtocols; ++p) {
+        if (!allowed(NcclAlgo(a), Protocol(p))) continue;
+        std::optional<double> us = timeUs(NcclAlgo(a), Protocol(p), bytes);
+        if (us && (!best || *us < bestUs)) best = {NcclAlgo(a), Protocol(p)}, bestUs = *us;
       }
     return best;
   }
@@ -95,7 +94,7 @@ public:
   const std::string& familyNote() const { return familyNote_; }
 
 private:
-  std::array<std::array<NcclCost, kNcclProtos>, kNcclAlgos> cost_{};
+  std::array<std::array<NcclCost, kProtocols>, kNcclAlgos> cost_{};
   std::string family_, familyNote_;
   int nodes_ = 1, ranks_ = 1, channels_ = 1, computeCapability_ = 80;
   bool allReduce_ = true, ll128_ = true;

@@ -43,7 +43,7 @@ std::string comparisonTable(const MeasuredCurve& curve, const Comparison& c, con
                                     fixed(p.predictedUs, 2) + (p.hostBound ? " host" : ""), percent(p.error()),
                                     fixed(p.lineUs, 2), percent(p.lineError())};
     if (several) row.push_back(p.algorithm);
-    if (library) row.insert(row.end(), {p.protocol, std::to_string(p.channels)});
+    if (library) row.insert(row.end(), {protocolText(p.protocol), std::to_string(p.channels)});
     t.add(row);
   }
   s += t.text();
@@ -61,8 +61,8 @@ nlohmann::ordered_json comparisonJson(const MeasuredCurve& curve, const Comparis
                                     {"error", p.error()}, {"line_us", p.lineUs}, {"line_error", p.lineError()}};
     if (!p.algorithm.empty()) point["algorithm"] = p.algorithm;
     if (c.hostUs > 0) point["host_bound"] = p.hostBound;
-    if (!p.protocol.empty()) {
-      point["protocol"] = p.protocol;
+    if (p.protocol) {
+      point["protocol"] = protocolName(*p.protocol);
       point["channels"] = p.channels;
     }
     points.push_back(point);

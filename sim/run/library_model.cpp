@@ -63,12 +63,12 @@ LibraryModel ncclLibrary() {
   m.nvlsChunk = 128 << 10;
   m.nvlsLatency = us(25);
   m.protocols = {
-      {.name = "LL", .dataShare = 0.5, .baseLatency = us(6.6), .hopIntra = us(0.47), .hopNetwork = us(2.7),
+      {.kind = Protocol::LL, .dataShare = 0.5, .baseLatency = us(6.6), .hopIntra = us(0.47), .hopNetwork = us(2.7),
        .laneEfficiency = 0.5, .chunk = 32 << 10, .wave = 4 << 10, .channelBytesPerRank = 4 << 10, .slots = 8,
        .inNetwork = false},
-      {.name = "LL128", .dataShare = 120.0 / 128.0, .baseLatency = us(14.0), .hopIntra = us(1.9), .hopNetwork = us(4.0),
+      {.kind = Protocol::LL128, .dataShare = 120.0 / 128.0, .baseLatency = us(14.0), .hopIntra = us(1.9), .hopNetwork = us(4.0),
        .channelBandwidth = GBps(16.7), .chunk = 576000, .channelBytes = 5 << 10, .slots = 8, .inNetwork = false},
-      {.name = "Simple", .baseLatency = us(8.4), .hopIntra = us(3.4), .hopNetwork = us(9.6), .chunk = 2 << 20,
+      {.kind = Protocol::Simple, .baseLatency = us(8.4), .hopIntra = us(3.4), .hopNetwork = us(9.6), .chunk = 2 << 20,
        .channelBytes = 32 << 10, .slots = 2},
   };
   return m;
@@ -81,26 +81,22 @@ LibraryModel ncclLibrary() {
 LibraryModel hcclLibrary() {
   LibraryModel m;
   m.kind = LibraryKind::Hccl;
-  m.protocols = {{.name = "Simple", .stepOverhead = us(13), .laneEfficiency = 0}};
+  m.protocols = {{.kind = Protocol::Simple, .stepOverhead = us(13), .laneEfficiency = 0}};
   return m;
 }
 
 } // namespace
 
-const ProtocolModel* LibraryModel::find(const std::string& protocolName) const {
+const ProtocolModel* LibraryModel::find(Protocol kind) const {
   for (const auto& p : protocols)
-    if (p.name == protocolName) return &p;
+    if (p.kind == kind) return &p;
   return nullptr;
 }
 
 std::vector<const ProtocolModel*> LibraryModel::candidates() const {
   std::vector<const ProtocolModel*> out;
-  bool excluded = false;
-  std::vector<std::string> names = splitExcludableList(protocol, excluded);
-  for (const auto& p : protocols) {
-    bool listed = std::find(names.begin(), names.end(), p.name) != names.end();
-    if (protocol == "auto" || listed != excluded) out.push_back(&p);
-  }
+  for (const auto& p : protocols)
+    if (protocol.has(p.kind)) out.push_back(&p);
   return out;
 }
 
@@ -119,15 +115,6 @@ bool LibraryModel::allowsInNetwork() const {
   for (const ProtocolModel* p : candidates())
     if (p->inNetwork) return true;
   return false;
-}
-
-std::string LibraryModel::unknownProtocols() const {
-  if (protocol == "auto") return {};
-  bool excluded = false;
-  std::string unknown;
-  for (const auto& name : splitExcludableList(protocol, excluded))
-    if (!find(name)) unknown += (unknown.empty() ? "" : ", ") + (name.empty() ? std::string("''") : name);
-  return unknown;
 }
 
 double collectiveComputeShare(const LibraryModel& library, int computeUnits) {

@@ -39,12 +39,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/protocol.h"
 #include "sim/core/units.h"
 
 namespace collsim {
 
 struct ProtocolModel {
-  std::string name;
+  Protocol kind = Protocol::Simple;
+  const char* name() const { return protocolName(kind); }
   double dataShare = 1;
   Time baseLatency = 0;
   Time hopIntra = 0;   // a message between devices of one server
@@ -109,12 +111,12 @@ struct LibraryModel {
   // The library's release as 2.x's x (NCCL 2.26: 26), whose tuning model
   // picks what runs (sim/nccl/nccl_tuning.h); 0: the newest modelled.
   int version = 0;
-  // "auto", one protocol, a list ("LL,LL128") or all but a list ("^LL128"),
-  // as NCCL_PROTO takes them.
-  std::string protocol = "auto";
+  // The protocols it may run, as NCCL_PROTO allows them (library_config.cpp
+  // reads "auto", one, a list "LL,LL128" or all but a list "^LL128").
+  ProtocolSet protocol;
   std::vector<ProtocolModel> protocols; // empty: ideal
   bool ideal() const { return protocols.empty(); }
-  const ProtocolModel* find(const std::string& protocolName) const;
+  const ProtocolModel* find(Protocol kind) const;
   // The protocols `protocol` allows, in the library's order.
   std::vector<const ProtocolModel*> candidates() const;
   // Those of them whose switch point `bytes` has not passed; past every
@@ -122,8 +124,6 @@ struct LibraryModel {
   std::vector<const ProtocolModel*> candidatesFor(Bytes bytes) const;
   // Whether one of them runs in-network algorithms (always, when ideal).
   bool allowsInNetwork() const;
-  // The names in `protocol` that are none of the library's ("" when all are).
-  std::string unknownProtocols() const;
   // How many channels `protocol` uses for `bytes` cut into a piece per
   // rank of `ranks` (1: an algorithm that pipelines the whole part).
   int channelsFor(const ProtocolModel& protocol, Bytes bytes, int ranks) const;

@@ -48,7 +48,7 @@ namespace {
 struct RunShape {
   AlgorithmEntry entry;
   StepCosts costs;
-  std::string protocol;
+  std::optional<Protocol> protocol;
   int channels = 1;
   Bytes loopBytes = 0; // the whole buffer's bytes per chunk loop (0: one loop)
 };
@@ -61,7 +61,7 @@ const ServerRings& ringsFor(const Cluster& cluster, Collective op) {
 }
 
 RunShape idealShape(const Cluster& cluster, const RunRequest& req) {
-  return {withChannels(*req.algorithm, req.channels, ringsFor(cluster, req.op)), StepCosts::ofDevice(cluster.device), "",
+  return {withChannels(*req.algorithm, req.channels, ringsFor(cluster, req.op)), StepCosts::ofDevice(cluster.device), std::nullopt,
           req.channels, 0};
 }
 
@@ -123,7 +123,7 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   // Named as asked: the library chooses the channels (reported beside).
   AlgorithmEntry entry = withChannels(looped, channels, ringsFor(cluster, req.op));
   entry.name = req.algorithm->name;
-  return {std::move(entry), costs, p.name, channels, loopBytes};
+  return {std::move(entry), costs, p.kind, channels, loopBytes};
 }
 
 // No run of protocol `shape` can beat this: the launch, and each rank's
@@ -200,10 +200,10 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   }
   if (!best && inNetwork)
     throw InputError(req.algorithm->name + " reduces in the network, which library " + std::string(req.library.name()) +
-                     " does under none of the protocols allowed (" + req.library.protocol + ")");
-  if (!best) throw InputError("library " + std::string(req.library.name()) + " has no protocol " + req.library.protocol);
+                     " does under none of the protocols allowed (" + req.library.protocol.text() + ")");
+  if (!best) throw InputError("library " + std::string(req.library.name()) + " has no protocol " + req.library.protocol.text());
   best->simulatedEvents = events;
-  if (trace) return simulateShape(cluster, req, protocolShape(cluster, req, *req.library.find(best->protocol)), trace);
+  if (trace) return simulateShape(cluster, req, protocolShape(cluster, req, *req.library.find(*best->protocol)), trace);
   return *best;
 }
 

@@ -1,6 +1,7 @@
 // One simulated collective: build the schedule, check it, time it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "algorithms/core/dtype.h"
@@ -21,7 +22,7 @@ struct CollectiveRun {
   Bytes bytes;
   ExecutionResult execution;
   bool symbolicallyChecked = false; // the schedule passed the checker before this run
-  std::string protocol;             // the library's protocol that ran ("" when ideal)
+  std::optional<Protocol> protocol; // the library's protocol that ran (none when ideal)
   int channels = 1;                 // channels it ran as
   std::uint64_t simulatedEvents = 0; // events actually simulated (every protocol tried, before extending loops): its cost
 

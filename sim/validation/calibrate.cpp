@@ -108,7 +108,7 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
   }
   std::vector<std::string> out;
   for (const auto& p : tree.library.protocols) {
-    std::string at = "library.protocols." + p.name + ".";
+    std::string at = "library.protocols." + std::string(p.name()) + ".";
     if (name == "hop_scale") {
       out.push_back(at + "hop_intra=" + number(toMicroseconds(p.hopIntra) * value) + "us");
       out.push_back(at + "hop_network=" + number(toMicroseconds(p.hopNetwork) * value) + "us");
@@ -144,7 +144,8 @@ double startOf(const ClusterTree& tree, const std::string& name) {
   }
   if (name == "launch") return toMicroseconds(tree.library.launch);
   if (isSwitchPoint(name)) {
-    const ProtocolModel* p = tree.library.find(protocolOfSwitchPoint(name));
+    std::optional<Protocol> kind = protocolOfName(protocolOfSwitchPoint(name));
+    const ProtocolModel* p = kind ? tree.library.find(*kind) : nullptr;
     return p && p->maxBytes > 0 ? double(p->maxBytes) : kSwitchHi;
   }
   return 1;
@@ -179,7 +180,7 @@ bool betweenServers(const std::string& name) { return name == "network_efficienc
 // from (its `protocol:` allows them), but the last.
 std::vector<std::string> switchingProtocols(const LibraryModel& library) {
   std::vector<std::string> out;
-  for (const ProtocolModel* p : library.candidates()) out.push_back(p->name);
+  for (const ProtocolModel* p : library.candidates()) out.push_back(p->name());
   if (!out.empty()) out.pop_back();
   return out;
 }
@@ -199,7 +200,7 @@ std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Clust
       std::vector<std::string> protocols = switchingProtocols(library);
       if (protocols.empty())
         throw InputError("--fit " + n + ": library " + library.name() + " has one protocol to run (" +
-                         library.protocol + "), no switch between protocols");
+                         library.protocol.text() + "), no switch between protocols");
       for (const auto& protocol : protocols) fit.push_back({protocol + kMaxBytesSuffix, kSwitchLo, kSwitchHi, true, 0});
       continue;
     }

@@ -23,7 +23,7 @@ struct ComparisonPlan {
   std::vector<MeasuredPoint> used;
   std::map<std::string, AlgorithmEntry> entries; // the candidates point into it
   std::vector<std::vector<const AlgorithmEntry*>> algos;
-  std::vector<std::vector<std::string>> protocols; // per size, per algorithm
+  std::vector<std::vector<std::optional<Protocol>>> protocols; // per size, per algorithm
   std::vector<std::string> names; // those that run, in their first size's order
   bool byLibrary = false;
   WorkEstimate work;
@@ -72,12 +72,12 @@ ComparisonPlan planComparison(const MeasuredCurve& curve, Collective op, const C
   // Every size's candidates, found before the sizes run on several threads.
   // Under NCCL its tuning model picks, as NCCL does: the library's choice
   // is its pick alone, and each algorithm of a list runs under the protocol
-  // it rates fastest ("" below: the simulation tries them all).
+  // it rates fastest (none below: the simulation tries them all).
   std::optional<NcclPicker> nccl;
   if (setup.library.kind == LibraryKind::Nccl) nccl.emplace(op, setup, o.channels > 1 ? o.channels : 0);
   for (const auto& p : used) {
     std::vector<const AlgorithmEntry*> candidates = algorithmsFor(p.bytes);
-    std::vector<std::string> chosen(candidates.size());
+    std::vector<std::optional<Protocol>> chosen(candidates.size());
     if (nccl && byLibrary) {
       std::vector<std::string> candidateNames;
       for (const AlgorithmEntry* a : candidates) candidateNames.push_back(a->name);
@@ -144,7 +144,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
       RunRequest req{op, algo, curve.dtype, used[i].bytes, o.segment, false};
       req.roce = setup.roce;
       req.library = deviceSide;
-      if (!protocols[i][k].empty()) req.library.protocol = protocols[i][k];
+      if (protocols[i][k]) req.library.protocol = ProtocolSet::only(*protocols[i][k]);
       req.channels = o.channels;
       CollectiveRun run = simulateCollective(cluster, req);
       events[i] += run.simulatedEvents;

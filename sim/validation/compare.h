@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/config/cluster_config.h"
+#include "sim/core/protocol.h"
 #include "sim/run/work_estimate.h"
 #include "sim/validation/measured_curve.h"
 
@@ -20,7 +21,7 @@ namespace collsim {
 struct ComparedPoint {
   Bytes bytes;
   double measuredUs, predictedUs, lineUs;
-  std::string protocol; // the library's protocol for this size ("" when ideal)
+  std::optional<Protocol> protocol; // the library's protocol for this size (none when ideal)
   int channels = 1;
   std::string algorithm; // the fastest of several algorithms compared ("" when one)
   bool hostBound = false; // the host's launches, not the devices, set the time

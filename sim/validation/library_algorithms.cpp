@@ -71,12 +71,6 @@ NcclColl ncclCollOf(Collective op) {
   }
 }
 
-std::optional<NcclProto> ncclProtoOf(const std::string& name) {
-  for (NcclProto p : {NcclProto::LL, NcclProto::LL128, NcclProto::Simple})
-    if (name == ncclProtoName(p)) return p;
-  return std::nullopt;
-}
-
 } // namespace
 
 NcclTuningInput ncclTuningInputOf(const ClusterSetup& setup, int channelsAsked) {
@@ -116,9 +110,9 @@ std::optional<NcclAlgo> NcclPicker::ncclAlgoOf(const std::string& collsimName) c
   return std::nullopt;
 }
 
-bool NcclPicker::allowed(NcclAlgo, NcclProto p, Bytes bytes) const {
+bool NcclPicker::allowed(NcclAlgo, Protocol p, Bytes bytes) const {
   for (const ProtocolModel* q : library_.candidatesFor(bytes))
-    if (ncclProtoOf(q->name) == p) return true;
+    if (q->kind == p) return true;
   return false;
 }
 
@@ -126,20 +120,21 @@ NcclPicker::Pick NcclPicker::pick(const std::vector<std::string>& algorithms, By
   std::vector<NcclAlgo> asked;
   for (const std::string& name : algorithms)
     if (auto a = ncclAlgoOf(name)) asked.push_back(*a);
-  auto chosen = tuning_.pick(bytes, [&](NcclAlgo a, NcclProto p) {
+  auto chosen = tuning_.pick(bytes, [&](NcclAlgo a, Protocol p) {
     return std::find(asked.begin(), asked.end(), a) != asked.end() && allowed(a, p, bytes);
   });
   if (!chosen) return {};
   for (const std::string& name : algorithms)
-    if (ncclAlgoOf(name) == chosen->first) return {name, ncclProtoName(chosen->second)};
+    if (ncclAlgoOf(name) == chosen->first) return {name, chosen->second};
   return {};
 }
 
-std::string NcclPicker::protocolFor(const std::string& algorithm, Bytes bytes) const {
+std::optional<Protocol> NcclPicker::protocolFor(const std::string& algorithm, Bytes bytes) const {
   std::optional<NcclAlgo> a = ncclAlgoOf(algorithm);
-  if (!a) return "";
-  auto chosen = tuning_.pick(bytes, [&](NcclAlgo x, NcclProto p) { return x == *a && allowed(x, p, bytes); });
-  return chosen ? ncclProtoName(chosen->second) : "";
+  if (!a) return std::nullopt;
+  auto chosen = tuning_.pick(bytes, [&](NcclAlgo x, Protocol p) { return x == *a && allowed(x, p, bytes); });
+  if (!chosen) return std::nullopt;
+  return chosen->second;
 }
 
 std::string NcclPicker::rule() const {

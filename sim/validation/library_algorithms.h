@@ -54,17 +54,18 @@ class NcclPicker {
 public:
   NcclPicker(Collective op, const ClusterSetup& setup, int channels = 0);
   struct Pick {
-    std::string algorithm, protocol; // algorithm "": none of those asked is NCCL's
+    std::string algorithm; // "": none of those asked is NCCL's
+    std::optional<Protocol> protocol;
   };
   Pick pick(const std::vector<std::string>& algorithms, Bytes bytes) const;
-  // The protocol the model rates fastest for one algorithm ("" when it is not NCCL's).
-  std::string protocolFor(const std::string& algorithm, Bytes bytes) const;
+  // The protocol the model rates fastest for one algorithm (none when it is not NCCL's).
+  std::optional<Protocol> protocolFor(const std::string& algorithm, Bytes bytes) const;
   // "NCCL 2.23-2.27's tuning model (src/graph/tuning.cc) picks ... on ...".
   std::string rule() const;
 
 private:
   std::optional<NcclAlgo> ncclAlgoOf(const std::string& collsimName) const;
-  bool allowed(NcclAlgo a, NcclProto p, Bytes bytes) const;
+  bool allowed(NcclAlgo a, Protocol p, Bytes bytes) const;
   LibraryModel library_;
   NcclTuningInput input_;
   NcclTuning tuning_;

@@ -85,7 +85,7 @@ nlohmann::json runRecord(const StudyRow& row) {
   return {{"finish", x.finish},        {"events", x.events},
           {"messages", x.messages},    {"bytes_sent", x.bytesSent},
           {"bytes_received", x.bytesReceived}, {"network", networkJson(x.network)},
-          {"protocol", row.run.protocol}, {"channels", row.run.channels},
+          {"protocol", protocolText(row.run.protocol)}, {"channels", row.run.channels},
           {"checked", row.run.symbolicallyChecked}};
 }
 
@@ -108,7 +108,7 @@ void applyRunRecord(const nlohmann::json& j, const Scenario& s, StudyRow& row) {
   r.execution.bytesSent = j["bytes_sent"].get<Bytes>();
   r.execution.bytesReceived = j["bytes_received"].get<Bytes>();
   r.execution.network = networkFromJson(j["network"]);
-  r.protocol = j["protocol"].get<std::string>();
+  r.protocol = protocolOfName(j["protocol"].get<std::string>());
   r.channels = j["channels"].get<int>();
   r.symbolicallyChecked = j["checked"].get<bool>();
 }
