@@ -26,32 +26,32 @@ set -euo pipefail
 root="${1:-$(dirname "$0")/..}"
 cd "$root"
 
-rank_of() { # the layer index of a path (longest matching prefix), or -1
-  local best=-1 bestlen=0 i
-  for i in "${!layers[@]}"; do
-    local l=${layers[$i]}
-    if [[ "$1" == "$l" || "$1" == "$l"/* ]] && (( ${#l} > bestlen )); then best=$i; bestlen=${#l}; fi
-  done
-  echo "$best"
-}
-
-bad=0
-while IFS= read -r file; do
-  from=$(rank_of "$file")
-  (( from >= 0 )) || continue
-  while IFS= read -r line; do
-    inc=${line#*\"}; inc=${inc%%\"*}
-    to=$(rank_of "$inc")
-    (( to >= 0 )) || continue
-    if (( to > from )); then
-      echo "$file includes $inc: ${layers[$from]} may not look up to ${layers[$to]}"
-      bad=1
-    fi
-  done < <(grep -h '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" || true)
-done < <(find sim algorithms topologies -name '*.h' -o -name '*.cpp' -o -name '*.in' | sort)
-
-if (( bad )); then
-  echo "check_layers: upward includes found (the order is at the top of scripts/check_layers.sh)"
-  exit 1
-fi
-echo "check_layers: every include looks down (${#layers[@]} layers)"
+# One awk pass over every file: a layer's index is its longest matching
+# prefix; an include of a higher layer is reported.
+find sim algorithms topologies \( -name '*.h' -o -name '*.cpp' -o -name '*.in' \) | sort |
+  xargs grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' /dev/null |
+  awk -v layers="${layers[*]}" '
+    BEGIN { n = split(layers, layer, " ") }
+    function rank(path,   i, best, bestlen) {
+      best = 0; bestlen = 0
+      for (i = 1; i <= n; i++)
+        if ((path == layer[i] || index(path, layer[i] "/") == 1) && length(layer[i]) > bestlen) {
+          best = i; bestlen = length(layer[i])
+        }
+      return best
+    }
+    {
+      colon = index($0, ":"); file = substr($0, 1, colon - 1)
+      inc = substr($0, colon + 1); sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+      from = rank(file); to = rank(inc)
+      if (from && to > from) {
+        print file " includes " inc ": " layer[from] " may not look up to " layer[to]; bad = 1
+      }
+    }
+    END {
+      if (bad) {
+        print "check_layers: upward includes found (the order is at the top of scripts/check_layers.sh)"
+        exit 1
+      }
+      print "check_layers: every include looks down (" n " layers)"
+    }'
