@@ -4,6 +4,7 @@
 #include "algorithms/core/compose.h"
 #include "algorithms/core/registry.h"
 #include "sim/run/simulate.h"
+#include "test_support.h"
 #include "topologies/server_shapes.h"
 
 using namespace collsim;
@@ -18,7 +19,7 @@ bool mentions(const CheckReport& r, const std::string& word) {
 
 TEST_CASE("every registered algorithm is correct for p = 1..64 and awkward sizes") {
   for (const AlgorithmEntry& algo : algorithmRegistry()) {
-    for (int p = 1; p <= 64; ++p) {
+    for (int p : testing::sweepCounts(64)) {
       for (std::uint64_t count : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(p + 1), std::uint64_t(3 * p + 2)}) {
         CollectiveSpec spec{algo.op, p, count, 1, p / 2};
         CheckReport r = checkSchedule(*buildSchedule(algo, spec), spec);

@@ -22,6 +22,26 @@ inline std::string source(const std::string& relative) {
   return (std::filesystem::path(COLLSIM_SOURCE_DIR) / relative).string();
 }
 
+// Under a sanitizer (10-30x slower) the exhaustive sweeps walk a sample of
+// the shapes Release walks in full: the same code paths, a fraction of CI.
+#if defined(COLLSIM_ASAN) || defined(COLLSIM_TSAN)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// 1..last, or under a sanitizer 1..12 and the counts around each power of
+// two above it up to `last` (where halving-doubling and trees change shape).
+inline std::vector<int> sweepCounts(int last) {
+  std::vector<int> out;
+  for (int p = 1; p <= last; ++p) {
+    bool nearPowerOfTwo = false;
+    for (int two = 16; two / 2 <= last; two *= 2) nearPowerOfTwo |= p >= two - 1 && p <= two + 1;
+    if (!kSanitized || p <= 12 || nearPowerOfTwo) out.push_back(p);
+  }
+  return out;
+}
+
 // One server of p devices in an HCCS ring, 12 GB/s and 1 us per link, no
 // overheads (the closed forms' cluster).
 inline Cluster hccsRing(int p) {

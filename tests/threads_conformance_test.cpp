@@ -31,8 +31,8 @@ TEST_CASE("every algorithm computes exact results through the threads transport"
   int runs = 0;
   for (const AlgorithmEntry& algo : algorithmRegistry()) {
     for (int p : {1, 2, 3, 5, 6, 7, 8, 12, 13, 16}) {
-#ifdef COLLSIM_TSAN
-      // ThreadSanitizer: the same synchronization, without the large buffers it makes 30x slower.
+#if defined(COLLSIM_TSAN) || defined(COLLSIM_ASAN)
+      // Sanitizers: the same synchronization, without the large buffers they make 10-30x slower.
       for (std::uint64_t count : {0ULL, 1ULL, 7ULL, 1000ULL}) {
 #else
       for (std::uint64_t count : {0ULL, 1ULL, 7ULL, 1000ULL, 100003ULL}) {
