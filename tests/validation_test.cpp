@@ -57,6 +57,28 @@ TEST_CASE("single-node sweeps: within 32 % uncalibrated, within 10 % (max 30 %) 
   }
 }
 
+// A fixed cost per pipeline step (#37), fitted only when asked: it lands on
+// the protocol that ends each step with a fence and a flag (Simple), not on
+// LL or LL128, whose lines carry their flags; a fit with it does no worse
+// than the same fit without it (it can stay 0), and on the A100 sweep it
+// takes the mid sizes, which Simple runs from 32 MiB, nearer.
+TEST_CASE("calibrate fits a cost per pipeline step when asked, on the protocol that fences each step") {
+  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
+  CalibrateOptions o;
+  o.fit = {"efficiency", "hop_scale"};
+  const CalibrationResult without = calibrate(curve, Collective::AllReduce, source(kSingleNode[0].cluster), {}, o);
+  CHECK(without.fitted.count("step_cost") == 0);
+  o.fit.push_back("step_cost");
+  const CalibrationResult with = calibrate(curve, Collective::AllReduce, source(kSingleNode[0].cluster), {}, o);
+  REQUIRE(with.fitted.count("step_cost") == 1);
+  CHECK(with.fitted.at("step_cost") > 0.0);
+  CHECK(with.after.medianAbsError <= without.after.medianAbsError);
+  ClusterSetup fitted = loadCluster(ConfigNode(YAML::Load(with.yaml), std::make_shared<ConfigOrigins>("calibrated")));
+  CHECK(toMicroseconds(fitted.library.find(Protocol::Simple)->stepOverhead) == doctest::Approx(with.fitted.at("step_cost")));
+  CHECK(fitted.library.find(Protocol::LL)->stepOverhead == 0);
+  CHECK(fitted.library.find(Protocol::LL128)->stepOverhead == 0);
+}
+
 TEST_CASE("calibrate fits only what it is asked to, and refuses what the cluster has not") {
   MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
   CalibrateOptions o;

@@ -36,18 +36,17 @@ std::string summary(const char* label, const Comparison& c) {
          percent(c.maxAbsError) + "\n";
 }
 
-// A fitted value as a person reads it: launch in us, a switch point as a
-// size (none: the protocol runs every size), scales and shares as numbers.
-// A fitted figure with its unit: times in us, switch points in bytes,
-// scales as factors of the file's figures, efficiencies as shares of a
-// link's line rate.
+// A fitted figure as a person reads it, with its unit: times in us, a
+// switch point as a size (none: the protocol runs every size), scales as
+// factors of the file's figures, efficiencies as shares of a link's line rate.
+bool fittedTime(const std::string& name) { return name == "launch" || name == "network_latency" || name == "step_cost"; }
 std::string fittedValueText(const std::string& name, double v) {
-  if (name == "launch" || name == "network_latency") return fixed(v, 3);
+  if (fittedTime(name)) return fixed(v, 3);
   if (name.ends_with(".max_bytes")) return v == 0 ? "none" : formatBytes(Bytes(v));
   return fixed(v, 4);
 }
 std::string fittedUnit(const std::string& name) {
-  if (name == "launch" || name == "network_latency") return "us";
+  if (fittedTime(name)) return "us";
   if (name.ends_with(".max_bytes")) return "bytes";
   if (name.ends_with("_scale")) return "x the file's";
   if (name.ends_with("efficiency")) return "of line rate";
@@ -139,7 +138,7 @@ Command addCalibrateCommand(CLI::App& app) {
   cmd->add_option("measured", o->measured, "the benchmark's output, as printed; or a training study whose runs "
                                            "carry measured: figures (.yaml)")->required();
   cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware (with a library:), for a log");
-  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has, or all the runs exercise): " + [] {
+  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has but step_cost, or all the runs exercise): " + [] {
     std::string s;
     for (const auto& n : calibrationParameterNames()) s += (s.empty() ? "" : ", ") + n;
     s += "; for training runs: ";

@@ -32,6 +32,8 @@ struct Parameter {
   // away costs kPriorWeight in the objective (on a log scale, a factor of
   // exp(width)); 0: none (the switch points are the library's choices).
   double width;
+  // In the default set (calibrate without --fit); else fitted when asked.
+  bool byDefault = true;
 };
 
 // What one prior width costs: as much as 1 % more median error. The data
@@ -45,6 +47,7 @@ constexpr double kPriorWeight = 0.01;
 constexpr const char* kSwitchPoints = "switch_points";
 constexpr const char* kMaxBytesSuffix = ".max_bytes";
 constexpr double kSwitchLo = 4096, kSwitchHi = 16.0 * (1ull << 30);
+constexpr const char* kStepCost = "step_cost";
 
 const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> all = {
@@ -60,6 +63,14 @@ const std::vector<Parameter>& parameters() {
       {"hop_scale", 0.1, 10, true, std::log(2.0)},
       {"channel_scale", 0.25, 4, true, std::log(2.0)},
       {kSwitchPoints, kSwitchLo, kSwitchHi, true, 0},
+      // A fixed cost per pipeline step of the protocols whose lines carry
+      // no flags (data share 1: NCCL's Simple, HCCL's), which end each step
+      // with a memory fence and a flag the peer polls for (LL and LL128
+      // flag every line and pay per byte instead); NPKit's per-step
+      // timings are microseconds. Known to about 2 us; no source gives
+      // NCCL's, so it is fitted when asked (--fit step_cost), from the
+      // file's value.
+      {kStepCost, 0, 16, false, 2, false},
   };
   return all;
 }
@@ -97,8 +108,14 @@ struct ClusterTree {
   }
 };
 
+// Whether a protocol's step ends with a fence and a flag (step_cost above).
+bool fencesEachStep(const ProtocolModel& p) { return p.dataShare >= 1; }
+
 // The --set assignments that put `value` of parameter `name` into the file.
-std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::string& name, double value) {
+// The hop scale scales the protocols' step overheads too, unless the step
+// cost is fitted beside it (then each figure has one parameter).
+std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::string& name, double value,
+                                       bool stepCostFitted) {
   if (name == "efficiency") return {"hccs.efficiency=" + number(value)};
   if (name == "network_efficiency") return {"roce.efficiency=" + number(value)};
   if (name == "network_latency") return {"roce.latency=" + number(value) + "us"};
@@ -109,10 +126,12 @@ std::vector<std::string> assignmentsOf(const ClusterTree& tree, const std::strin
   std::vector<std::string> out;
   for (const auto& p : tree.library.protocols) {
     std::string at = "library.protocols." + std::string(p.name()) + ".";
-    if (name == "hop_scale") {
+    if (name == kStepCost) {
+      if (fencesEachStep(p)) out.push_back(at + "step_overhead=" + number(value) + "us");
+    } else if (name == "hop_scale") {
       out.push_back(at + "hop_intra=" + number(toMicroseconds(p.hopIntra) * value) + "us");
       out.push_back(at + "hop_network=" + number(toMicroseconds(p.hopNetwork) * value) + "us");
-      if (p.stepOverhead > 0) out.push_back(at + "step_overhead=" + number(toMicroseconds(p.stepOverhead) * value) + "us");
+      if (p.stepOverhead > 0 && !stepCostFitted) out.push_back(at + "step_overhead=" + number(toMicroseconds(p.stepOverhead) * value) + "us");
     } else {
       // Its own cap, and the part of its share of the links it fills (at most
       // all); not its bus ceiling, which is the device's, not a channel's. A
@@ -143,6 +162,12 @@ double startOf(const ClusterTree& tree, const std::string& name) {
     return n && n.IsMap() && n["latency"] ? toMicroseconds(parseTime(n["latency"].as<std::string>())) : 1.0;
   }
   if (name == "launch") return toMicroseconds(tree.library.launch);
+  if (name == kStepCost) { // the largest of the protocols' (they all take the fitted one)
+    Time most = 0;
+    for (const auto& p : tree.library.protocols)
+      if (fencesEachStep(p)) most = std::max(most, p.stepOverhead);
+    return toMicroseconds(most);
+  }
   if (isSwitchPoint(name)) {
     std::optional<Protocol> kind = protocolOfName(protocolOfSwitchPoint(name));
     const ProtocolModel* p = kind ? tree.library.find(*kind) : nullptr;
@@ -191,7 +216,7 @@ std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Clust
   std::vector<std::string> names = asked;
   if (names.empty())
     for (const auto& p : parameters())
-      if ((!betweenServers(p.name) || cluster.servers > 1) &&
+      if (p.byDefault && (!betweenServers(p.name) || cluster.servers > 1) &&
           (p.name != kSwitchPoints || !switchingProtocols(library).empty()))
         names.push_back(p.name);
   std::vector<Parameter> fit;
@@ -263,8 +288,9 @@ struct Fit {
   bool spent(double untilEvents) const { return spentEvents >= untilEvents || evaluations >= kMaxEvaluations; }
   std::vector<std::string> assignments(const Point& at) const {
     std::vector<std::string> out;
+    const bool stepCost = std::any_of(parameters.begin(), parameters.end(), [](const Parameter& p) { return p.name == kStepCost; });
     for (std::size_t i = 0; i < parameters.size(); ++i)
-      for (auto& a : assignmentsOf(tree, parameters[i].name, fromUnit(parameters[i], at[i]))) out.push_back(a);
+      for (auto& a : assignmentsOf(tree, parameters[i].name, fromUnit(parameters[i], at[i]), stepCost)) out.push_back(a);
     return out;
   }
   // One thread per comparison: the search runs two at once.
