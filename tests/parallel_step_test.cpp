@@ -13,6 +13,7 @@
 #include "sim/config/model_config.h"
 #include "sim/config/training_config.h"
 #include "sim/workload/parallel_step.h"
+#include "sim/workload/step_simulation.h"
 #include "sim/workload/pipeline_order.h"
 
 using namespace collsim;

@@ -30,7 +30,9 @@
 // runs beside them.
 #pragma once
 
-#include "sim/workload/step_simulation.h"
+#include "sim/run/work_estimate.h"
+#include "sim/workload/step_result.h"
+#include "topologies/cluster.h"
 
 namespace collsim {
 
