@@ -207,6 +207,33 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   return *best;
 }
 
+WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cluster& cluster,
+                                   const RunRequest& req) {
+  const std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
+  auto work = [&](const AlgorithmEntry& entry, Bytes bytes) {
+    return estimate({req.op, &entry, bytes, elemSize, req.root, req.segment, req.fidelity, req.loopBytes,
+                     req.roce.mtu, req.roce.queuePairs});
+  };
+  if (req.library.ideal()) return work(*req.algorithm, req.bytes);
+  // Every candidate protocol as simulateCollective builds it (the bound
+  // may prune some: this is the most it runs), each as simulateSteady runs
+  // it: the whole buffer, or a run of kSteadyLoops loops and one of half as
+  // many, extended along them.
+  WorkEstimate total;
+  const bool inNetwork = req.algorithm->reducesInNetwork();
+  for (const ProtocolModel* p : req.library.candidatesFor(req.bytes)) {
+    if (inNetwork && !p->inNetwork) continue;
+    const RunShape shape = protocolShape(cluster, req, *p);
+    if (shape.loopBytes == 0 || req.loopBytes > 0 || req.bytes <= 2 * kSteadyLoops * shape.loopBytes) {
+      total.addSequential(work(shape.entry, req.bytes));
+    } else {
+      total.addSequential(work(shape.entry, kSteadyLoops * shape.loopBytes));
+      total.addSequential(work(shape.entry, kSteadyLoops / 2 * shape.loopBytes));
+    }
+  }
+  return total;
+}
+
 static CollectiveRun simulateShape(const Cluster& cluster, const RunRequest& req, const RunShape& shape,
                                    TraceRecorder* trace) {
   if (req.loopBytes == 0 || req.bytes <= req.loopBytes) return simulateOnce(cluster, req, shape, req.bytes, trace);

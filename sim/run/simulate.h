@@ -8,6 +8,7 @@
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
 #include "sim/run/library_model.h"
+#include "sim/run/work_estimate.h"
 
 namespace collsim {
 
@@ -54,6 +55,12 @@ struct RunRequest {
 // still beat the fastest so far) and returns the fastest.
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& request,
                                  TraceRecorder* trace = nullptr);
+
+// The work of simulateCollective(cluster, request), from the shapes it
+// runs (under a library: every candidate protocol's channels and chunk
+// loops, as many loops as it simulates), not from the bare algorithm.
+WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cluster& cluster,
+                                   const RunRequest& request);
 
 // Checks the algorithm's schedule for `op` on `ranks` ranks with a small
 // element count of the same shape (not divisible by the rank count), so the

@@ -46,9 +46,9 @@ WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop) {
     for (std::size_t g : grid) {
       const std::size_t i = bySize[g];
       if (stopSumming(total, stop)) return total;
-      CollectiveWork w{s.op, &algo, s.sizes[i], dataTypeInfo(s.dtype).bytes, s.root, s.simulation.segment,
-                       s.simulation.fidelity, s.simulation.loopBytes, s.roce.mtu, s.roce.queuePairs};
-      at[i] = estimate(w);
+      RunRequest req{s.op, &algo, s.dtype, s.sizes[i], s.simulation.segment, false, s.root, s.simulation.loopBytes,
+                     s.simulation.fidelity, 1, s.roce, s.simulation.channels, s.library};
+      at[i] = estimateCollectiveRun(estimate, s.cluster, req);
       total.addSequential(at[i]);
     }
     for (std::size_t g = 0; g + 1 < grid.size(); ++g) {

@@ -29,6 +29,20 @@ struct ComparisonPlan {
   WorkEstimate work;
 };
 
+// One simulation of the comparison: `algo` at size `p` under `protocol`
+// (none: the library tries its candidates). The devices' time: the host's
+// launches are compared apart (compareWithMeasured's hostUs).
+RunRequest comparedRun(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup, const CompareOptions& o,
+                       const MeasuredPoint& p, const AlgorithmEntry* algo, std::optional<Protocol> protocol) {
+  RunRequest req{op, algo, curve.dtype, p.bytes, o.segment, false};
+  req.roce = setup.roce;
+  req.library = setup.library;
+  req.library.launch = 0;
+  if (protocol) req.library.protocol = ProtocolSet::only(*protocol);
+  req.channels = o.channels;
+  return req;
+}
+
 ComparisonPlan planComparison(const MeasuredCurve& curve, Collective op, const ClusterSetup& setup,
                               const CompareOptions& o) {
   ComparisonPlan plan;
@@ -98,9 +112,9 @@ ComparisonPlan planComparison(const MeasuredCurve& curve, Collective op, const C
   // work than a run may do (a few hundred rows of 16 TiB would take years).
   const CollectiveEstimator estimate(cluster);
   for (std::size_t i = 0; i < used.size(); ++i)
-    for (const AlgorithmEntry* a : algos[i])
-      work.addSequential(estimate({op, a, used[i].bytes, dataTypeInfo(curve.dtype).bytes, 0,
-                                                      o.segment, Fidelity::Fast, 0, setup.roce.mtu}));
+    for (std::size_t k = 0; k < algos[i].size(); ++k)
+      work.addSequential(
+          estimateCollectiveRun(estimate, cluster, comparedRun(curve, op, setup, o, used[i], algos[i][k], protocols[i][k])));
   return plan;
 }
 
@@ -130,8 +144,6 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   // without waiting: the host launches the next while the devices still run
   // this one. A size takes the devices' time (launch left out), or the
   // host's when launching on all the devices a thread drives takes longer.
-  LibraryModel deviceSide = setup.library;
-  deviceSide.launch = 0;
   const double hostUs = toMicroseconds(setup.library.launch) * curve.devicesPerThread;
   // The sizes are independent: simulated on every core, the largest first.
   std::vector<std::optional<CollectiveRun>> best(used.size());
@@ -140,13 +152,7 @@ Comparison compareWithMeasured(const MeasuredCurve& curve, Collective op, const 
   runParallel(used.size(), std::min(threads, int(used.size())), [&](std::size_t job) {
     std::size_t i = used.size() - 1 - job;
     for (std::size_t k = 0; k < algos[i].size(); ++k) {
-      const AlgorithmEntry* algo = algos[i][k];
-      RunRequest req{op, algo, curve.dtype, used[i].bytes, o.segment, false};
-      req.roce = setup.roce;
-      req.library = deviceSide;
-      if (protocols[i][k]) req.library.protocol = ProtocolSet::only(*protocols[i][k]);
-      req.channels = o.channels;
-      CollectiveRun run = simulateCollective(cluster, req);
+      CollectiveRun run = simulateCollective(cluster, comparedRun(curve, op, setup, o, used[i], algos[i][k], protocols[i][k]));
       events[i] += run.simulatedEvents;
       if (!best[i] || run.execution.finish < best[i]->execution.finish) best[i] = std::move(run);
     }
