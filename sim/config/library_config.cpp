@@ -85,17 +85,19 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
     for (const auto& q : m.protocols) listed += std::string(listed.empty() ? "" : ", ") + q.name();
     return listed;
   };
-  auto protocolOf = [&](const std::string& name) -> const ProtocolModel* {
-    std::optional<Protocol> kind = protocolOfName(name);
-    return kind ? m.find(*kind) : nullptr;
+  auto protocolOf = [&](const std::string& name) -> ProtocolModel* {
+    const std::optional<Protocol> kind = protocolOfName(name);
+    for (auto& q : m.protocols)
+      if (kind == q.kind) return &q;
+    return nullptr;
   };
   if (auto protocols = node->find("protocols")) {
     for (const auto& [key, value] : protocols->entries()) {
-      const ProtocolModel* p = protocolOf(key);
+      ProtocolModel* p = protocolOf(key);
       if (!p)
         value.fail("library " + std::string(m.name()) + " has no protocol " + key +
                    (m.protocols.empty() ? "" : " (protocols: " + names("") + ")"));
-      loadProtocol(value, m.protocols[std::size_t(p - m.protocols.data())]);
+      loadProtocol(value, *p);
     }
   }
   if (auto v = node->find("protocol")) {
@@ -105,13 +107,13 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
       std::string unknown;
       ProtocolSet listed{0};
       for (const auto& name : splitExcludableList(text, excluded)) {
-        if (const ProtocolModel* p = protocolOf(name)) listed.bits |= ProtocolSet::only(p->kind).bits;
+        if (const ProtocolModel* p = protocolOf(name)) listed.add(p->kind);
         else unknown += (unknown.empty() ? "" : ", ") + (name.empty() ? std::string("''") : name);
       }
       if (!unknown.empty())
         v->fail("library " + std::string(m.name()) + " has no protocol " + unknown + " (protocols: " + names("auto") +
                 "; a list: A,B; all but: ^A)");
-      m.protocol.bits = excluded ? std::uint8_t(ProtocolSet{}.bits & ~listed.bits) : listed.bits;
+      m.protocol = excluded ? ProtocolSet{}.without(listed) : listed;
     }
     if (m.candidates().empty()) v->fail("'" + text + "' leaves library " + std::string(m.name()) + " no protocol");
   }

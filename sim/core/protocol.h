@@ -31,6 +31,8 @@ struct ProtocolSet {
   std::uint8_t bits = (1u << kProtocols) - 1; // all
   bool has(Protocol p) const { return bits & (1u << int(p)); }
   static ProtocolSet only(Protocol p) { return {std::uint8_t(1u << int(p))}; }
+  void add(Protocol p) { bits = std::uint8_t(bits | 1u << int(p)); }
+  ProtocolSet without(ProtocolSet o) const { return {std::uint8_t(bits & ~o.bits)}; }
   bool all() const { return bits == (1u << kProtocols) - 1; }
   // "auto" for all of them, else the names joined by commas: "LL,LL128".
   std::string text() const {

@@ -150,9 +150,14 @@ static CollectiveRun simulateShape(const Cluster& cluster, const RunRequest& req
 // along it. Exact for a periodic schedule on a network without jitter.
 constexpr Bytes kSteadyLoops = 8;
 
+// Whether simulateSteady runs the whole buffer (else kSteadyLoops loops
+// and half as many, extended).
+static bool runsWhole(const RunRequest& req, const RunShape& shape) {
+  return shape.loopBytes == 0 || req.loopBytes > 0 || req.bytes <= 2 * kSteadyLoops * shape.loopBytes;
+}
+
 static CollectiveRun simulateSteady(const Cluster& cluster, const RunRequest& req, const RunShape& shape) {
-  if (shape.loopBytes == 0 || req.loopBytes > 0 || req.bytes <= 2 * kSteadyLoops * shape.loopBytes)
-    return simulateShape(cluster, req, shape, nullptr);
+  if (runsWhole(req, shape)) return simulateShape(cluster, req, shape, nullptr);
   RunRequest part = req;
   part.bytes = kSteadyLoops * shape.loopBytes;
   CollectiveRun run = simulateShape(cluster, part, shape, nullptr);
@@ -177,6 +182,16 @@ static CollectiveRun simulateSteady(const Cluster& cluster, const RunRequest& re
   return run;
 }
 
+// The shape of each protocol the library may run `req` under: those that
+// allow its size, and reduce in the network if the algorithm does.
+static std::vector<RunShape> candidateShapes(const Cluster& cluster, const RunRequest& req) {
+  std::vector<RunShape> shapes;
+  const bool inNetwork = req.algorithm->reducesInNetwork();
+  for (const ProtocolModel* p : req.library.candidatesFor(req.bytes))
+    if (!inNetwork || p->inNetwork) shapes.push_back(protocolShape(cluster, req, *p));
+  return shapes;
+}
+
 CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, TraceRecorder* trace) {
   if (req.library.ideal()) {
     return simulateShape(cluster, req, idealShape(cluster, req), trace);
@@ -184,11 +199,8 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   // The most promising first, so that the bound prunes the others.
   std::vector<std::pair<double, RunShape>> shapes;
   const bool inNetwork = req.algorithm->reducesInNetwork();
-  for (const ProtocolModel* p : req.library.candidatesFor(req.bytes)) {
-    if (inNetwork && !p->inNetwork) continue;
-    RunShape shape = protocolShape(cluster, req, *p);
+  for (RunShape& shape : candidateShapes(cluster, req))
     shapes.emplace_back(lowerBoundUs(shape, req, cluster.ranks()), std::move(shape));
-  }
   std::stable_sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::optional<CollectiveRun> best;
   std::uint64_t events = 0;
@@ -220,11 +232,8 @@ WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cl
   // it: the whole buffer, or a run of kSteadyLoops loops and one of half as
   // many, extended along them.
   WorkEstimate total;
-  const bool inNetwork = req.algorithm->reducesInNetwork();
-  for (const ProtocolModel* p : req.library.candidatesFor(req.bytes)) {
-    if (inNetwork && !p->inNetwork) continue;
-    const RunShape shape = protocolShape(cluster, req, *p);
-    if (shape.loopBytes == 0 || req.loopBytes > 0 || req.bytes <= 2 * kSteadyLoops * shape.loopBytes) {
+  for (const RunShape& shape : candidateShapes(cluster, req)) {
+    if (runsWhole(req, shape)) {
       total.addSequential(work(shape.entry, req.bytes));
     } else {
       total.addSequential(work(shape.entry, kSteadyLoops * shape.loopBytes));

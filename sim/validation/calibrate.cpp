@@ -162,7 +162,7 @@ double startOf(const ClusterTree& tree, const std::string& name) {
     return n && n.IsMap() && n["latency"] ? toMicroseconds(parseTime(n["latency"].as<std::string>())) : 1.0;
   }
   if (name == "launch") return toMicroseconds(tree.library.launch);
-  if (name == kStepCost) { // the largest of the protocols' (they all take the fitted one)
+  if (name == kStepCost) { // the largest of the fenced protocols' (they all take the fitted one)
     Time most = 0;
     for (const auto& p : tree.library.protocols)
       if (fencesEachStep(p)) most = std::max(most, p.stepOverhead);
