@@ -7,6 +7,7 @@
 #include "sim/core/text_list.h"
 #include "sim/nccl/nccl_algorithms.h"
 #include "sim/selector/selector.h"
+#include "topologies/cluster_rates.h"
 
 namespace collsim {
 
@@ -45,15 +46,6 @@ int computeCapabilityOf(const std::string& device) {
   return 0;
 }
 
-// The sum of the links of `type` at the nodes `at` picks.
-template <typename At>
-Bandwidth linksAt(const Cluster& cluster, LinkTier tier, At at) {
-  Bandwidth sum = 0;
-  for (const ClusterLink& l : cluster.links)
-    if (l.tier == tier && (at(l.a) || at(l.b))) sum += l.params.bandwidth;
-  return sum;
-}
-
 std::string oneDecimal(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f", v);
@@ -81,14 +73,10 @@ NcclTuningInput ncclTuningInputOf(const ClusterSetup& setup, int channelsAsked) 
   in.ranks = c.ranks();
   int cc = computeCapabilityOf(c.device.name);
   in.computeCapability = cc > 0 ? cc : 80;
-  const int device = c.rankNode.empty() ? 0 : c.rankNode[0];
-  const double inside = double(linksAt(c, LinkTier::ScaleUp, [&](int n) { return n == device; })) / 1e9;
+  const double inside = double(deviceScaleUpRate(c, 0)) / 1e9;
   // A server's NICs' ports into the fabric: a channel's ring or tree
   // leaves a node once, through one NIC, so the channels share them all.
-  const double outside = double(linksAt(c, LinkTier::ScaleOut, [&](int n) {
-                           const ClusterNode& node = c.nodes[std::size_t(n)];
-                           return node.kind == NodeKind::Nic && node.server == 0;
-                         })) / 1e9;
+  const double outside = double(serverScaleOutRate(c, 0)) / 1e9;
   const int channels = std::max(1, channelsAsked > 0 ? channelsAsked : setup.library.channels);
   const double perChannel = (c.servers > 1 && outside > 0 ? std::min(inside, outside) : inside) / channels;
   in.ring = in.tree = {channels, perChannel, perChannel};
