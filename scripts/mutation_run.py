@@ -194,7 +194,7 @@ def tamper_journal(text, rnd):
 HOSTILE_SETTINGS = ["NCCL_ALGO=", "NCCL_ALGO=NVLS", "NCCL_ALGO=NVLSTree", "NCCL_ALGO=^ring,tree,nvlstree",
                     "NCCL_ALGO=CollNetChain", "NCCL_ALGO=Butterfly", "NCCL_PROTO=Fast", "NCCL_PROTO=^LL,LL128,Simple",
                     "NCCL_MAX_NCHANNELS=0", "NCCL_MAX_NCHANNELS=999999999999", "NCCL_BUFFSIZE=7", "NCCL_BUFFSIZE=-1",
-                    "NCCL_NVLS_CHUNKSIZE=0", "=x", "X", "NCCL_ALGO=\x1b[31m", "1NCCL=2", "NCCL_ALGO=" + "ring," * 500]
+                    "NCCL_NVLS_CHUNKSIZE=0", "NCCL_NVLSTREE_MAX_CHUNKSIZE=-1", "NCCL_NVLSTREE_MAX_CHUNKSIZE=64k", "=x", "X", "NCCL_ALGO=\x1b[31m", "1NCCL=2", "NCCL_ALGO=" + "ring," * 500]
 
 
 def mutate_settings(text, rnd):

@@ -33,6 +33,10 @@ TEST_CASE("NCCL variables become library overrides and algorithms") {
   // Simple's chunk is half its buffer (4 of NCCL_STEPS = 8 steps).
   CHECK(nccl({{"NCCL_BUFFSIZE", "8388608"}}).overrides == Strings{"library.protocols.Simple.chunk=4194304"});
   CHECK(nccl({{"NCCL_NVLS_CHUNKSIZE", "262144"}}).overrides == Strings{"library.nvls_chunk=262144"});
+  CHECK(nccl({{"NCCL_NVLSTREE_MAX_CHUNKSIZE", "32768"}}).overrides == Strings{"library.nvls_tree_max_chunk=32768"});
+  CHECK(nccl({{"NCCL_NVLSTREE_MAX_CHUNKSIZE", "-2"}}).overrides.empty()); // NCCL's default: its rule
+  CHECK_THROWS_WITH_AS(nccl({{"NCCL_NVLSTREE_MAX_CHUNKSIZE", "-1"}}), doctest::Contains("NCCL_NVLSTREE_MAX_CHUNKSIZE=-1"),
+                       ConfigError);
   CHECK(nccl({{"NCCL_ALGO", "Ring,Tree"}}).algorithms == Strings{"ring", "tree"});
   // Across servers NCCL runs NVLS only with CollNet (SHARP in the fabric),
   // and NVLSTree across servers only (src/graph/tuning.cc, 2.18-2.28).

@@ -183,6 +183,8 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "cluster.library", "", "compute_units_per_channel", "integer 0-64", "preset", "SMs a channel takes from compute"},
     {S, "cluster.library", "", "launch", "time", "preset", "per collective and device: the host's launch"},
     {S, "cluster.library", "", "nvls_chunk", "bytes", "preset", "in-network algorithms' chunk (NCCL_NVLS_CHUNKSIZE)"},
+    {S, "cluster.library", "", "chunk_ladder", "boolean", "false", "NCCL's chunk ladders for NVLS and its tree, per version"},
+    {S, "cluster.library", "", "nvls_tree_max_chunk", "bytes", "NCCL's rule", "NVLS tree's largest chunk (NCCL_NVLSTREE_MAX_CHUNKSIZE)"},
     {S, "cluster.library", "", "nvls_latency", "time", "preset", "base latency of a collective reduced in a switch"},
     {S, "cluster.library", "", "protocols", "mapping", "preset", "figures per protocol (LL, LL128, Simple, ...)"},
     {S, "cluster.library.protocols.<protocol>", "", "data_share", "share (0, 1]", "preset", "data share of a line"},

@@ -78,6 +78,8 @@ LibraryModel loadLibrary(const std::optional<ConfigNode>& node) {
   if (auto v = node->find("min_channels")) m.minChannels = int(v->integer(1, 256));
   if (auto v = node->find("compute_units_per_channel")) m.computeUnitsPerChannel = int(v->integer(0, 64));
   if (auto v = node->find("nvls_chunk")) m.nvlsChunk = v->bytes();
+  if (auto v = node->find("chunk_ladder")) m.chunkLadder = v->boolean();
+  if (auto v = node->find("nvls_tree_max_chunk")) m.nvlsTreeMaxChunk = v->bytes();
   if (auto v = node->find("nvls_latency")) m.nvlsLatency = v->time();
   if (m.minChannels > m.channels) node->at("min_channels").fail("min_channels is above channels");
   auto names = [&](const char* first) {

@@ -119,6 +119,13 @@ NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, cons
       Bytes chunk = wholeBytes(s);
       n.overrides.push_back("library.nvls_chunk=" + s.value);
       note(s, "in-network algorithms slice by " + formatBytes(chunk) + " a device (library.nvls_chunk)");
+    } else if (s.name == "NCCL_NVLSTREE_MAX_CHUNKSIZE" && s.value == "-2") {
+      note(s, "NCCL's default: the NVLS tree's chunk is at most 64 KiB from 4 nodes");
+    } else if (s.name == "NCCL_NVLSTREE_MAX_CHUNKSIZE") {
+      Bytes chunk = wholeBytes(s);
+      n.overrides.push_back("library.nvls_tree_max_chunk=" + s.value);
+      note(s, "the NVLS tree's chunk is at most " + formatBytes(chunk) +
+                  " (library.nvls_tree_max_chunk; with library.chunk_ladder=true, NCCL's ladder, which is off by default)");
     } else {
       note(s, "no effect on simulated time");
     }

@@ -100,9 +100,19 @@ struct LibraryModel {
   // thread block a channel; HCCL moves data with DMA engines (0).
   int computeUnitsPerChannel = 0;
   // The chunk of in-network algorithms (nvls, sharp and hierarchies with
-  // them), which pipeline slices of their own: NCCL_NVLS_CHUNKSIZE. 0: the
-  // protocol's chunk.
+  // them), which pipeline slices of their own: NCCL_NVLS_CHUNKSIZE, where
+  // NCCL's chunk ladders start (in_network_chunk.h). 0: the protocol's chunk.
   Bytes nvlsChunk = 0;
+  // Whether NVLS and its tree size their chunks as NCCL does, by release,
+  // node count and size (in_network_chunk.h), or slice by nvlsChunk at
+  // every size. Off by default: collsim's tree pays each piece's network
+  // latency in series where NCCL's slots hide it, so NCCL's smaller chunks
+  // cost too much across many nodes and, lacking a per-chunk cost, too
+  // little in mid sizes (docs/hardware.md, "NCCL's chunk ladders").
+  bool chunkLadder = false;
+  // The NVLS tree's largest chunk under the ladder (NCCL_NVLSTREE_MAX_CHUNKSIZE,
+  // NCCL 2.20+); 0: NCCL's rule, 64 KiB from 4 nodes.
+  Bytes nvlsTreeMaxChunk = 0;
   // The latency of a collective that reduces in a server's switch (NVLS),
   // in place of its protocol's base latency (NCCL's model counts NVLS as one
   // 25 us hop over NVLink where a ring counts a few us a step); SHARP in the

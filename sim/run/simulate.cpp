@@ -11,7 +11,9 @@
 #include "algorithms/core/chunk_loops.h"
 #include "sim/core/input_error.h"
 #include "sim/network/network_models.h"
+#include "sim/run/in_network_chunk.h"
 #include "sim/trace/trace_recorder.h"
+#include "topologies/cluster_rates.h"
 
 namespace collsim {
 
@@ -93,11 +95,39 @@ Bandwidth laneBandwidth(const Cluster& cluster, const RunRequest& req, const Pro
   return lane;
 }
 
+// The chunk an in-network algorithm slices by: with library.chunk_ladder,
+// NCCL's ladder for NVLS and its tree (in_network_chunk.h), from the rates
+// its topology search sees; else, or for another library, or SHARP in the
+// fabric alone, the library's fixed chunk.
+Bytes inNetworkChunk(const Cluster& cluster, const RunRequest& req, int channels, int heads) {
+  const AlgorithmEntry& a = *req.algorithm;
+  if (req.library.kind != LibraryKind::Nccl || !req.library.chunkLadder || !a.needsReducingSwitch)
+    return req.library.nvlsChunk;
+  InNetworkChunkInput in;
+  in.minor = req.library.version;
+  in.pattern = cluster.servers > 1 && !a.needsReducingFabric ? InNetworkPattern::NvlsTree : InNetworkPattern::Nvls;
+  in.nodes = cluster.servers;
+  in.bytes = req.bytes;
+  in.channels = channels;
+  in.heads = heads;
+  in.nvlsChunk = req.library.nvlsChunk;
+  in.treeMaxChunk = req.library.nvlsTreeMaxChunk;
+  // Simple's chunk is 4 of its buffer's 8 steps (library_model.cpp).
+  if (const ProtocolModel* simple = req.library.find(Protocol::Simple); simple && simple->chunk > 0)
+    in.simpleStep = simple->chunk / 4;
+  // NCCL rates NVLS at the slower of a device's NVLink and its server's
+  // NICs, times 5/6 (tuning.cc), as ncclTuningInputOf feeds its model.
+  const double inside = double(deviceScaleUpRate(cluster, 0)) / 1e9;
+  const double outside = double(serverScaleOutRate(cluster, 0)) / 1e9;
+  in.nvlsRateGBs = (cluster.servers > 1 && outside > 0 ? std::min(inside, outside) : inside) * 5.0 / 6.0;
+  return ncclInNetworkChunk(in);
+}
+
 // Channels and chunk loops change AllReduce only (algorithms/core/channels.h).
 RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const ProtocolModel& p) {
   int ranks = cluster.ranks();
   bool split = req.op == Collective::AllReduce;
-  // In-network algorithms slice by the library's NVLS chunk, a slice being a
+  // In-network algorithms slice by the NVLS chunk (inNetworkChunk), a slice being a
   // chunk per device of a server (chunk_loops.h, pipelinePieces); other
   // algorithms that pipeline pieces cut the protocol's wave when it has one.
   const AlgorithmEntry& a = *req.algorithm;
@@ -111,8 +141,8 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
                  : req.channels > 1 ? req.channels
                  : nvls             ? req.library.channels
                                     : req.library.channelsFor(p, req.bytes, a.pipelinesChunks ? 1 : ranks);
-  Bytes chunk = nvls ? req.library.nvlsChunk : a.pipelinesChunks && p.wave > 0 ? p.wave : p.chunk;
   int perLoop = nvls && cluster.servers > 1 ? cluster.devicesPerServer : ranks;
+  Bytes chunk = nvls ? inNetworkChunk(cluster, req, channels, perLoop) : a.pipelinesChunks && p.wave > 0 ? p.wave : p.chunk;
   AlgorithmEntry looped = split ? withChunkLoops(a, chunk) : a;
   // NVLS's latency is the NVSwitch's: SHARP in the fabric alone keeps the protocol's.
   Time base = a.needsReducingSwitch && req.library.nvlsLatency > 0 ? req.library.nvlsLatency : p.baseLatency;
