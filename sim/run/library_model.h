@@ -105,10 +105,11 @@ struct LibraryModel {
   Bytes nvlsChunk = 0;
   // Whether NVLS and its tree size their chunks as NCCL does, by release,
   // node count and size (in_network_chunk.h), or slice by nvlsChunk at
-  // every size. Off by default: collsim's tree pays each piece's network
-  // latency in series where NCCL's slots hide it, so NCCL's smaller chunks
-  // cost too much across many nodes and, lacking a per-chunk cost, too
-  // little in mid sizes (docs/hardware.md, "NCCL's chunk ladders").
+  // every size. Off by default: collsim's pipeline runs a piece's way up
+  // and down the tree as one stage where NCCL's kernel splits them, so
+  // NCCL's smaller chunks cost too much across many nodes and, lacking a
+  // per-chunk cost, too little in mid sizes (docs/hardware.md, "NCCL's
+  // chunk ladders").
   bool chunkLadder = false;
   // The NVLS tree's largest chunk under the ladder (NCCL_NVLSTREE_MAX_CHUNKSIZE,
   // NCCL 2.20+); 0: NCCL's rule, 64 KiB from 4 nodes.
