@@ -50,6 +50,11 @@ struct AlgorithmEntry {
   // are chained as one stream; hierpipe pipelines its slices itself).
   // Empty: it cannot be a phase.
   std::function<SchedulePtr(const GroupView& group, const CollectiveSpec& spec)> buildAsPhase = nullptr;
+  // The phase as consecutive stages that a pipeline over slices may overlap
+  // (core/pipeline.h): a tree AllReduce's reduce up, then its broadcast down,
+  // so that one slice climbs while the one before comes down. Run in order
+  // they are the phase. Empty: the phase is one stage.
+  std::vector<std::function<SchedulePtr(const GroupView& group, const CollectiveSpec& spec)>> phaseStages = {};
 };
 
 // The schedule of `entry` over every rank of `spec` and its whole buffer.

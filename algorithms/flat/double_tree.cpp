@@ -110,7 +110,7 @@ AlgorithmEntry doubleTreeAllReduceEntry() {
             return 2 * steps * (m.alpha + n / (2 * c) * m.beta) + steps * (n / c) * m.gamma;
           },
           anyRankCount, /*pipelinesChunks=*/true};
-  e.buildAsPhase = lockstepDoubleTreeAllReduce;
+  runsAsLockstepDoubleTree(e);
   return e;
 }
 

@@ -67,7 +67,7 @@ AlgorithmEntry serverTreeAllReduceEntry() {
           anyRankCount, /*pipelinesChunks=*/true};
   // A phase between servers (one member each): the double binary tree, each
   // half whole (NCCL's NVLS tree under hierpipe:nvls+tree).
-  e.buildAsPhase = lockstepDoubleTreeAllReduce;
+  runsAsLockstepDoubleTree(e);
   return e;
 }
 

@@ -46,7 +46,11 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
 struct HierarchyLevels {
   std::vector<AlgorithmEntry> intra; // phases inside servers, in order of use
   std::vector<AlgorithmEntry> inter; // phases between servers
+  bool pipelined = false;            // the phases are stages of a pipeline over slices
 };
+// `level` as the phases it runs: its stages one by one (AlgorithmEntry::
+// phaseStages) when pipelined, else itself.
+std::vector<AlgorithmEntry> stagesOf(const AlgorithmEntry& level, bool pipelined);
 // Each returns its phases, to be run in sequence (or pipelined over slices).
 using Phases = std::vector<SchedulePtr>;
 Phases hierarchicalAllReduce(const HierarchyLevels& lv, const GroupView& g, const CollectiveSpec& spec);

@@ -50,6 +50,16 @@ Phases phasesOf(Collective op, const HierarchyLevels& lv, const GroupView& g, co
 
 } // namespace
 
+std::vector<AlgorithmEntry> stagesOf(const AlgorithmEntry& level, bool pipelined) {
+  if (!pipelined || level.phaseStages.empty()) return {level};
+  std::vector<AlgorithmEntry> stages;
+  for (const auto& build : level.phaseStages) {
+    stages.push_back(level);
+    stages.back().build = build;
+  }
+  return stages;
+}
+
 bool parseHierarchyName(const std::string& name, HierarchyChoice& out) {
   std::string head, rest, a, b;
   if (name.rfind("level0:", 0) == 0 && split(name, ';', a, b) && b.rfind("level1:", 0) == 0) {
@@ -106,6 +116,7 @@ std::optional<AlgorithmEntry> hierarchicalEntry(Collective op, const HierarchyCh
     lv.inter.push_back(asPhase(*e));
   }
   const int slices = c.slices;
+  lv.pipelined = slices > 1;
   // Slicing the buffer keeps AllReduce and Broadcast what they are; it would
   // change which block ReduceScatter and AllGather leave on each rank.
   const bool sliceable = op == Collective::AllReduce || op == Collective::Broadcast;
