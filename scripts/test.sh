@@ -26,8 +26,14 @@ scripts/build.sh asan
 # the published runs simulate up to 512 devices' steps (the compute model's
 # code runs here in its own tests); the step cost's test runs two whole
 # calibrations (108 s under ASan; the fit's code runs here in the others).
+# calibrate's command-line tests each run whole fits (10-28 s under ASan):
+# "calibrate fits only what it is asked to" keeps its code here; and the
+# plan from C++ is the plan command's code, which its own tests run here.
+slow_under_asan="continues an interrupted study|node sweeps|published runs|cost per pipeline step"
+slow_under_asan+="|progress line with the time left|--out is the report|fits the network latency"
+slow_under_asan+="|finds the switch point|priors hold what the curve|a plan ranked from C"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_ctest --test-dir build-asan -E "continues an interrupted study|node sweeps|published runs|cost per pipeline step"
+  run_ctest --test-dir build-asan -E "$slow_under_asan"
 
 # Its test binary holds only the files of these tests (tests/CMakeLists.txt: keep the two together).
 phase "ThreadSanitizer build: the threads transport, parallel studies and comparisons, selector check -j 2"
