@@ -150,7 +150,7 @@ TEST_CASE("backward pieces add up and buckets cut the gradients in order") {
   CHECK(plan.buckets[0].readyAfterPiece == 1);
 }
 
-TEST_CASE("without overlap a step is compute plus every bucket's AllReduce and copies") {
+TEST_CASE("without overlap a step is compute plus every bucket's AllReduce and copies, and says so") {
   Cluster c = ring(4);
   for (Bytes bucket : {Bytes(4'000'000), Bytes(3'000'000), 1_GiB}) {
     CAPTURE(bucket);
@@ -161,6 +161,10 @@ TEST_CASE("without overlap a step is compute plus every bucket's AllReduce and c
     CHECK_WITHIN(double(r.iteration), expected, 0.001);
     CHECK(r.compute == 1_ms + 2_ms + r.optimizer);
     CHECK(r.exposed == r.iteration - r.compute);
+    // Where the time went: the passes, the wait for every bucket, the optimizer.
+    CHECK(r.breakdown.compute == 1_ms + 2_ms);
+    CHECK(r.breakdown.optimizer == r.optimizer);
+    CHECK(r.breakdown.dataParallel == r.exposed);
   }
 }
 

@@ -21,13 +21,15 @@ namespace collsim {
 
 namespace {
 
-// Watches the executor's steps for the bucket timings (and the compute of
-// rank 0 for a trace); passes link activity on to the trace.
+// Watches the executor's steps for the bucket timings, where each rank's
+// compute stream spent its time (and the compute of rank 0 for a trace);
+// passes link activity on to the trace.
 class StepTimeline final : public TraceSink {
 public:
   // `buckets` have their sizes and algorithms; the timeline fills in the times.
   StepTimeline(const TrainingStepSchedule& s, std::vector<BucketTiming> buckets, TraceSink* trace)
-      : schedule_(s), trace_(trace), bucketOf_(std::size_t(s.streamCount()), -1), timings_(std::move(buckets)) {
+      : schedule_(s), trace_(trace), bucketOf_(std::size_t(s.streamCount()), -1), timings_(std::move(buckets)),
+        parts_(std::size_t(s.ranks())), finish_(std::size_t(s.ranks()), 0) {
     for (std::size_t b = 0; b < timings_.size(); ++b) {
       bucketOf_[std::size_t(s.bucketStream(int(b)))] = int(b);
       timings_[b].ready = timings_[b].start = kNever;
@@ -45,6 +47,11 @@ public:
     const Time start = s.start, end = s.end;
     if (stream == TrainingStepSchedule::kComputeStream) {
       if (rank == 0 && trace_) compute_.push_back({step, start, end});
+      // Its last two steps: the wait for the gradients, then the optimizer.
+      StepBreakdown& b = parts_[std::size_t(rank)];
+      const int last = schedule_.computeStepCount() - 1;
+      (step == last ? b.optimizer : step == last - 1 ? b.dataParallel : b.compute) += end - start;
+      finish_[std::size_t(rank)] = std::max(finish_[std::size_t(rank)], end);
       return;
     }
     int b = bucketOf_[std::size_t(stream)];
@@ -59,6 +66,10 @@ public:
   }
 
   std::vector<BucketTiming>& timings() { return timings_; }
+  // Where the time went on the rank whose compute stream ended last.
+  const StepBreakdown& slowestBreakdown() const {
+    return parts_[std::size_t(std::max_element(finish_.begin(), finish_.end()) - finish_.begin())];
+  }
 
   void writeSpans(int pipeline) const {
     if (!trace_) return;
@@ -82,6 +93,8 @@ private:
   std::vector<int> bucketOf_; // per stream: the bucket whose first stream it is
   std::vector<BucketTiming> timings_;
   std::vector<ComputeStep> compute_;
+  std::vector<StepBreakdown> parts_; // per rank
+  std::vector<Time> finish_;         // per rank: when its compute stream ended
 };
 
 // Every bucket's AllReduce schedule, built once per (algorithm, size), with
@@ -230,6 +243,7 @@ StepResult simulateDataParallelStep(const Cluster& cluster, const TrainingSpec& 
   ExecutionResult run = executor.run();
   timeline.writeSpans(training.pipeline);
 
+  result.breakdown = timeline.slowestBreakdown();
   result.buckets = std::move(timeline.timings());
   std::vector<std::pair<Time, Time>> spans;
   for (const BucketTiming& b : result.buckets) spans.emplace_back(b.start, b.end);

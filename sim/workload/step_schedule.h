@@ -67,6 +67,8 @@ public:
   static constexpr int kComputeStream = 0;
   int bucketStream(int bucket) const { return bucketStream_[bucket]; }
   const std::string& computeStepName(int step) const { return computeNames_[step]; }
+  // The compute stream ends with two steps: the wait for every bucket, then the optimizer.
+  int computeStepCount() const { return int(computeNames_.size()); }
 
 private:
   int ranks_;
