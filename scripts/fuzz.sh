@@ -2,7 +2,7 @@
 # Fuzzes collsim's input loaders (tests/fuzz/loaders_fuzz.cpp) with libFuzzer.
 #   scripts/fuzz.sh [SECONDS]     default 60; needs clang++ (skipped without it)
 # The corpus starts from every shipped YAML and env file, the measured logs
-# and profiles, and a real study's journal (tests/data/journal), and grows in
+# and profiles, an NPKit trace, and a real study's journal (tests/data/journal), and grows in
 # build-asan/corpus/ (kept between runs); a crash leaves its input in
 # build-asan/ as crash-* (or timeout-*, oom-*), prints it and fails the script.
 set -euo pipefail
@@ -17,7 +17,7 @@ corpus=build-asan/corpus
 seeds=build-asan/seeds
 mkdir -p "$corpus" "$seeds"
 find configs scenarios tests/data -name '*.yaml' -o -name '*.sh' -o -name '*.txt' -path '*measured*' \
-  -o -path '*profiles*' -name '*.json' -o -path '*profiles*' -name '*.csv' -o -path '*schedules*' -name '*.json' -o -name '*.partial' | while read -r f; do
+  -o -path '*profiles*' -name '*.json' -o -path '*npkit*' -name '*.json' -o -path '*profiles*' -name '*.csv' -o -path '*schedules*' -name '*.json' -o -name '*.partial' | while read -r f; do
   cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 cd build-asan

@@ -292,6 +292,9 @@ def kinds(binary, tmp):
                     lambda path, src: [binary, "profile", path, "--scenario",
                                        "tests/data/training/measured-mpt-125m.yaml", "--variant", "s512-mb1",
                                        "--format", "json"]),
+        # NPKit traces of NCCL's primitives, through the fit of a step's fixed cost.
+        "npkit": (listing("tests/data/npkit", ".json"), mutate_fields,
+                  lambda path, src: [binary, "npkit", path, "--format", "json"]),
         # Schedule files (--algo file:PATH), run on real sums by threads: a mutant the checker lets
         # through must still compute its AllReduce (verify's exit 1 would be a finding).
         "schedule": (listing("tests/data/schedules", ".json"), mutate_schedule,
@@ -318,7 +321,7 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
             path = os.path.join(os.path.dirname(src), ".mutant-%d%s" % (os.getpid(), os.path.splitext(src)[1]))
         with open(path, "wb") as f:
             f.write(mutant)
-        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile", "schedule") else command(path, src)
+        cmd = command(path, src) + ["--format", "csv"] if name not in ("rules", "env", "runs", "profile", "npkit", "schedule") else command(path, src)
         if name in ("study", "cluster", "tiers", "model", "env", "journal", "journal-tamper", "device", "runs"):
             cmd += ["--max-events", "5e6"]
         if name not in ("journal", "journal-tamper", "rules", "measured", "runs", "profile"):

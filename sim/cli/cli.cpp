@@ -22,6 +22,7 @@ int runCli(int argc, const char* const* argv, CliStreams io) {
                                    addAlgorithmsCommand(app), addSelectCommand(app), addSelectorCommand(app),
                                    addHcclEnvCommand(app),    addCompareCommand(app),  addCalibrateCommand(app),
                                    addPlanCommand(app),       addTopologyCommand(app),   addProfileCommand(app),
+                                   addNpkitCommand(app),
                                    addScheduleCommand(app),   addKeysCommand(app)};
   registerScheduleFiles();
   try {

@@ -47,6 +47,7 @@ Command addCalibrateCommand(CLI::App& app);
 Command addPlanCommand(CLI::App& app);
 Command addTopologyCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
+Command addNpkitCommand(CLI::App& app);
 Command addScheduleCommand(CLI::App& app);
 Command addKeysCommand(CLI::App& app);
 

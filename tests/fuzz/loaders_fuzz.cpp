@@ -2,7 +2,7 @@
 //
 // The scenario/study, cluster, device, model, selector rules, selector grid,
 // HCCL/NCCL env-file, measured-log (nccl-tests, hccl_test, with the NCCL
-// settings it records), profile (trace JSON, op summary CSV), schedule-file and study-journal
+// settings it records), profile (trace JSON, op summary CSV), NPKit trace, schedule-file and study-journal
 // readers each get the input. Bad input must end as an
 // InputError (exit 2 on the command line); anything else that escapes (a
 // yaml-cpp or std exception, a crash, a hang, unbounded memory) is a
@@ -36,6 +36,7 @@
 #include "sim/nccl/nccl_env.h"
 #include "sim/selector/rules.h"
 #include "sim/validation/measured_curve.h"
+#include "sim/validation/npkit_trace.h"
 #include "sim/validation/profile.h"
 #include "sim/workload/model.h"
 
@@ -126,6 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   expectOnlyInputErrors([&] { interpretNcclSettings(readEnvText(text, "env.sh", 16), NcclTopology{1, true, false}); });
   expectOnlyInputErrors([&] { breakdownOf(parseProfile(text, "profile.json")); });
+  expectOnlyInputErrors([&] { fitStepCost(parseNpkitTrace(text, "npkit_event_trace.json")); });
   expectOnlyInputErrors([&] { readScheduleText(text, "schedule.json"); });
   // A journal's records after its header; the header itself fuzzed too.
   expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":1,\"study\":\"fp\"}\n" + text, "fp", "j.partial"); });
