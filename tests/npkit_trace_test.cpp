@@ -89,6 +89,7 @@ TEST_CASE("the fixed part is shared: a primitive of one size takes its rate from
 
 TEST_CASE("an NPKit trace it cannot read is refused with its place") {
   CHECK(contains(errorOf("{\"traceEvents\": [1, 2"), "t.json: byte "));
+  CHECK(contains(errorOf("{\"traceEvents\": [1e999]}"), "t.json: byte 18: not readable JSON"));
   CHECK(contains(errorOf(trace({R"({"ph": "E", "ts": 1, "pid": 0, "tid": 1})"})),
                  "t.json: traceEvents[0]: an end (E) on rank 0, lane 1 that no begin opened"));
   CHECK(contains(errorOf(trace({call("SEND", 10, 5, 4)})), "t.json: traceEvents[1]: ends at 4"));

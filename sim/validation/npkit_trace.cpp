@@ -37,8 +37,12 @@ public:
       doc = json::parse(text);
     } catch (const json::parse_error& e) {
       throw InputError(trace_.file + ": byte " + std::to_string(e.byte) + ": not JSON (" + e.what() + ")");
-    } catch (const json::exception& e) { // a number past a double's range
-      throw InputError(trace_.file + ": not readable JSON (" + std::string(e.what()) + ")");
+    } catch (const json::exception& e) { // a number past a double's range: the message quotes it
+      const std::string what = e.what();
+      const std::size_t quote = what.find('\''), end = what.rfind('\'');
+      const std::size_t at = quote < end ? text.find(what.substr(quote + 1, end - quote - 1)) : std::string::npos;
+      throw InputError(trace_.file + (at == std::string::npos ? "" : ": byte " + std::to_string(at + 1)) +
+                       ": not readable JSON (" + what + ")");
     }
     const json* events = &doc;
     if (doc.is_object()) {
@@ -62,8 +66,9 @@ public:
   }
 
 private:
-  // An NPKit trace nests three deep; a document much deeper is not one, and
-  // would cost the parser a stack frame per level.
+  // An NPKit trace nests three deep; a document much deeper is not one,
+  // and would cost the parser a stack frame per level. (Bytes are counted
+  // from 1 in messages, as nlohmann::json counts them.)
   void checkDepth(const std::string& text) const {
     int depth = 0;
     bool inString = false;
@@ -76,7 +81,7 @@ private:
         inString = true;
       } else if (c == '[' || c == '{') {
         if (++depth > kMaxDepth)
-          throw InputError(trace_.file + ": byte " + std::to_string(i) + ": nested deeper than " +
+          throw InputError(trace_.file + ": byte " + std::to_string(i + 1) + ": nested deeper than " +
                            std::to_string(kMaxDepth) + ": not an NPKit trace");
       } else if (c == ']' || c == '}') {
         --depth;
