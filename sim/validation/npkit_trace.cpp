@@ -206,27 +206,24 @@ StepCostFit fitStepCost(const NpkitTrace& trace) {
                                   "from the time of its bytes (profile two message sizes, e.g. nccl-tests -b 1M -e 64M)");
   const double a = (y - rhs) / bracket;
   fit.fixedMicroseconds = a;
+  // Each primitive's slope, then its residuals in one more pass over the calls.
+  std::map<int, double> slope, squares;
+  for (const auto& [kind, s] : sums) slope[kind] = s.xx > 0 ? (s.xy - s.x * a) / s.xx : 0;
+  for (const NpkitCall& c : trace.calls)
+    if (auto it = slope.find(c.kind); it != slope.end()) {
+      const double r = (c.end - c.start) - a - it->second * c.bytes;
+      squares[c.kind] += r * r;
+    }
   for (const auto& [kind, s] : sums) {
-    const double b = s.xx > 0 ? (s.xy - s.x * a) / s.xx : 0;
     PrimitiveFit p;
     p.kind = trace.kinds[std::size_t(kind)];
     p.calls = std::size_t(s.n);
     p.minBytes = s.minX, p.maxBytes = s.maxX;
-    p.gbPerSecond = b > 0 ? 1e-3 / b : 0; // bytes per us -> GB/s
+    p.gbPerSecond = slope[kind] > 0 ? 1e-3 / slope[kind] : 0; // bytes per us -> GB/s
+    p.rmsMicroseconds = std::sqrt(squares[kind] / s.n);
     fit.primitives.push_back(p);
     fit.calls += p.calls;
   }
-  // The residuals, one more pass.
-  std::map<int, std::pair<double, double>> squares; // kind -> (sum of squares, slope)
-  for (const auto& [kind, s] : sums) squares[kind] = {0, s.xx > 0 ? (s.xy - s.x * a) / s.xx : 0};
-  for (const NpkitCall& c : trace.calls) {
-    auto it = squares.find(c.kind);
-    if (it == squares.end()) continue;
-    const double r = (c.end - c.start) - a - it->second.second * c.bytes;
-    it->second.first += r * r;
-  }
-  std::size_t at = 0;
-  for (const auto& [kind, s] : sums) fit.primitives[at++].rmsMicroseconds = std::sqrt(squares[kind].first / s.n);
   return fit;
 }
 
