@@ -3,8 +3,9 @@
 namespace collsim {
 
 FramedStream::FramedStream(int ranks, std::vector<StepFn> before, const Schedule* inner, int streamShift,
-                           std::vector<StepFn> after)
-    : ranks_(ranks), before_(std::move(before)), inner_(inner), streamShift_(streamShift), after_(std::move(after)) {}
+                           std::vector<int> innerPrefix, std::vector<StepFn> after)
+    : ranks_(ranks), before_(std::move(before)), inner_(inner), streamShift_(streamShift),
+      innerPrefix_(std::move(innerPrefix)), after_(std::move(after)) {}
 
 int FramedStream::stepCount(int rank) const {
   return int(before_.size()) + (inner_ ? inner_->stepCount(rank) : 0) + int(after_.size());
@@ -18,7 +19,10 @@ void FramedStream::appendOps(int rank, int step, std::vector<Op>& out) const {
   std::size_t first = out.size();
   inner_->appendOps(rank, step, out);
   for (std::size_t i = first; i < out.size(); ++i)
-    if (out[i].kind == OpKind::Wait) out[i].peer += streamShift_;
+    if (out[i].kind == OpKind::Wait) {
+      out[i].offset += std::uint64_t(innerPrefix_[std::size_t(out[i].peer)]);
+      out[i].peer += streamShift_;
+    }
 }
 
 namespace {
@@ -70,7 +74,8 @@ TrainingStepSchedule::TrainingStepSchedule(const StepPlan& plan) : ranks_(plan.r
   computeNames_.push_back("wait for the gradients");
   steps.push_back(compute(plan.optimizer));
   computeNames_.push_back("optimizer");
-  streams_[0] = std::make_unique<FramedStream>(ranks_, std::move(steps), nullptr, 0, std::vector<StepFn>{});
+  streams_[0] = std::make_unique<FramedStream>(ranks_, std::move(steps), nullptr, 0, std::vector<int>{},
+                                               std::vector<StepFn>{});
 
   const int backwardDone = stepsBeforeBackward + int(plan.backward.pieces.size());
   for (std::size_t b = 0; b < buckets; ++b) {
@@ -89,13 +94,16 @@ TrainingStepSchedule::TrainingStepSchedule(const StepPlan& plan) : ranks_(plan.r
         for (int s = first + 1; s <= first + extra; ++s) out.push_back(waitFor(s, stepsOf(s, rank)));
       });
     after.push_back(compute(plan.copyTimes[b]));
+    // The inner streams wait for each other by their own step counts: the
+    // first runs the gate and the copy in before its own, the others a wait.
+    std::vector<int> prefix(std::size_t(c.streamCount()), 1);
+    prefix[0] = 2;
     streams_[std::size_t(first)] = std::make_unique<FramedStream>(
-        ranks_, std::vector<StepFn>{gate, compute(plan.copyTimes[b])}, &c.stream(0), first, std::move(after));
+        ranks_, std::vector<StepFn>{gate, compute(plan.copyTimes[b])}, &c.stream(0), first, prefix, std::move(after));
     for (int s = 1; s <= extra; ++s) {
       StepFn afterCopyIn = [first](int, std::vector<Op>& out) { out.push_back(waitFor(first, 2)); };
-      streams_[std::size_t(first + s)] =
-          std::make_unique<FramedStream>(ranks_, std::vector<StepFn>{afterCopyIn}, &c.stream(s), first,
-                                         std::vector<StepFn>{});
+      streams_[std::size_t(first + s)] = std::make_unique<FramedStream>(
+          ranks_, std::vector<StepFn>{afterCopyIn}, &c.stream(s), first, prefix, std::vector<StepFn>{});
     }
   }
 }

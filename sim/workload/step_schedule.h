@@ -37,12 +37,14 @@ struct StepPlan {
 };
 
 // A stream built of steps before, the steps of one stream of another
-// schedule (its Wait operations renumbered), and steps after.
+// schedule, and steps after. The inner schedule's Wait operations are
+// renumbered: its stream k is stream streamShift + k here, and that stream
+// runs innerPrefix[k] steps of its own before the inner ones.
 class FramedStream final : public Schedule {
 public:
   using StepFn = std::function<void(int rank, std::vector<Op>& out)>;
   FramedStream(int ranks, std::vector<StepFn> before, const Schedule* inner, int streamShift,
-               std::vector<StepFn> after);
+               std::vector<int> innerPrefix, std::vector<StepFn> after);
   int ranks() const override { return ranks_; }
   int stepCount(int rank) const override;
   void appendOps(int rank, int step, std::vector<Op>& out) const override;
@@ -52,6 +54,7 @@ private:
   std::vector<StepFn> before_;
   const Schedule* inner_;
   int streamShift_;
+  std::vector<int> innerPrefix_;
   std::vector<StepFn> after_;
 };
 
