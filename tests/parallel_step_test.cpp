@@ -445,6 +445,7 @@ TEST_CASE("a distributed optimizer's gathers beside the next forward leave the s
   l.dp = 4, l.zero = 1;
   TrainingSpec atEnd = parallelOf(l, m), beside = atEnd;
   atEnd.bucket = beside.bucket = Bytes(m.gradientBytes());
+  atEnd.bucketCopy = beside.bucketCopy = false; // a distributed optimizer's flat buffer
   beside.paramGatherOverlap = true;
   Cluster slow = ringOf(4);
   slow.device.flops = 1e10;
@@ -490,6 +491,14 @@ TEST_CASE("a framework sets the overlaps' defaults, and a switch that cannot app
                        ConfigError);
   CHECK_THROWS_WITH_AS(training("{" + model + ", overlap: {grad: true}}"),
                        doctest::Contains("unknown key 'grad'"), ConfigError);
+  // DDP copies gradients into its buckets; ZeRO 2-3 and the other frameworks reduce flat buffers.
+  CHECK(ddp.bucketCopy);
+  CHECK(training("{" + model + ", parallel: {zero: 1}}").bucketCopy);
+  CHECK(!training("{" + model + ", parallel: {zero: 2}}").bucketCopy);
+  CHECK(!megatron.bucketCopy);
+  CHECK(!training("{" + model + ", framework: fsdp}").bucketCopy);
+  CHECK(training("{" + model + ", framework: megatron, bucket_copy: true}").bucketCopy);
+  CHECK_THROWS_WITH_AS(training("{" + model + ", bucket_copy: maybe}"), doctest::Contains("t.yaml:1:"), ConfigError);
 }
 
 TEST_CASE("a user's stage split gives each stage the blocks it names") {

@@ -323,7 +323,7 @@ TEST_CASE("collsim run says which points ran folded, and simulation.symmetry off
   CHECK(a["events"].get<double>() * 4 < b["events"].get<double>());
   auto text = collsim::testing::cli({"run", scenario});
   CHECK(contains(text.out, "# alike replicas simulated once, exactly (simulation.symmetry: off runs them all):\n"
-                           "#   auto: 8 of 64 devices simulated, 1 of 8 replicas stands for all (d -> d xor 1)"));
+                           "#   auto: rhd: 8 of 64 devices simulated, 1 of 8 replicas stands for all (d -> d xor 1)"));
   auto bad = collsim::testing::cli({"run", scenario, "--set", "simulation.symmetry=maybe"});
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "simulation.symmetry: 'maybe' is not one of: on, off"));

@@ -215,6 +215,7 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "training", "", "selector", "file", "-", "selector rules for algo: auto"},
     {S, "training", "", "parallel", "mapping", "-", "tensor, pipeline, data, expert and context parallelism"},
     {S, "training", "", "framework", "one of: ddp, fsdp, megatron, deepspeed", "ddp", "whose defaults the overlaps take"},
+    {S, "training", "", "bucket_copy", "boolean", "on under ddp (ZeRO 0-1)", "copy gradients into each bucket and back"},
     {S, "training.overlap", "", "grad_reduce", "boolean", "the framework's", "reduce gradients during backward"},
     {S, "training.overlap", "", "param_gather", "boolean", "the framework's", "ZeRO 1-2: gather weights beside forward"},
     {S, "training.overlap", "", "tp_comm", "boolean", "the framework's", "TP collectives pipelined with GEMMs"},

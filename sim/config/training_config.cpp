@@ -72,6 +72,11 @@ static void loadOverlaps(const ConfigNode& node, TrainingSpec& t) {
   t.overlap = t.framework == Framework::Ddp || t.framework == Framework::Fsdp ||
               (t.framework == Framework::DeepSpeed && zero == 3);
   t.tpWgradOverlap = t.framework == Framework::Megatron;
+  // PyTorch DDP copies each gradient into its bucket and back
+  // (gradient_as_bucket_view defaults to off, pytorch/pytorch#41954);
+  // Megatron-Core's DDP and FSDP keep the gradients in the flat buffers
+  // they reduce, and gradients sharded by ZeRO 2-3 are never DDP's.
+  t.bucketCopy = t.framework == Framework::Ddp && zero < 2;
   auto v = node.find("overlap");
   if (!v) return;
   if (v->isScalar()) {
@@ -113,6 +118,7 @@ TrainingSpec loadTraining(const ConfigNode& node) {
     t.accumulation = t.parallel->microBatches;
   }
   loadOverlaps(node, t);
+  if (auto v = node.find("bucket_copy")) t.bucketCopy = v->boolean();
   return t;
 }
 

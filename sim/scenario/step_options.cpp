@@ -12,6 +12,7 @@ StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::
   o.seed = seed;
   o.roce = s.roce;
   if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
+  o.bufferLoops = s.library.kind != LibraryKind::Nccl;
   o.verify = s.simulation.verify;
   o.symmetry = s.simulation.symmetry;
   o.trace = trace;

@@ -108,7 +108,8 @@ public:
     auto key = std::make_pair(name, bytes);
     if (auto it = built_.find(key); it != built_.end()) return it->second.get();
     const AlgorithmEntry& algo = entry(name);
-    Bytes loop = options_.hcclBufferSize > 0 ? options_.hcclBufferSize / elemSize_ * elemSize_ : bytes;
+    Bytes loop = options_.bufferLoops && options_.hcclBufferSize > 0 ? options_.hcclBufferSize / elemSize_ * elemSize_
+                                                                      : std::max<Bytes>(bytes, 1);
     std::vector<SchedulePtr> loops;
     for (Bytes done = 0; done < bytes; done += loop) loops.push_back(build(algo, std::min(loop, bytes - done)));
     if (loops.size() > 1 && loops.front()->streamCount() > 1)
@@ -179,7 +180,7 @@ WorkEstimate estimateDataParallelStep(const Cluster& cluster, const TrainingSpec
       if (!entries.count(name))
         entries.emplace(name, requireAlgorithm(Collective::AllReduce, name, cluster, "gradient buckets"));
       CollectiveWork w{Collective::AllReduce, &entries.at(name), b.bytes, model.precision.gradients, 0,
-                       options.segment, options.fidelity, options.hcclBufferSize, options.roce.mtu,
+                       options.segment, options.fidelity, options.bufferLoops ? options.hcclBufferSize : 0, options.roce.mtu,
                        options.roce.queuePairs};
       if (!estimate) estimate.emplace(cluster);
       seen[key] = (*estimate)(w);
@@ -225,7 +226,7 @@ StepResult simulateDataParallelStep(const Cluster& cluster, const TrainingSpec& 
     t.bytes = b.bytes;
     t.algorithm = bucketAlgorithm(options, b.bytes);
     plan.collectives.push_back(collectives.get(t.algorithm, b.bytes));
-    plan.copyTimes.push_back(serializationTime(2 * b.bytes, device.memoryBandwidth)); // read and write
+    plan.copyTimes.push_back(training.bucketCopy ? serializationTime(2 * b.bytes, device.memoryBandwidth) : 0); // read and write
     result.buckets.push_back(t);
   }
 

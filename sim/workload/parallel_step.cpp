@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "algorithms/core/compose.h"
 #include "algorithms/core/registry.h"
 #include "sim/executor/schedule_executor.h"
 #include "sim/network/network_models.h"
@@ -171,7 +172,7 @@ public:
     ParallelStepPlan p;
     p.ranks = cluster_.ranks();
     p.bucketsInFlight = training_.pipeline;
-    sized_.clear();
+    sized_.clear(), bucketCollectives_.clear();
     for (int s = 0; s < layout_.pp; ++s) p.stages.push_back(stageProgram(s));
     // Looked up for every step: each rank's coordinates and neighbours once.
     ranks_.clear();
@@ -218,6 +219,11 @@ public:
     }
     return out;
   }
+  // A bucket of `rank`'s: its bytes and its algorithm.
+  std::pair<Bytes, std::string> bucket(int rank, const StageProgram::Bucket& b) {
+    return {std::get<1>(sized_[std::size_t(b.collective - kFixedCollectives)]),
+            algorithmOf_.at(collective(rank, b.collective))};
+  }
   const std::vector<LayerCompute>& layers() const { return layers_; }
   Time optimizer(int stage) const { return optimizer_[std::size_t(stage)]; }
   // A stage's compute over the step by kind of kernel: its layers' passes
@@ -260,7 +266,7 @@ private:
                                : group == kEp ? placement_.epGroup(rank)
                                : group == kDp ? placement_.gradientGroup(rank)
                                               : placement_.expertDpGroup(rank);
-    return groupSchedule(op, bytes, group, index, members);
+    return groupSchedule(op, bytes, group, index, members, bucketCollectives_.count(c) > 0);
   }
 
   // The number of a DP (or expert-DP) group's collective of `bytes`.
@@ -274,9 +280,15 @@ private:
 
   // The algorithm of a group's collective, and the group's members per
   // server when it is hierarchical (its CollectiveSpec::devicesPerServer).
-  std::pair<const AlgorithmEntry*, int> algorithm(Collective op, const std::vector<int>& members) {
+  // A gradient bucket's AllReduce under `auto` takes the selector's rule
+  // for its size when the scenario gives rules.
+  std::pair<const AlgorithmEntry*, int> algorithm(Collective op, const std::vector<int>& members, Bytes bytes,
+                                                  bool bucket) {
     const int groupSize = int(members.size());
-    std::string name = options_.algorithm == "auto" ? hcclGroupAlgorithm(cluster_, op, members) : options_.algorithm;
+    std::string name = options_.algorithm != "auto" ? options_.algorithm
+                       : bucket && op == Collective::AllReduce && options_.pickAlgorithm
+                           ? options_.pickAlgorithm(bytes)
+                           : hcclGroupAlgorithm(cluster_, op, members);
     const bool hierarchical = name.find(':') != std::string::npos;
     const int perServer = hierarchical ? membersPerServer(cluster_, members) : 0;
     if (hierarchical && (perServer == 0 || perServer == groupSize))
@@ -293,16 +305,32 @@ private:
     return {&entries_.emplace(key, *e).first->second, perServer};
   }
 
-  const Schedule* groupSchedule(Collective op, Bytes bytes, char dimension, int group, const std::vector<int>& members) {
+  // A group's collective, in HCCL's loops over its communicator buffer
+  // when larger. Only a gradient bucket's may run on several streams: it
+  // has streams of its own, where the programs' collectives run inline.
+  const Schedule* groupSchedule(Collective op, Bytes bytes, char dimension, int group, const std::vector<int>& members,
+                                bool bucket) {
     auto key = std::make_tuple(op, bytes, dimension, group);
     if (auto it = built_.find(key); it != built_.end()) return it->second.get();
-    auto [algo, perServer] = algorithm(op, members);
+    auto [algo, perServer] = algorithm(op, members, bytes, bucket);
     const AlgorithmEntry& entry = *algo;
-    std::uint64_t count = bytes / elemSize();
-    CollectiveSpec spec{op, int(members.size()), count, elemSize(), 0, perServer};
-    SchedulePtr s = entry.build(GroupView(members, cluster_.ranks(), 0, spec.count, elemSize()), spec);
-    if (s->streamCount() != 1)
-      throw InputError(entry.name + " runs on several streams; parallel layouts need single-stream group collectives");
+    const Bytes loop = options_.bufferLoops && options_.hcclBufferSize > 0
+                           ? std::max<Bytes>(options_.hcclBufferSize / elemSize(), 1) * elemSize()
+                           : std::max<Bytes>(bytes, 1);
+    std::vector<SchedulePtr> loops;
+    for (Bytes done = 0; done < bytes || loops.empty(); done += loop) {
+      CollectiveSpec spec{op, int(members.size()), std::min(loop, bytes - done) / elemSize(), elemSize(), 0, perServer};
+      loops.push_back(entry.build(GroupView(members, cluster_.ranks(), 0, spec.count, elemSize()), spec));
+    }
+    const int streams = loops.front()->streamCount();
+    if (streams > 1 && !bucket)
+      throw InputError(entry.name + " runs on several streams; a parallel layout's " + collectiveName(op) +
+                       " runs inline between the compute and needs a single-stream algorithm");
+    if (streams > 1 && loops.size() > 1)
+      throw InputError(entry.name + " runs on several streams and cannot loop over HCCL's buffer (" + formatBytes(loop) +
+                       "); raise hccl.buffer_size (HCCL_BUFFSIZE) to at least " + formatBytes(bytes) +
+                       " or use smaller buckets");
+    SchedulePtr s = loops.size() == 1 ? std::move(loops.front()) : std::make_unique<SequenceSchedule>(std::move(loops));
     algorithmOf_[s.get()] = entry.name;
     return (built_[key] = std::move(s)).get();
   }
@@ -311,6 +339,15 @@ private:
 
   void add(StageProgram& p, Kind kind, StepPart part, Time duration = 0, int collective = -1, Bytes bytes = 0) {
     p.items.push_back({kind, part, duration, collective, bytes});
+  }
+
+  // A gradient bucket, copied into its buffer and back (read and write at
+  // memory speed) when the framework does.
+  void addBucket(StageProgram& p, Collective op, Bytes bytes, char group, int readyAfterItem) {
+    const int c = sizedCollective(op, bytes, group);
+    bucketCollectives_.insert(c);
+    const Time copy = training_.bucketCopy ? serializationTime(2 * bytes, cluster_.device.memoryBandwidth) : 0;
+    p.buckets.push_back({c, readyAfterItem, copy});
   }
 
   // ZeRO 3: the layer's weights gathered on the DP group before its pass,
@@ -519,9 +556,9 @@ private:
       while (grads > 0) {
         Bytes take = std::min(grads, bucket - filled[which]);
         filled[which] += take, grads -= take;
-        if (filled[which] == bucket) p.buckets.push_back({sizedCollective(reduce, bucket, group), ready}), filled[which] = 0;
+        if (filled[which] == bucket) addBucket(p, reduce, bucket, group, ready), filled[which] = 0;
       }
-      if (lastLayer && filled[which] > 0) p.buckets.push_back({sizedCollective(reduce, filled[which], group), ready});
+      if (lastLayer && filled[which] > 0) addBucket(p, reduce, filled[which], group, ready);
     };
     DeviceParameters stageParameters;
     for (std::size_t i : layers) {
@@ -578,6 +615,7 @@ private:
   Bytes allToAllBytes_ = 0;
   Bytes ringBytes_ = 0; // CP: one forward step of the ring
   std::vector<std::tuple<Collective, Bytes, char>> sized_; // collectives kFixedCollectives, ...
+  std::set<int> bucketCollectives_;                         // those of them that gradient buckets run
   struct RankInfo {
     int stage, next, previous;
     int ringNext, ringPrevious; // its CP group's ring
@@ -613,6 +651,7 @@ struct StepRun {
   StepBreakdown breakdown;
   int slowest = 0;
   Time communication = 0;
+  std::vector<BucketTiming> buckets; // of the slowest rank's stage, times only
 };
 
 // Why the step cannot run under a symmetry whatever the cluster, or "".
@@ -657,6 +696,7 @@ StepRun runStepSchedule(const Cluster& cluster, const ParallelStepPlan& plan, co
   out.slowest = sink.slowestRank();
   out.breakdown = sink.of(out.slowest);
   out.communication = unionLength(std::move(sink.bucketSpans()));
+  out.buckets = sink.bucketTimings(plan.stageOf(out.slowest));
   return out;
 }
 
@@ -700,6 +740,10 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   result.compute = result.breakdown.compute + result.breakdown.optimizer;
   result.communication = ran->communication;
   result.exposed = result.iteration - result.compute;
+  result.buckets = std::move(ran->buckets);
+  for (std::size_t b = 0; b < result.buckets.size(); ++b)
+    std::tie(result.buckets[b].bytes, result.buckets[b].algorithm) =
+        builder.bucket(slowest, plan.stages[std::size_t(slowestStage)].buckets[b]);
   int inFlight = std::max(1, training.pipeline);
   result.memory = parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize);
   result.deviceMemory = cluster.device.memory;

@@ -12,10 +12,14 @@
 // Stream 2 runs the side program: collectives that run beside the compute
 // of stream 0 (TP's under tp-comm-overlap, the input gradients' beside the
 // weight gradients). The programs order each other with WaitFor items.
-// Stream 3 + b runs DP bucket b: it waits until stream 0 has produced the
-// bucket's gradients in the last micro-batch's backward, then runs the
-// bucket's collective on the rank's DP group, overlapping the backward
-// passes still running.
+// Then the DP buckets, a stream each and one more for every further stream
+// of a multi-stream collective: bucket b waits until stream 0 has produced
+// its gradients in the last micro-batch's backward (and for bucket
+// b - bucketsInFlight), copies them into its buffer when the framework
+// does, runs its collective on the rank's DP group, overlapping the
+// backward passes still running, and copies the result back. Its further
+// streams start after the copy in; its first waits for them before the
+// copy back.
 //
 // Programs are kept per stage (every TP and DP rank of a stage runs the
 // same one); what differs per rank is resolved when its steps are
@@ -60,6 +64,7 @@ struct StageProgram {
   struct Bucket {
     int collective;     // the rank's collective number
     int readyAfterItem; // the bucket's gradients are all there once this item is done
+    Time copy = 0;      // one copy into or out of the bucket's buffer (0: none, the gradients are the buffer)
   };
   std::vector<Bucket> buckets;
 };
@@ -69,7 +74,8 @@ struct ParallelStepPlan {
   int bucketsInFlight = 1; // bucket b also waits for bucket b - bucketsInFlight to finish
   std::vector<StageProgram> stages;
   std::function<int(int rank)> stageOf;
-  // A single-stream schedule over all ranks in which `rank` takes part.
+  // A schedule over all ranks in which `rank` takes part: single-stream,
+  // but for the buckets'.
   std::function<const Schedule*(int rank, int collective)> collective;
   // The rank of the next (+1) or previous (-1) stage on `rank`'s pipeline.
   std::function<int(int rank, int direction)> neighbour;
@@ -90,7 +96,22 @@ public:
   int streamCount() const override { return int(streams_.size()); }
   const Schedule& stream(int i) const override { return *streams_[std::size_t(i)]; }
 
-  static constexpr int kProgramStream = 0, kGatherStream = 1, kSideStream = 2, kPrograms = 3, kFirstBucketStream = 3;
+  static constexpr int kProgramStream = 0, kGatherStream = 1, kSideStream = 2, kPrograms = 3;
+  // Bucket b's streams: bucketStream(b) and the next bucketWidth(b) - 1.
+  int bucketCount() const { return int(bucketFirst_.size()); }
+  int bucketStream(int bucket) const { return bucketFirst_[std::size_t(bucket)]; }
+  int bucketWidth(int bucket) const { return bucketWidth_[std::size_t(bucket)]; }
+  // The bucket whose streams hold `stream` and which of them it is; -1, -1 for a program's.
+  std::pair<int, int> bucketOfStream(int stream) const;
+  // Rank `rank`'s bucket b (nullptr when its stage has fewer), and the
+  // steps of its first stream: [0, collectiveFrom) gate and copy in,
+  // [collectiveFrom, collectiveTo) the collective's first stream and the
+  // wait for its others, then the copy back.
+  const StageProgram::Bucket* bucket(int rank, int b) const;
+  struct BucketSteps {
+    int collectiveFrom = 0, collectiveTo = 0, total = 0;
+  };
+  BucketSteps bucketSteps(int rank, int b) const;
   // The number of the program item that step `step` of stream 0 of `rank`
   // belongs to; `from` is an item at or before it (walks forward from there:
   // O(1) for a caller that follows the steps in order).
@@ -116,6 +137,7 @@ private:
   ParallelStepPlan plan_;
   std::vector<std::unique_ptr<Schedule>> streams_;
   std::vector<std::shared_ptr<const std::vector<int>>> firstSteps_[kPrograms];
+  std::vector<int> bucketFirst_, bucketWidth_;
 };
 
 } // namespace collsim

@@ -3,6 +3,7 @@
 // activity on to a trace.
 #pragma once
 
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -31,8 +32,8 @@ public:
     if (trace_) trace_->rankStep(s);
     const int rank = s.rank, stream = s.stream, step = s.step;
     const Time start = s.start, end = s.end;
-    if (stream >= ParallelStepSchedule::kFirstBucketStream) {
-      if (step > 0) bucketSpans_.emplace_back(start, end); // after its wait
+    if (auto [bucket, which] = schedule_.bucketOfStream(stream); bucket >= 0) {
+      bucketStep(rank, bucket, which, step, start, end);
       return;
     }
     if (stream == ParallelStepSchedule::kSideStream) return; // stream 0 waits for it, and counts that
@@ -81,6 +82,10 @@ public:
     return b;
   }
   std::vector<std::pair<Time, Time>>& bucketSpans() { return bucketSpans_; }
+  // The buckets of `stage`: the earliest rank's ready and start, the last one's end.
+  std::vector<BucketTiming> bucketTimings(int stage) const {
+    return std::size_t(stage) < timings_.size() ? timings_[std::size_t(stage)] : std::vector<BucketTiming>{};
+  }
 
 private:
   struct Pipe {
@@ -94,6 +99,27 @@ private:
     else p.receives.emplace_back(kind, d);
   }
 
+  // A step of bucket `bucket`'s stream `which`: its collective's steps are
+  // communication; the first stream's gate, copy in and collective give
+  // the bucket's times.
+  void bucketStep(int rank, int bucket, int which, int step, Time start, Time end) {
+    if (which > 0) {
+      if (step > 0) bucketSpans_.emplace_back(start, end); // after its wait for the copy in
+      return;
+    }
+    const ParallelStepSchedule::BucketSteps steps = schedule_.bucketSteps(rank, bucket);
+    if (step >= steps.collectiveFrom && step < steps.collectiveTo) bucketSpans_.emplace_back(start, end);
+    const std::size_t stage = std::size_t(schedule_.stageOf(rank));
+    if (timings_.size() <= stage) timings_.resize(stage + 1);
+    std::vector<BucketTiming>& t = timings_[stage];
+    if (t.size() <= std::size_t(bucket)) t.resize(std::size_t(bucket) + 1, BucketTiming{0, {}, kNever, kNever, 0});
+    BucketTiming& b = t[std::size_t(bucket)];
+    if (step == 0) b.ready = std::min(b.ready, end);
+    if (step == steps.collectiveFrom - 1) b.start = std::min(b.start, end);
+    if (step == steps.collectiveTo - 1) b.end = std::max(b.end, end);
+  }
+  static constexpr Time kNever = std::numeric_limits<Time>::max();
+
   const ParallelStepSchedule& schedule_;
   TraceSink* trace_;
   std::vector<StepBreakdown> parts_;
@@ -101,6 +127,7 @@ private:
   std::vector<Time> finish_;
   std::vector<std::size_t> cursor_; // per rank: the program item of its last step
   std::vector<std::pair<Time, Time>> bucketSpans_;
+  std::vector<std::vector<BucketTiming>> timings_; // per stage, per bucket
 };
 
 

@@ -91,6 +91,9 @@ struct StepOptions {
   std::uint64_t seed = 1;
   RoceModel roce = defaultRoceModel();
   Bytes hcclBufferSize = kHcclDefaultBufferSize;
+  // Collectives larger than hcclBufferSize run in loops of it (HCCL's CCL
+  // buffer); NCCL's have no such buffer (it still holds device memory).
+  bool bufferLoops = true;
   bool verify = true;            // check each algorithm with the symbolic checker first
   TraceRecorder* trace = nullptr;
   // The share of a device's compute that its running collectives hold

@@ -29,6 +29,10 @@ struct TrainingSpec {
   bool paramGatherOverlap = false; // ZeRO 1-2: the updated weights gathered beside the next forward
   bool tpCommOverlap = false;      // TP's AllGathers and ReduceScatters pipelined with their GEMMs
   bool tpWgradOverlap = false;     // a backward piece's input-gradient collective beside its weight gradient
+  // Gradients copied into each bucket's buffer before its collective and
+  // back after it (PyTorch DDP's flat buckets); false: the gradients are
+  // the buffer (DDP's gradient_as_bucket_view, Megatron's and FSDP's).
+  bool bucketCopy = true;
   // `parallel:`: tensor, pipeline and data parallelism (parallel_step.h);
   // absent, every device holds the whole model.
   std::optional<ParallelLayout> parallel;
