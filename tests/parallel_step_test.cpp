@@ -66,12 +66,10 @@ TrainingSpec parallelOf(ParallelLayout l, ModelSpec m = smallDecoder()) {
 // parts add up to the step.
 StepResult step(const Cluster& c, const TrainingSpec& t) {
   StepResult r = simulateTrainingStep(c, t, StepOptions{});
-  if (usesParallelModel(t)) {
-    const StepBreakdown& b = r.breakdown;
-    CHECK(b.compute + b.tensorParallel + b.expertParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer +
-              b.contextParallel ==
-          r.iteration);
-  }
+  const StepBreakdown& b = r.breakdown;
+  CHECK(b.compute + b.tensorParallel + b.expertParallel + b.pipeline + b.bubble + b.dataParallel + b.optimizer +
+            b.contextParallel ==
+        r.iteration);
   return r;
 }
 

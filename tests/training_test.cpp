@@ -18,7 +18,7 @@
 #include "sim/config/config_node.h"
 #include "sim/config/model_config.h"
 #include "sim/scenario/scenario.h"
-#include "sim/workload/gradient_buckets.h"
+#include "sim/workload/bucket_cuts.h"
 #include "sim/workload/step_simulation.h"
 #include "topologies/server_shapes.h"
 
@@ -106,48 +106,60 @@ TEST_CASE("computation beside a running collective loses the share of the device
   }
 }
 
-TEST_CASE("backward pieces add up and buckets cut the gradients in order") {
-  ModelSpec m = toyModel();
-  // Over 5e17 ps (a mutated model's 6 days of backward), doubles are 64 ps
-  // coarse; a rounded boundary past the end once left the last piece (the
-  // embedding: no compute) a negative time, which the engine refused as an
-  // event in the past. Eight shares of 1/8 add up to 62 ps past this one.
-  ModelSpec embedded = m;
-  embedded.layers.assign(9, m.layers.front());
-  for (auto& layer : embedded.layers) layer.computeShare = 1.0 / 8;
-  embedded.layers.front().computeShare = 0;
-  for (Time backward : {Time(513'660'028'105'047'426), Time(4'152'888'888'888'889)})
-    for (Bytes bucket : {Bytes(4000), 1_MiB, Bytes(3'000'000)}) {
-      Time total = 0;
-      for (const auto& p : planBackward(embedded, backward, bucket).pieces) {
-        CHECK(p.duration >= 0);
-        total += p.duration;
-      }
-      CHECK(total == backward);
-    }
+TEST_CASE("buckets cut the gradients in backward order, each ready where its last byte is") {
+  // The toy model's 4 layers of 4 MB, backward from the last: a bucket
+  // fills at a fraction of the layer that makes its last byte.
+  std::vector<LayerGradients> order;
+  for (std::size_t i = 4; i-- > 0;) order.push_back({i, {4'000'000, 0}});
   for (Bytes bucket : {Bytes(4000), 1_MiB, Bytes(4'000'000), Bytes(6'000'000), 1_GiB}) {
     CAPTURE(bucket);
-    BackwardPlan plan = planBackward(m, 2_ms, bucket);
-    Time total = 0;
-    for (const auto& p : plan.pieces) {
-      CHECK(p.duration >= 0);
-      total += p.duration;
-    }
-    CHECK(total == 2_ms);
+    std::vector<BucketCut> cuts = cutBuckets(order, bucket, {true, true});
     Bytes bytes = 0;
-    for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
-      bytes += plan.buckets[b].bytes;
-      if (b + 1 < plan.buckets.size()) CHECK(plan.buckets[b].bytes == bucket / 4 * 4);
-      if (b > 0) CHECK(plan.buckets[b].readyAfterPiece >= plan.buckets[b - 1].readyAfterPiece);
+    for (std::size_t b = 0; b < cuts.size(); ++b) {
+      bytes += cuts[b].bytes;
+      CHECK(cuts[b].fraction > 0);
+      CHECK(cuts[b].fraction <= 1);
+      if (b + 1 < cuts.size()) CHECK(cuts[b].bytes == bucket);
+      if (b > 0) CHECK((cuts[b].layer < cuts[b - 1].layer ||
+                        (cuts[b].layer == cuts[b - 1].layer && cuts[b].fraction >= cuts[b - 1].fraction)));
     }
-    CHECK(bytes == m.gradientBytes());
-    CHECK(plan.buckets.back().readyAfterPiece == int(plan.pieces.size()) - 1);
+    CHECK(bytes == 16'000'000);
+    CHECK(cuts.back().layer == 0);
+    CHECK(cuts.back().fraction == 1);
   }
-  // 6 MB buckets over 4 MB layers: the first is ready halfway through the
-  // second layer's backward (0.5 ms + 0.25 ms).
-  BackwardPlan plan = planBackward(m, 2_ms, 6'000'000);
-  CHECK(plan.pieces[0].duration + plan.pieces[1].duration == 750_us);
-  CHECK(plan.buckets[0].readyAfterPiece == 1);
+  // 6 MB over 4 MB layers: the first fills halfway through the second
+  // layer backward makes (layer 2), the second at the end of layer 1.
+  std::vector<BucketCut> six = cutBuckets(order, 6'000'000, {true, true});
+  REQUIRE(six.size() == 3);
+  CHECK((six[0].layer == 2 && six[0].fraction == 0.5));
+  CHECK((six[1].layer == 1 && six[1].fraction == 1));
+  // Two groups fill their own buckets, in the order of their bytes within a layer.
+  std::vector<BucketCut> both = cutBuckets({{0, {4, 12}}}, 3, {true, true});
+  REQUIRE(both.size() == 6);
+  CHECK((both[0].group == 1 && both[0].fraction == 0.25));
+  CHECK((both[1].group == 1 && both[1].fraction == 0.5));
+  CHECK((both[2].group == 0 && both[2].fraction == 0.75)); // dense first at one fraction
+  CHECK((both[3].group == 1 && both[3].fraction == 0.75));
+  CHECK((both[4].group == 0 && both[4].fraction == 1 && both[4].bytes == 1));
+  CHECK((both[5].group == 1 && both[5].fraction == 1));
+  CHECK(cutBuckets({{0, {4, 12}}}, 3, {true, false}).size() == 2);
+}
+
+TEST_CASE("a bucket is ready in the step where backward has made its last byte") {
+  // Forward 1 ms, then backward 0.5 ms a layer from the last: the first
+  // 6 MB bucket is ready 0.25 ms into the second layer, at 1.75 ms.
+  Cluster c = ring(4);
+  StepResult r = step(c, toy(6'000'000, true));
+  REQUIRE(r.buckets.size() == 3);
+  CHECK(r.buckets[0].ready == 1_ms + 750_us);
+  CHECK(r.buckets[1].ready >= 1_ms + 1500_us);
+  // Over 5e17 ps (a mutated model's 6 days of backward) a cut rounded past
+  // its layer's end once left a piece a negative time: the pieces stay in order.
+  TrainingSpec slow = toy(3'000'000, true);
+  slow.model.backward = Time(513'660'028'105'047'426);
+  StepResult s = step(c, slow);
+  for (std::size_t b = 1; b < s.buckets.size(); ++b) CHECK(s.buckets[b].ready >= s.buckets[b - 1].ready);
+  CHECK(s.iteration >= s.compute);
 }
 
 TEST_CASE("without overlap a step is compute plus every bucket's AllReduce and copies, and says so") {
@@ -236,12 +248,13 @@ TEST_CASE("one-element buckets and one bucket bound the bucket-count effect") {
   CHECK(one.iteration - one.compute < 2 * (many.iteration - many.compute) / 512 + 10_us);
 }
 
-TEST_CASE("on one device a bucket's AllReduce is empty: it takes no time, never negative") {
-  // No peers, no steps: the bucket's span is the copy in, ending where it starts.
+TEST_CASE("on one device nothing is reduced: no buckets, and the step is its compute") {
+  // A group of one has no peers: the gradients are the device's own.
   StepResult r = step(ring(1), toy(4'000'000, true));
-  REQUIRE(!r.buckets.empty());
-  for (const auto& b : r.buckets) CHECK(b.end == b.start);
+  CHECK(r.buckets.empty());
   CHECK(r.meanAllReduce() == 0);
+  CHECK(r.iteration == r.compute);
+  CHECK(r.memory.bucketBuffers == 0);
 }
 
 TEST_CASE("memory per device adds up for the toy model") {

@@ -13,6 +13,7 @@
 #include "sim/network/network_models.h"
 #include "sim/run/simulate.h"
 #include "sim/trace/trace_recorder.h"
+#include "sim/workload/bucket_cuts.h"
 #include "sim/workload/group_algorithm.h"
 #include "sim/workload/layer_compute.h"
 #include "sim/workload/parallel_step_schedule.h"
@@ -21,11 +22,6 @@
 #include "sim/workload/replica_symmetry.h"
 
 namespace collsim {
-
-bool usesParallelModel(const TrainingSpec& t) {
-  const auto& l = t.parallel;
-  return l && (l->tp > 1 || l->pp > 1 || l->zero > 0 || l->ep > 1 || l->cp > 1);
-}
 
 namespace {
 
@@ -58,6 +54,18 @@ void verifyOnce(const AlgorithmEntry& entry, Collective op, int ranks, std::uint
 }
 
 // dp from the device count when the layout leaves it out (0).
+// The layout a step runs: the training's, or plain data parallelism
+// (every device a whole replica, tp = pp = 1).
+TrainingSpec withLayout(const TrainingSpec& training) {
+  TrainingSpec t = training;
+  if (!t.parallel) {
+    t.parallel.emplace();
+    t.parallel->dp = 0;
+    t.parallel->microBatches = t.accumulation;
+  }
+  return t;
+}
+
 ParallelLayout resolvedLayout(ParallelLayout l, const Cluster& cluster) {
   if (l.dp == 0) {
     const int inner = l.tp * l.cp * l.pp;
@@ -202,6 +210,11 @@ public:
       return direction > 0 ? i.ringNext : i.ringPrevious;
     };
     p.collective = [this](int rank, int c) { return collective(rank, c); };
+    p.itemName = [this](const ProgramItem& item) -> std::string {
+      static const char* const passes[] = {"forward", "recompute", "backward"};
+      if (item.layer >= 0) return std::string(passes[item.pass]) + " " + model_.layers[std::size_t(item.layer)].name;
+      return item.part == StepPart::Optimizer ? "optimizer" : "compute";
+    };
     return p;
   }
 
@@ -338,13 +351,83 @@ private:
   std::uint32_t elemSize() const { return model_.precision.gradients; }
 
   void add(StageProgram& p, Kind kind, StepPart part, Time duration = 0, int collective = -1, Bytes bytes = 0) {
-    p.items.push_back({kind, part, duration, collective, bytes});
+    if (kind == Kind::Compute && cutNext_ != cutEnd_) return computeFillingBuckets(p, part, duration);
+    p.items.push_back(labelled({kind, part, duration, collective, bytes}));
+  }
+  // An item of the layer pass at hand, named for a trace.
+  ProgramItem labelled(ProgramItem item) const {
+    item.layer = labelLayer_, item.pass = labelPass_;
+    return item;
+  }
+
+  // Gradient buckets in the order backward fills them (bucket_cuts.h),
+  // per micro-batch whose gradients are reduced: they accumulate over the
+  // micro-batches and go once, after the last; under ZeRO 2 and 3 a device
+  // keeps only its shard of the gradients, so every micro-batch's are
+  // reduce-scattered as its backward makes them (DeepSpeed's ZeRO-2,
+  // FSDP's FULL_SHARD).
+  void planBucketCuts(int stage, const std::vector<PipelineTask>& tasks) {
+    cuts_.clear(), cutCursor_.clear(), lastLayer_.clear();
+    const std::array<bool, 2> reduced{layout_.gradientReplicas() > 1, layout_.dp / layout_.ep > 1};
+    const Bytes bucket = std::max<Bytes>(training_.bucket / elemSize(), 1) * elemSize();
+    for (int mb = layout_.zero >= 2 ? 0 : layout_.microBatches - 1; mb < layout_.microBatches; ++mb) {
+      std::vector<LayerGradients> order;
+      for (const PipelineTask& task : tasks) {
+        if (task.forward || task.microBatch != mb) continue;
+        const LayerRange range = stages_[std::size_t(task.chunk * layout_.pp + stage)];
+        for (std::size_t i = range.end; i-- > range.first;) {
+          DeviceParameters d = deviceParameters(model_, layout_, i);
+          order.push_back({i, {d.dense * elemSize(), d.experts * elemSize()}});
+        }
+      }
+      if (order.empty()) continue;
+      lastLayer_[mb] = order.back().layer;
+      cuts_[mb] = cutBuckets(order, bucket, reduced);
+      cutCursor_[mb] = 0;
+    }
+  }
+
+  // Layer `layer`'s backward on micro-batch `mb` is next: with overlap the
+  // buckets it fills are placed in its compute (its gradients appear
+  // evenly over the compute of its backward, layer_compute.h's total).
+  void beginBucketCuts(int mb, std::size_t layer) {
+    auto it = cuts_.find(mb);
+    if (it == cuts_.end()) return;
+    std::size_t& at = cutCursor_[mb];
+    const std::size_t from = at;
+    while (at < it->second.size() && it->second[at].layer == layer) ++at;
+    if (!training_.overlap) return;
+    cutNext_ = it->second.data() + from, cutEnd_ = it->second.data() + at;
+    cutElapsed_ = 0, cutPass_ = layers_[layer].backward.total();
+  }
+  // Compute of a backward pass that fills buckets: cut where each fills.
+  void computeFillingBuckets(StageProgram& p, StepPart part, Time duration) {
+    const Time end = cutElapsed_ + duration;
+    Time at = cutElapsed_;
+    for (; cutNext_ != cutEnd_; ++cutNext_) {
+      const Time cut = Time(std::llround(cutNext_->fraction * double(cutPass_)));
+      if (cut >= end) break; // in a later piece, or at the pass's end
+      if (cut > at) p.items.push_back(labelled({Kind::Compute, part, cut - at})), at = cut;
+      addBucket(p, *cutNext_, int(p.items.size()) - 1);
+    }
+    cutElapsed_ = end;
+    if (end > at) p.items.push_back(labelled({Kind::Compute, part, end - at}));
+  }
+  // After the layer's backward: the buckets it has not placed yet are
+  // ready now; without overlap, after the micro-batch's last layer, all of them.
+  void endBucketCuts(StageProgram& p, int mb, std::size_t layer) {
+    for (; cutNext_ != cutEnd_; ++cutNext_) addBucket(p, *cutNext_, int(p.items.size()) - 1);
+    cutNext_ = cutEnd_ = nullptr;
+    if (training_.overlap || !lastLayer_.count(mb) || lastLayer_[mb] != layer) return;
+    for (const BucketCut& c : cuts_[mb]) addBucket(p, c, int(p.items.size()) - 1);
   }
 
   // A gradient bucket, copied into its buffer and back (read and write at
   // memory speed) when the framework does.
-  void addBucket(StageProgram& p, Collective op, Bytes bytes, char group, int readyAfterItem) {
-    const int c = sizedCollective(op, bytes, group);
+  void addBucket(StageProgram& p, const BucketCut& cut, int readyAfterItem) {
+    const Collective op = layout_.zero > 0 ? Collective::ReduceScatter : Collective::AllReduce;
+    const Bytes bytes = cut.bytes;
+    const int c = sizedCollective(op, bytes, cut.group == 0 ? kDp : kExpertDp);
     bucketCollectives_.insert(c);
     const Time copy = training_.bucketCopy ? serializationTime(2 * bytes, cluster_.device.memoryBandwidth) : 0;
     p.buckets.push_back({c, readyAfterItem, copy});
@@ -376,6 +459,11 @@ private:
   // the same way). Selective recomputation repeats the attention core
   // alone, with no collectives; full recomputation the whole forward.
   void layerPass(StageProgram& p, std::size_t layer, Pass pass) {
+    labelLayer_ = std::int32_t(layer), labelPass_ = std::uint8_t(pass);
+    layerPassItems(p, layer, pass);
+    labelLayer_ = -1;
+  }
+  void layerPassItems(StageProgram& p, std::size_t layer, Pass pass) {
     const LayerCompute& t = layers_[layer];
     const PassPieces& time = pass == Pass::Forward ? t.forward : pass == Pass::Backward ? t.backward : t.recompute;
     if (pass == Pass::Recompute && time.total() == 0) return;
@@ -515,14 +603,14 @@ private:
     StageProgram p;
     previousPassStart_ = 0;
     const Bytes p2p = activationBytes_ / Bytes(layout_.sequenceParallel ? layout_.tp : 1);
-    // Per micro-batch: the item after which layer i's gradients of it exist.
-    std::vector<std::vector<int>> backwardDone(std::size_t(layout_.microBatches), std::vector<int>(model_.layers.size(), -1));
     std::vector<std::size_t> layers; // the stage's, in forward order
     for (int k = 0; k < chunks_; ++k)
       for (std::size_t i = stages_[std::size_t(k * layout_.pp + stage)].first; i < stages_[std::size_t(k * layout_.pp + stage)].end; ++i)
         layers.push_back(i);
     gatherUpdatedWeights(p, layers);
-    for (const PipelineTask& task : stageOrder(layout_.schedule, layout_.pp, layout_.microBatches, stage, chunks_)) {
+    const std::vector<PipelineTask> tasks = stageOrder(layout_.schedule, layout_.pp, layout_.microBatches, stage, chunks_);
+    planBucketCuts(stage, tasks);
+    for (const PipelineTask& task : tasks) {
       const LayerRange range = stages_[std::size_t(task.chunk * layout_.pp + stage)];
       const bool first = stage == 0 && task.chunk == 0, last = stage == layout_.pp - 1 && task.chunk == chunks_ - 1;
       if (task.forward) {
@@ -533,50 +621,19 @@ private:
         if (!last) add(p, Kind::ReceiveNext, StepPart::Pipeline, 0, -1, p2p);
         for (std::size_t i = range.end; i-- > range.first;) {
           layerPass(p, i, Pass::Recompute);
+          beginBucketCuts(task.microBatch, i);
           layerPass(p, i, Pass::Backward);
-          backwardDone[std::size_t(task.microBatch)][i] = int(p.items.size()) - 1;
+          endBucketCuts(p, task.microBatch, i);
         }
         if (!first) add(p, Kind::SendPrevious, StepPart::Pipeline, 0, -1, p2p);
       }
     }
-    // Gradient buckets in the order backward fills them: the dense
-    // gradients on the DP group, the experts' on the expert-DP group. They
-    // accumulate over the micro-batches and go once, after the last; under
-    // ZeRO 2 and 3 a device keeps only its shard of the gradients, so every
-    // micro-batch's are reduce-scattered as its backward makes them
-    // (DeepSpeed's ZeRO-2, FSDP's FULL_SHARD).
     const Precision& x = model_.precision;
-    const Collective reduce = layout_.zero > 0 ? Collective::ReduceScatter : Collective::AllReduce;
-    const Bytes bucket = std::max<Bytes>(training_.bucket / elemSize(), 1) * elemSize();
     const int expertReplicas = layout_.dp / layout_.ep;
-    Bytes filled[2] = {0, 0}; // dense, experts
-    auto fill = [&](int which, Bytes grads, int ready, bool lastLayer) {
-      char group = which == 0 ? kDp : kExpertDp;
-      if ((which == 0 ? layout_.gradientReplicas() : expertReplicas) == 1) return;
-      while (grads > 0) {
-        Bytes take = std::min(grads, bucket - filled[which]);
-        filled[which] += take, grads -= take;
-        if (filled[which] == bucket) addBucket(p, reduce, bucket, group, ready), filled[which] = 0;
-      }
-      if (lastLayer && filled[which] > 0) addBucket(p, reduce, filled[which], group, ready);
-    };
     DeviceParameters stageParameters;
     for (std::size_t i : layers) {
       DeviceParameters d = deviceParameters(model_, layout_, i);
       stageParameters.dense += d.dense, stageParameters.experts += d.experts;
-    }
-    // Backward finishes the layers in reverse order (chunk by chunk); without
-    // overlap every bucket waits for the last of them.
-    for (int mb = layout_.zero >= 2 ? 0 : layout_.microBatches - 1; mb < layout_.microBatches; ++mb) {
-      const std::vector<int>& ready = backwardDone[std::size_t(mb)];
-      std::vector<std::size_t> done = layers;
-      std::sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) { return ready[a] < ready[b]; });
-      for (std::size_t j = 0; j < done.size(); ++j) {
-        DeviceParameters d = deviceParameters(model_, layout_, done[j]);
-        int after = training_.overlap ? ready[done[j]] : ready[done.back()];
-        fill(0, d.dense * x.gradients, after, j + 1 == done.size());
-        fill(1, d.experts * x.gradients, after, j + 1 == done.size());
-      }
     }
     if (!p.buckets.empty()) add(p, Kind::WaitBuckets, StepPart::DataParallel);
     // The optimizer at memory speed, on 1/dp of the state under ZeRO (the
@@ -616,6 +673,14 @@ private:
   Bytes ringBytes_ = 0; // CP: one forward step of the ring
   std::vector<std::tuple<Collective, Bytes, char>> sized_; // collectives kFixedCollectives, ...
   std::set<int> bucketCollectives_;                         // those of them that gradient buckets run
+  std::map<int, std::vector<BucketCut>> cuts_;              // per micro-batch reduced: its buckets as they fill
+  std::map<int, std::size_t> cutCursor_;                    // per micro-batch: its first cut not yet placed
+  std::map<int, std::size_t> lastLayer_;                    // per micro-batch: its backward's last layer
+  const BucketCut* cutNext_ = nullptr;                      // the layer's backward at hand: its cuts to place,
+  const BucketCut* cutEnd_ = nullptr;
+  Time cutElapsed_ = 0, cutPass_ = 0;                       // its compute so far, and in all
+  std::int32_t labelLayer_ = -1;                            // the layer pass being built, named on its items
+  std::uint8_t labelPass_ = 0;
   struct RankInfo {
     int stage, next, previous;
     int ringNext, ringPrevious; // its CP group's ring
@@ -633,12 +698,9 @@ private:
 void checkParallelLayout(const Cluster& cluster, const TrainingSpec& training) {
   if (!training.parallel) return;
   const ParallelLayout& l = *training.parallel;
-  if (!usesParallelModel(training)) {
-    if (l.dp != 0 && l.dp != cluster.ranks() && l.cp == 1)
-      throw InputError("dp " + std::to_string(l.dp) + " with tp 1 and pp 1 must be " + cluster.name + "'s " +
-                       std::to_string(cluster.ranks()) + " devices");
-    return;
-  }
+  if (l.tp == 1 && l.pp == 1 && l.cp == 1 && l.dp != 0 && l.dp != cluster.ranks())
+    throw InputError("dp " + std::to_string(l.dp) + " with tp 1 and pp 1 must be " + cluster.name + "'s " +
+                     std::to_string(cluster.ranks()) + " devices");
   validateLayout(resolvedLayout(l, cluster), cluster, training);
 }
 
@@ -652,6 +714,7 @@ struct StepRun {
   int slowest = 0;
   Time communication = 0;
   std::vector<BucketTiming> buckets; // of the slowest rank's stage, times only
+  TraceSink* trace = nullptr;
 };
 
 // Why the step cannot run under a symmetry whatever the cluster, or "".
@@ -688,7 +751,7 @@ StepRun runStepSchedule(const Cluster& cluster, const ParallelStepPlan& plan, co
     traceSink = options.trace->beginRun(title, cluster);
     network->setTrace(traceSink);
   }
-  BreakdownSink sink(schedule, traceSink);
+  BreakdownSink sink(schedule, traceSink, [&plan](const ProgramItem& item) { return plan.itemName(item); });
   ScheduleExecutor executor(engine, *network, cluster, schedule, &sink, symmetry ? &*symmetry->symmetry : nullptr);
   executor.setComputeShareTaken(options.collectiveComputeShare);
   StepRun out;
@@ -697,12 +760,14 @@ StepRun runStepSchedule(const Cluster& cluster, const ParallelStepPlan& plan, co
   out.breakdown = sink.of(out.slowest);
   out.communication = unionLength(std::move(sink.bucketSpans()));
   out.buckets = sink.bucketTimings(plan.stageOf(out.slowest));
+  out.trace = traceSink;
   return out;
 }
 
 } // namespace
 
-StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& given, const StepOptions& options) {
+  const TrainingSpec training = withLayout(given);
   const ModelSpec& model = training.model;
   ParallelStepBuilder builder(cluster, training, options);
   const ParallelStepPlan plan = builder.plan();
@@ -726,7 +791,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   StepResult result;
   result.ranks = cluster.ranks();
   result.replicas = l.dp;
-  result.layout = l;
+  if (given.parallel) result.layout = l;
   result.microBatch = model.microBatch;
   result.accumulation = l.microBatches;
   result.iteration = run.finish;
@@ -741,10 +806,15 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& trai
   result.communication = ran->communication;
   result.exposed = result.iteration - result.compute;
   result.buckets = std::move(ran->buckets);
-  for (std::size_t b = 0; b < result.buckets.size(); ++b)
-    std::tie(result.buckets[b].bytes, result.buckets[b].algorithm) =
-        builder.bucket(slowest, plan.stages[std::size_t(slowestStage)].buckets[b]);
-  int inFlight = std::max(1, training.pipeline);
+  for (std::size_t b = 0; b < result.buckets.size(); ++b) {
+    BucketTiming& t = result.buckets[b];
+    std::tie(t.bytes, t.algorithm) = builder.bucket(slowest, plan.stages[std::size_t(slowestStage)].buckets[b]);
+    if (ran->trace)
+      ran->trace->span("AllReduce slot " + std::to_string(b % std::size_t(std::max(1, training.pipeline))),
+                       "bucket " + std::to_string(b) + ": " + t.algorithm + " " + formatBytes(t.bytes), t.start, t.end);
+  }
+  // A bucket buffer for each bucket in flight, where the framework copies into one.
+  const int inFlight = training.bucketCopy ? std::min<int>(training.pipeline, int(result.buckets.size())) : 0;
   result.memory = parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize);
   result.deviceMemory = cluster.device.memory;
   if (!model.forward) result.flopsPerSample = model.flopsPerSample, result.devicePeakFlops = cluster.device.flops;
@@ -871,7 +941,8 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
 
 } // namespace
 
-WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
+WorkEstimate estimateParallelStep(const Cluster& cluster, const TrainingSpec& given, const StepOptions& options) {
+  const TrainingSpec training = withLayout(given);
   // Walking a step's programs costs as much as building them, which grows
   // with the micro-batches (a global batch of 65,536 took seconds a
   // layout). Once the pipeline is full every further micro-batch adds the

@@ -1,7 +1,9 @@
-// One optimizer step of hybrid-parallel training (parallel_layout.h) on a
-// cluster: the stage programs and group collectives built from the model's
-// shape, the schedule (parallel_step_schedule.h) replayed on the link
-// network, and the step's figures with where the time went.
+// One optimizer step of training under a parallel layout (parallel_layout.h)
+// on a cluster: the stage programs and group collectives built from the
+// model's shape, the schedule (parallel_step_schedule.h) replayed on the
+// link network, and the step's figures with where the time went. Plain data
+// parallelism is the layout tp = pp = 1, dp = every device: one model of
+// buckets and memory for every step.
 //
 // What each piece costs (Megatron-LM; Korthikanti et al. 2022):
 // - compute: each layer's forward, backward and recomputation on a TP rank
@@ -18,10 +20,13 @@
 //   stage before its forward and sends them on after it; backward sends the
 //   gradients of the same size back. The same b x s x h bytes (divided by tp
 //   with sequence parallelism, where each TP rank holds its share).
-// - DP: the stage's gradients (its layers' parameters / tp) in buckets,
+// - DP: the stage's gradients (its layers' parameters / tp) in buckets
+//   (bucket_cuts.h: each ready where backward makes its last byte),
 //   reduced on the DP group as the last micro-batch's backward produces
 //   them (under ZeRO 2-3, each micro-batch's, as its backward produces
-//   them): AllReduce, or ReduceScatter under ZeRO, whose optimizer then
+//   them), each copied into its buffer and back where the framework does
+//   (training.bucket_copy), on as many streams as its algorithm runs, in
+//   HCCL's loops over its buffer when larger: AllReduce, or ReduceScatter under ZeRO, whose optimizer then
 //   updates 1/dp of the state; ZeRO 1-2 then AllGather the weights, ZeRO 3
 //   gathers each layer's weights before each of its passes instead (on a
 //   stream of its own, one layer ahead: DeepSpeed's and FSDP's prefetch).
@@ -35,11 +40,6 @@
 #include "topologies/cluster.h"
 
 namespace collsim {
-
-// Whether the training spec runs under the hybrid-parallel model (a layout
-// with tp or pp above one, or ZeRO); plain data parallelism stays with
-// simulateTrainingStep's bucketed model.
-bool usesParallelModel(const TrainingSpec& training);
 
 // Throws InputError when the layout does not fit the cluster or the model
 // (tp x pp x dp is not the device count, tp does not divide the heads, ...).

@@ -29,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "algorithms/core/schedule.h"
@@ -55,6 +56,10 @@ struct ProgramItem {
   // WaitFor: until item `waitItem` of program `waitProgram` (0 main, 1
   // gathers, 2 side) is done; -1: nothing to wait for.
   int waitProgram = 0, waitItem = -1;
+  // The model layer whose pass (0 forward, 1 recompute, 2 backward) the
+  // item belongs to, -1 none: what a trace calls it.
+  std::int32_t layer = -1;
+  std::uint8_t pass = 0;
 };
 
 struct StageProgram {
@@ -81,6 +86,8 @@ struct ParallelStepPlan {
   std::function<int(int rank, int direction)> neighbour;
   // The next (+1) or previous (-1) rank of `rank`'s CP ring.
   std::function<int(int rank, int direction)> ring;
+  // What a trace calls a program item ("backward block.3").
+  std::function<std::string(const ProgramItem&)> itemName;
 };
 
 class ParallelStepSchedule final : public Schedule {

@@ -3,7 +3,9 @@
 // activity on to a trace.
 #pragma once
 
+#include <functional>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,9 +18,11 @@ namespace collsim {
 // Adds up each rank's stream-0 steps by part, and the DP buckets' spans.
 class BreakdownSink final : public TraceSink {
 public:
-  BreakdownSink(const ParallelStepSchedule& s, TraceSink* trace)
-      : schedule_(s), trace_(trace), parts_(std::size_t(s.ranks())), pipes_(std::size_t(s.ranks())),
-        finish_(std::size_t(s.ranks()), 0), cursor_(std::size_t(s.ranks()), 0) {}
+  // With a trace, rank 0's compute goes on a track of its own, each step named by `name`.
+  BreakdownSink(const ParallelStepSchedule& s, TraceSink* trace,
+                std::function<std::string(const ProgramItem&)> name = {})
+      : schedule_(s), trace_(trace), name_(std::move(name)), parts_(std::size_t(s.ranks())),
+        pipes_(std::size_t(s.ranks())), finish_(std::size_t(s.ranks()), 0), cursor_(std::size_t(s.ranks()), 0) {}
   void channelBusy(std::uint32_t channel, Time start, Time end) override {
     if (trace_) trace_->channelBusy(channel, start, end);
   }
@@ -47,6 +51,8 @@ public:
     Time d = end - start;
     std::size_t& at = cursor_[std::size_t(rank)];
     at = schedule_.itemIndex(rank, step, at);
+    if (trace_ && name_ && rank == 0 && schedule_.item(rank, at).kind == ProgramItem::Kind::Compute)
+      trace_->span("compute (rank 0)", name_(schedule_.item(rank, at)), start, end);
     switch (schedule_.item(rank, at).part) {
     case StepPart::Compute: b.compute += d; break;
     case StepPart::TensorParallel: b.tensorParallel += d; break;
@@ -122,6 +128,7 @@ private:
 
   const ParallelStepSchedule& schedule_;
   TraceSink* trace_;
+  std::function<std::string(const ProgramItem&)> name_;
   std::vector<StepBreakdown> parts_;
   std::vector<Pipe> pipes_;
   std::vector<Time> finish_;

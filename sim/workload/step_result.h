@@ -1,7 +1,6 @@
 // What a simulated training step gives (StepResult), what it is asked
-// (StepOptions): shared by the data-parallel step (data_parallel_step.h),
-// the hybrid-parallel one (parallel_step.h) and the dispatch between them
-// (step_simulation.h).
+// (StepOptions): shared by the step model (parallel_step.h), its callers
+// (step_simulation.h) and the reports.
 #pragma once
 
 #include <functional>
@@ -26,7 +25,7 @@ struct BucketTiming {
   Time end = 0;   // its AllReduce has finished on every rank
 };
 
-// Where the slowest device's step went under a parallel layout: its own
+// Where the slowest device's step went: its own
 // compute, the time it waited in TP collectives, in EP AllToAlls, for pipeline transfers,
 // idle in the pipeline's bubble (waiting for a neighbour stage to get
 // there), for the DP gradients after backward and in ZeRO's AllGather, the
@@ -41,7 +40,7 @@ struct StepResult {
   int ranks = 1;
   int replicas = 0; // copies of the model training on different samples (0: ranks)
   std::optional<ParallelLayout> layout;
-  StepBreakdown breakdown; // under a layout
+  StepBreakdown breakdown;
   int microBatch = 1;
   int accumulation = 1;
   Time iteration = 0;     // one optimizer step, on the slowest rank

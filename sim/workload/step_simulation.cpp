@@ -1,7 +1,6 @@
 #include "sim/workload/step_simulation.h"
 
 #include "sim/core/input_error.h"
-#include "sim/workload/data_parallel_step.h"
 #include "sim/workload/parallel_step.h"
 
 namespace collsim {
@@ -17,16 +16,14 @@ void checkDevice(const Cluster& cluster, const ModelSpec& model) {
 
 StepResult simulateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
   checkDevice(cluster, training.model);
-  if (usesParallelModel(training)) return simulateParallelStep(cluster, training, options);
   checkParallelLayout(cluster, training);
-  return simulateDataParallelStep(cluster, training, options);
+  return simulateParallelStep(cluster, training, options);
 }
 
 WorkEstimate estimateTrainingStep(const Cluster& cluster, const TrainingSpec& training, const StepOptions& options) {
   checkDevice(cluster, training.model);
-  if (usesParallelModel(training)) return estimateParallelStep(cluster, training, options);
   checkParallelLayout(cluster, training);
-  return estimateDataParallelStep(cluster, training, options);
+  return estimateParallelStep(cluster, training, options);
 }
 
 } // namespace collsim

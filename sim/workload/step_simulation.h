@@ -1,7 +1,7 @@
 // Simulates one optimizer step of training on a cluster and the figures a
-// capacity plan needs: plain data parallelism with bucketed gradients
-// (data_parallel_step.h), or a hybrid-parallel layout (parallel_step.h),
-// whichever the training spec asks for.
+// capacity plan needs: the step under the training's parallel layout, or
+// plain data parallelism with bucketed gradients as the layout tp = pp = 1
+// (parallel_step.h).
 #pragma once
 
 #include "sim/run/work_estimate.h"
