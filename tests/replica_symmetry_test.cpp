@@ -5,6 +5,8 @@
 // the symmetry holds (the full run, with its reason, where it does not).
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -305,6 +307,32 @@ TEST_CASE("where the symmetry breaks the step runs in full and says why") {
                                       stepOptionsOf(packet, packet.algorithms.front(), 1, nullptr));
   CHECK(p.simulatedRanks == 16);
   CHECK(contains(p.symmetry, "packet model"));
+}
+
+TEST_CASE("plain data parallelism folds as a layout does: the same step on fewer devices, and says so") {
+  // No parallel: section: every device a replica (tp = pp = 1), its
+  // gradients reduced by ring over all 32, on 4 symmetric servers.
+  const std::string yaml = "name: plain\ncluster: " + source("configs/clusters/atlas-800t-a2-8.yaml") +
+                           "\nalgo: ring\nsimulation: {segment: 256KiB}\n"
+                           "training:\n  model: {name: tiny, transformer: {layers: 4, hidden: 512, heads: 8, ffn: 2048,"
+                           " vocabulary: 1000, sequence: 512, attention: flash}, precision: {weights: 2, master_weights: 4,"
+                           " gradients: 4, optimizer_state: 8}, micro_batch: 1}\n  bucket: 2MiB\n";
+  Scenario s = loadScenarioText(yaml, "plain.yaml", ".", {"cluster.servers=4"});
+  const auto [folded, full] = withAndWithout(s);
+  CHECK(!folded.layout);
+  CHECK(full.simulatedRanks == 32);
+  CHECK(folded.simulatedRanks < 32);
+  CHECK(folded.iteration == full.iteration);
+  CHECK(folded.bytesSent == full.bytesSent);
+  CHECK(folded.buckets.size() == full.buckets.size());
+  CHECK(folded.events * 3 < full.events);
+  collsim::testing::TempDir dir;
+  const std::string path = dir / "plain.yaml";
+  std::ofstream(path) << yaml;
+  auto text = collsim::testing::cli({"run", path, "--set", "cluster.servers=4"});
+  REQUIRE(text.status == 0);
+  CHECK(contains(text.out, "# alike replicas simulated once, exactly (simulation.symmetry: off runs them all):\n"
+                           "#   ring: " + std::to_string(folded.simulatedRanks) + " of 32 devices simulated"));
 }
 
 TEST_CASE("collsim run says which points ran folded, and simulation.symmetry off runs every device to the same step") {

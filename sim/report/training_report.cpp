@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -255,16 +256,19 @@ std::string header(const TrainingReport& r) {
 }
 
 // Which points simulated a few replicas for all (replica_symmetry.h), and
-// how many of their devices ran, a line each.
+// how many of their devices ran: a line each, once for the points a sweep
+// repeats it for (buckets, accumulation).
 std::string symmetryNotes(const TrainingReport& r, bool md) {
   std::string out;
+  std::set<std::string> said;
   for (const auto& p : r.points) {
     const StepResult& s = p.step;
-    if (p.failed() || !s.layout || s.simulatedRanks == 0 || s.simulatedRanks == s.ranks) continue;
+    if (p.failed() || s.simulatedRanks == 0 || s.simulatedRanks == s.ranks) continue;
     std::string label;
     for (const auto& l : labels(p)) label += (label.empty() ? "" : " ") + l;
-    out += (md ? "- " : "#   ") + label + ": " + std::to_string(s.simulatedRanks) + " of " + std::to_string(s.ranks) +
-           " devices simulated, " + s.symmetry + "\n";
+    std::string line = (md ? "- " : "#   ") + label + ": " + std::to_string(s.simulatedRanks) + " of " +
+                       std::to_string(s.ranks) + " devices simulated, " + s.symmetry + "\n";
+    if (said.insert(line).second) out += line;
   }
   if (out.empty()) return out;
   return (md ? "\nAlike replicas simulated once, exactly (`simulation.symmetry: off` runs them all):\n\n"
@@ -302,8 +306,8 @@ std::string text(const TrainingReport& r, bool md) {
     if (anyContextParallel(r))
       out += md ? "cp is the time it waited for the key-value blocks of its context-parallel ring.\n"
                 : "# cp: the time it waited for the key-value blocks of its context-parallel ring.\n";
-    out += symmetryNotes(r, md);
   }
+  out += symmetryNotes(r, md);
   emit("memory per device (GiB)", memoryTable(r));
   if (hasMeasured(r)) {
     emit("measured vs predicted: the step's time (error = predicted / measured - 1)", measuredTable(r));
@@ -375,9 +379,9 @@ nlohmann::json pointJson(const TrainingPoint& p) {
                          {"expert_parallel", us(b.expertParallel)},
                          {"pipeline", us(b.pipeline)}, {"bubble", us(b.bubble)}, {"data_parallel", us(b.dataParallel)},
                          {"optimizer", us(b.optimizer)}, {"context_parallel", us(b.contextParallel)}};
-    j["simulated_devices"] = s.simulatedRanks;
-    j["symmetry"] = s.symmetry;
   }
+  j["simulated_devices"] = s.simulatedRanks;
+  j["symmetry"] = s.symmetry;
   if (p.measured) {
     const Measurement& m = *p.measured;
     nlohmann::json measured = {{"figure", figureKey(m.figure)}, {"value", m.value}};

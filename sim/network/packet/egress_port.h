@@ -16,6 +16,7 @@
 #include "sim/network/busy_period.h"
 #include "sim/network/packet/packet.h"
 #include "sim/network/roce_model.h"
+#include "topologies/cluster.h" // LinkTier
 
 namespace collsim {
 
