@@ -109,3 +109,22 @@ TEST_CASE("a simulated NVLS tree slices by NCCL's chunk when asked: capped on 4 
   CHECK(finish(2, true, nullptr) != finish(2, true, "64KiB"));
   CHECK(finish(4, false, nullptr) != finish(4, false, "64KiB"));
 }
+
+TEST_CASE("nvls_tree_max_chunk where it cannot act is said, not dropped: the ladder off, or before NCCL 2.20") {
+  using collsim::testing::cli;
+  using collsim::testing::contains;
+  const std::string cluster = collsim::testing::source("configs/clusters/h100-2x8-ib400.yaml");
+  auto perf = [&](std::vector<std::string> sets) {
+    std::vector<std::string> args{"perf", "--cluster", cluster, "-b", "1MiB", "-e", "1MiB",
+                                  "--set", "library.nvls_tree_max_chunk=64KiB"};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    auto r = cli(args);
+    REQUIRE(r.status == 0);
+    return r.out;
+  };
+  CHECK(contains(perf({}), "# note: library.nvls_tree_max_chunk caps NCCL's chunk ladder, which is off"));
+  CHECK(contains(perf({"library.chunk_ladder=true", "library.version=2.19"}),
+                 "# note: library.nvls_tree_max_chunk (NCCL_NVLSTREE_MAX_CHUNKSIZE) came with NCCL 2.20; "
+                 "library.version 2.19 ignores it"));
+  CHECK(!contains(perf({"library.chunk_ladder=true", "library.version=2.20"}), "# note: library.nvls_tree_max_chunk"));
+}

@@ -95,9 +95,23 @@ static void noteSharedSwitchPorts(const Scenario& s, Report& report) {
                          "measures what that costs)");
 }
 
+// A library key that the run takes but the rule it feeds does not read, as
+// NCCL would not: said, not silently dropped.
+static void noteUnusedLibraryKeys(const Scenario& s, Report& report) {
+  const LibraryModel& l = s.library;
+  if (l.kind != LibraryKind::Nccl || l.nvlsTreeMaxChunk == 0) return;
+  if (!l.chunkLadder)
+    report.notes.push_back("library.nvls_tree_max_chunk caps NCCL's chunk ladder, which is off: it has no effect "
+                           "(library.chunk_ladder=true runs the ladder)");
+  else if (l.version != 0 && l.version < 20)
+    report.notes.push_back("library.nvls_tree_max_chunk (NCCL_NVLSTREE_MAX_CHUNKSIZE) came with NCCL 2.20; "
+                           "library.version 2." + std::to_string(l.version) + " ignores it, as that release does");
+}
+
 // What a reader of the results should know about the scenario's settings.
 static void noteSettings(const Scenario& s, Report& report) {
   noteDcqcnPreset(s, report);
+  noteUnusedLibraryKeys(s, report);
   // Jitter set in the cluster (HCCS has a small one by default, of no matter here).
   auto same = [](const JitterModel& a, const JitterModel& b) {
     return a.kind == b.kind && a.low == b.low && a.high == b.high && a.median == b.median && a.sigma == b.sigma &&
