@@ -52,12 +52,12 @@ private:
 
 // The steps of stream `which` of a bucket's collective, its Waits
 // renumbered to the step's streams: the collective's stream k is the
-// bucket's stream k, which runs `prefix(k)` steps of its own before.
-void appendCollectiveOps(const ParallelStepSchedule& s, int rank, int bucket, const Schedule& collective, int which,
-                         int step, std::vector<Op>& out) {
+// bucket's stream k, which runs steps of its own before it (the first
+// `from`: gate and copy in; the others one wait).
+void appendCollectiveOps(const ParallelStepSchedule& s, int rank, int bucket, int from, const Schedule& collective,
+                         int which, int step, std::vector<Op>& out) {
   const std::size_t first = out.size();
   collective.stream(which).appendOps(rank, step, out);
-  const int from = s.bucketSteps(rank, bucket).collectiveFrom;
   for (std::size_t i = first; i < out.size(); ++i)
     if (out[i].kind == OpKind::Wait) {
       out[i].offset += std::uint64_t(out[i].peer == 0 ? from : 1);
@@ -89,7 +89,7 @@ public:
     } else if (step < steps.collectiveFrom || step >= steps.collectiveTo) {
       out.push_back(Op{OpKind::Compute, 0, 0, 0, 0, b.copy});
     } else if (const int inner = step - steps.collectiveFrom; inner < collective.stream(0).stepCount(rank)) {
-      appendCollectiveOps(s_, rank, bucket_, collective, 0, inner, out);
+      appendCollectiveOps(s_, rank, bucket_, steps.collectiveFrom, collective, 0, inner, out);
     } else { // the collective's other streams
       for (int k = 1; k < collective.streamCount(); ++k) {
         const int stream = s_.bucketStream(bucket_) + k;
@@ -113,8 +113,9 @@ public:
     return c ? 1 + c->stream(which_).stepCount(rank) : 0;
   }
   void appendOps(int rank, int step, std::vector<Op>& out) const override {
-    if (step == 0) return out.push_back(waitSteps(s_.bucketStream(bucket_), s_.bucketSteps(rank, bucket_).collectiveFrom));
-    appendCollectiveOps(s_, rank, bucket_, *collective(rank), which_, step - 1, out);
+    const int from = s_.bucketSteps(rank, bucket_).collectiveFrom;
+    if (step == 0) return out.push_back(waitSteps(s_.bucketStream(bucket_), from));
+    appendCollectiveOps(s_, rank, bucket_, from, *collective(rank), which_, step - 1, out);
   }
 
 private:
