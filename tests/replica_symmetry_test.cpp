@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,52 @@ TEST_CASE("a replica shift moves ranks by whole replicas, and xor pairs replicas
   CHECK_THROWS_AS(RankSymmetry(24, 2, 6, 2, Law::Xor), std::invalid_argument);
 }
 
+TEST_CASE("replicas and TP positions move together: two digits, their product's classes") {
+  // tp 4 x dp 2 x pp 2 in the order tp-dp-pp: rank = t + 4 d + 8 p; t moves
+  // by 1 (cyclic), d by xor 1.
+  RankSymmetry both(16, {{1, 4, 1, Law::Cyclic, "TP positions", 't'}, {4, 2, 1, Law::Xor}});
+  CHECK(both.copies() == 8);
+  CHECK(both.representatives() == 2); // rank 0 and rank 8 (t 0, d 0 of each stage)
+  CHECK(both.representativeAt(0) == 0);
+  CHECK(both.representativeAt(1) == 8);
+  CHECK(both.representativeIndex(8) == 1);
+  CHECK(both.representative(15) == 8); // t 3, d 1, p 1
+  CHECK_FALSE(both.isRepresentative(1));
+  // 7 is t 3, d 1: the element t -> t + 1, d -> d xor 1 takes it to 0, and
+  // 2 (t 2, d 0) to t 3, d 1: 7.
+  CHECK(both.alongWith(7, 2) == 7);
+  CHECK(both.generators() == 2); // t + 1, d xor 1
+  CHECK(both.generate(0, 3) == 0);
+  CHECK(both.generate(1, 3) == 7);
+  CHECK(both.text() == "1 of 2 replicas stands for all (d -> d xor 1); 1 of 4 TP positions stands for all (t -> t + 1)");
+  // Every rank's representative has the index its class's members share,
+  // and each class has copies() members.
+  std::vector<int> members(2, 0);
+  for (int r = 0; r < 16; ++r) ++members[std::size_t(both.representativeIndex(both.representative(r)))];
+  CHECK(members == std::vector{8, 8});
+  // Digits that overlap are refused.
+  CHECK_THROWS_AS(RankSymmetry(16, {{1, 4, 1, Law::Cyclic}, {2, 2, 1, Law::Cyclic}}), std::invalid_argument);
+}
+
+TEST_CASE("a TP shift moves each device's links and NIC onto the next device's, inside its server") {
+  // 2 Atlas 800T A2 servers, tp 8 x dp 2: t -> t + 1 on the HCCS mesh.
+  Cluster c = loadClusterFile(source("configs/clusters/atlas-800t-a2-8.yaml"), {"servers=2"}).cluster;
+  RankSymmetry t(16, {{1, 8, 1, Law::Cyclic, "TP positions", 't'}});
+  std::string why;
+  auto fold = foldChannels(c, t, why);
+  REQUIRE(fold);
+  // Every channel stands with 7 others: the mesh's, the NICs' and their
+  // switch ports' (both servers' own: the shift keeps servers in place).
+  std::map<std::uint32_t, int> members;
+  for (std::uint32_t f : *fold) ++members[f];
+  for (const auto& [representative, count] : members) CHECK(count == 8);
+  // Only t -> t + 4 moves two HCCS meshes of 4 onto each other.
+  Cluster halves = loadClusterFile(source("configs/clusters/hccs-2x4-8.yaml"), {}).cluster;
+  CHECK_FALSE(foldChannels(halves, RankSymmetry(8, {{1, 8, 1, Law::Cyclic, "TP positions", 't'}}), why));
+  CHECK(contains(why, "(a link of another speed, or to another switch)"));
+  CHECK(foldChannels(halves, RankSymmetry(8, {{1, 8, 4, Law::Cyclic, "TP positions", 't'}}), why));
+}
+
 TEST_CASE("a cluster of alike servers on one switch folds onto the first replica's links") {
   // 4 Atlas 800T A2 servers (an 8-NPU HCCS mesh, a NIC per NPU, one switch);
   // tp 8 x dp 4: a replica per server.
@@ -104,7 +151,7 @@ TEST_CASE("a cluster of alike servers on one switch folds onto the first replica
     for (ClusterLink& l : c.links)
       if (l.a == dev || l.b == dev) l.params.bandwidth /= 2;
     CHECK_FALSE(foldChannels(c, s, why));
-    CHECK(contains(why, "server 2's links are not server 0's"));
+    CHECK(contains(why, "(a link of another speed, or to another switch)"));
   }
   SUBCASE("replicas of half a server move devices between servers") {
     RankSymmetry halves(32, 4, 8, 1, Law::Cyclic); // tp 4 x dp 8
@@ -115,7 +162,7 @@ TEST_CASE("a cluster of alike servers on one switch folds onto the first replica
   SUBCASE("a leaf-spine fabric's servers hang off different leaves") {
     Cluster ls = loadClusterFile(source("configs/clusters/atlas-16x8-leafspine.yaml"), {}).cluster;
     CHECK_FALSE(foldChannels(ls, RankSymmetry(128, 8, 16, 1, Law::Cyclic), why));
-    CHECK(contains(why, "links are not server 0's (a link of another speed, or to another switch)"));
+    CHECK(contains(why, "(a link of another speed, or to another switch)"));
   }
   SUBCASE("a rail fabric's replicas meet on their rails, off the spines") {
     Cluster rail = loadClusterFile(source("configs/clusters/atlas-512x8-rail.yaml"), {"servers=4"}).cluster;
@@ -141,6 +188,11 @@ TEST_CASE("a ring moves along with d -> d + 1 and recursive halving-doubling wit
   CHECK(movesAlong(*rhd, members, RankSymmetry(8, 1, 8, 1, Law::Xor)));
   CHECK_FALSE(movesAlong(*rhd, members, RankSymmetry(8, 1, 8, 1, Law::Cyclic)));
   CHECK_FALSE(movesAlong(*ring, members, RankSymmetry(8, 1, 8, 1, Law::Xor)));
+  // Each stream is held, not the first alone: dbtree's trees have roots (its
+  // first stream alone looked alike, and a folded step of it deadlocked).
+  SchedulePtr dbtree = buildSchedule(*findAlgorithm(Collective::AllReduce, "dbtree"), spec);
+  REQUIRE(dbtree->streamCount() == 2);
+  CHECK_FALSE(movesAlong(*dbtree, members, RankSymmetry(8, 1, 8, 1, Law::Cyclic)));
   // 3 elements over: some blocks have an element more, alike within one
   // element per member, as the step checks them.
   spec.count += 3;
@@ -216,34 +268,41 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
     std::string cluster, parallel, extra;
     int simulated; // devices of the folded run
     std::string experts = "";
+    int servers = 4;
   };
   const std::string atlas = "atlas-800t-a2-8.yaml", h100 = "dgx-h100-8.yaml";
+  // Inside a server of alike devices the TP positions fold too (t -> t + 1
+  // on a mesh or an NVSwitch), on top of the replicas.
   const Case cases[] = {
       // 4 servers, a replica each: HCCL's rule picks halving-doubling (xor).
-      {"tp8 dp4 zero1, algo auto", atlas, "{tp: 8, zero: 1}", "algo: auto\n", 8},
-      {"tp8 dp4 zero1, ring", atlas, "{tp: 8, zero: 1}", "algo: ring\n", 8},
-      {"tp8 pp2 dp2 1f1b", atlas, "{tp: 8, pp: 2, micro_batches: 4}", "algo: ring\n", 16},
-      {"tp8 dp4 on a rail fabric", "atlas-512x8-rail.yaml", "{tp: 8, zero: 1}", "algo: ring\n", 8},
+      {"tp8 dp4 zero1, algo auto", atlas, "{tp: 8, zero: 1}", "algo: auto\n", 1},
+      {"tp8 dp4 zero1, ring", atlas, "{tp: 8, zero: 1}", "algo: ring\n", 1},
+      {"tp8 pp2 dp2 1f1b", atlas, "{tp: 8, pp: 2, micro_batches: 4}", "algo: ring\n", 2},
+      {"tp8 dp4 on a rail fabric", "atlas-512x8-rail.yaml", "{tp: 8, zero: 1}", "algo: ring\n", 1},
       {"tp4 pp2 dp4: two replicas a server", atlas, "{tp: 4, pp: 2, micro_batches: 4, sequence_parallel: true}",
-       "algo: ring\n", 16},
+       "algo: ring\n", 4},
       {"tp8 pp2 interleaved, zero 3", atlas,
-       "{tp: 8, pp: 2, zero: 3, micro_batches: 4, schedule: interleaved, virtual_stages: 2}", "algo: ring\n", 16},
-      {"tp4 cp2 dp4", atlas, "{tp: 4, cp: 2, zero: 1}", "algo: ring\n", 8},
+       "{tp: 8, pp: 2, zero: 3, micro_batches: 4, schedule: interleaved, virtual_stages: 2}", "algo: ring\n", 2},
+      {"tp4 cp2 dp4", atlas, "{tp: 4, cp: 2, zero: 1}", "algo: ring\n", 2},
       // 4 experts, 2 a token, over ep 2 of the 4 replicas: two replicas a unit.
-      {"tp8 dp4 ep2, MoE", atlas, "{tp: 8, ep: 2, zero: 1, expert_imbalance: 1.2}", "algo: ring\n", 16,
+      {"tp8 dp4 ep2, MoE", atlas, "{tp: 8, ep: 2, zero: 1, expert_imbalance: 1.2}", "algo: ring\n", 2,
        ", experts: 4, top_k: 2"},
       // NCCL on H100 (NVLS inside a server, its SMs taken from compute).
       {"H100 tp8 pp2 dp2, the library's algorithms", h100, "{tp: 8, pp: 2, zero: 1, micro_batches: 4}",
-       "algo: auto\n", 16},
+       "algo: auto\n", 2},
+      // One server. Two HCCS meshes of 4 joined over PCIe: only t -> t + 4
+      // (mesh onto mesh) moves it onto itself. A ring of 8: t -> t + 1.
+      {"tp8 on two meshes of 4", "hccs-2x4-8.yaml", "{tp: 8}", "algo: ring\n", 4, "", 1},
+      {"tp8 on an HCCS ring", "hccs-ring-8.yaml", "{tp: 8}", "algo: ring\n", 1, "", 1},
   };
   for (const Case& c : cases) {
     const std::string what = c.what;
     CAPTURE(what);
-    Scenario s = stepScenario(c.cluster, c.parallel, c.extra + "simulation: {segment: 256KiB}\n", 4, c.experts);
+    Scenario s = stepScenario(c.cluster, c.parallel, c.extra + "simulation: {segment: 256KiB}\n", c.servers, c.experts);
     const auto runs = withAndWithout(s);
     const StepResult &folded = runs.first, &full = runs.second;
     CAPTURE(folded.symmetry);
-    CHECK(full.simulatedRanks == 32);
+    CHECK(full.simulatedRanks == s.cluster.ranks());
     CHECK(folded.simulatedRanks == c.simulated);
     CHECK(double(folded.iteration) == doctest::Approx(double(full.iteration)).epsilon(1e-6));
     // The slowest device's compute and TP waits are its own; how its other
@@ -283,7 +342,9 @@ TEST_CASE("a step through its representatives takes as long as the full step, pa
 }
 
 TEST_CASE("where the symmetry breaks the step runs in full and says why") {
-  // A leaf-spine fabric: its spines would carry every replica's traffic.
+  // A leaf-spine fabric: its servers hang off different leaves, so the
+  // replicas run in full; and the TP positions' gradient rings cross the
+  // spines by an ECMP choice, which the fold finds before the run.
   Scenario s = stepScenario("atlas-16x8-leafspine.yaml", "{tp: 8, zero: 1}", "algo: ring\n");
   const auto runs = withAndWithout(s);
   const StepResult &folded = runs.first, &full = runs.second;
@@ -331,7 +392,7 @@ TEST_CASE("plain data parallelism folds as a layout does: the same step on fewer
   std::ofstream(path) << yaml;
   auto text = collsim::testing::cli({"run", path, "--set", "cluster.servers=4"});
   REQUIRE(text.status == 0);
-  CHECK(contains(text.out, "# alike replicas simulated once, exactly (simulation.symmetry: off runs them all):\n"
+  CHECK(contains(text.out, "# alike devices simulated once, exactly (simulation.symmetry: off runs them all):\n"
                            "#   ring: " + std::to_string(folded.simulatedRanks) + " of 32 devices simulated"));
 }
 
@@ -342,16 +403,17 @@ TEST_CASE("collsim run says which points ran folded, and simulation.symmetry off
   REQUIRE(folded.status == 0);
   REQUIRE(full.status == 0);
   const auto a = nlohmann::json::parse(folded.out)["points"][0], b = nlohmann::json::parse(full.out)["points"][0];
-  CHECK(a["simulated_devices"] == 8);
-  CHECK(a["symmetry"] == "1 of 8 replicas stands for all (d -> d xor 1)");
+  CHECK(a["simulated_devices"] == 1);
+  CHECK(a["symmetry"] == "1 of 8 replicas stands for all (d -> d xor 1); 1 of 8 TP positions stands for all (t -> t + 1)");
   CHECK(b["simulated_devices"] == 64);
   CHECK(b["symmetry"] == "simulation.symmetry is off");
   CHECK(a["step_us"] == b["step_us"]);
   CHECK(a["bytes_sent"] == b["bytes_sent"]);
   CHECK(a["events"].get<double>() * 4 < b["events"].get<double>());
   auto text = collsim::testing::cli({"run", scenario});
-  CHECK(contains(text.out, "# alike replicas simulated once, exactly (simulation.symmetry: off runs them all):\n"
-                           "#   auto: rhd: 8 of 64 devices simulated, 1 of 8 replicas stands for all (d -> d xor 1)"));
+  CHECK(contains(text.out, "# alike devices simulated once, exactly (simulation.symmetry: off runs them all):\n"
+                           "#   auto: rhd: 1 of 64 devices simulated, 1 of 8 replicas stands for all (d -> d xor 1); "
+                           "1 of 8 TP positions stands for all (t -> t + 1)"));
   auto bad = collsim::testing::cli({"run", scenario, "--set", "simulation.symmetry=maybe"});
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "simulation.symmetry: 'maybe' is not one of: on, off"));

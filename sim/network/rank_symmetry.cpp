@@ -1,5 +1,7 @@
 #include "sim/network/rank_symmetry.h"
 
+#include <algorithm>
+
 namespace collsim {
 namespace {
 
@@ -7,44 +9,98 @@ bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 } // namespace
 
-RankSymmetry::RankSymmetry(int ranks, int stride, int size, int unit, Law law)
-    : ranks_(ranks), stride_(stride), size_(size), unit_(unit), law_(law) {
-  if (stride < 1 || size < 1 || unit < 1 || size % unit != 0 || ranks % (stride * size) != 0)
-    throw std::invalid_argument("rank symmetry: unit must divide size and stride x size the ranks");
-  if (law == Law::Xor && (!powerOfTwo(size) || !powerOfTwo(unit)))
-    throw std::invalid_argument("rank symmetry: xor needs powers of two");
+RankSymmetry::RankSymmetry(int ranks, std::vector<Digit> digits) : ranks_(ranks), digits_(std::move(digits)) {
+  std::sort(digits_.begin(), digits_.end(), [](const Digit& a, const Digit& b) { return a.stride < b.stride; });
+  if (digits_.empty()) throw std::invalid_argument("rank symmetry: no digit to move");
+  int below = 1; // where the next digit may start: the last one's stride x size
+  for (const Digit& g : digits_) {
+    if (g.stride < 1 || g.size < 1 || g.unit < 1 || g.size % g.unit != 0 || g.stride % below != 0)
+      throw std::invalid_argument("rank symmetry: unit must divide size and stride x size the ranks");
+    if (g.law == Law::Xor && (!powerOfTwo(g.size) || !powerOfTwo(g.unit)))
+      throw std::invalid_argument("rank symmetry: xor needs powers of two");
+    below = g.stride * g.size;
+    copies_ *= g.size / g.unit;
+  }
+  if (ranks % below != 0) throw std::invalid_argument("rank symmetry: unit must divide size and stride x size the ranks");
 }
 
+bool RankSymmetry::isRepresentative(int rank) const {
+  return std::all_of(digits_.begin(), digits_.end(), [&](const Digit& g) { return digit(g, rank) < g.unit; });
+}
+
+int RankSymmetry::representative(int rank) const {
+  for (const Digit& g : digits_) rank = withDigit(g, rank, digit(g, rank) % g.unit);
+  return rank;
+}
+
+// The index counts in mixed radix too, each moved digit's radix cut to its unit.
 int RankSymmetry::representativeIndex(int rank) const {
-  const int low = rank % stride_, high = rank / (stride_ * size_);
-  return low + stride_ * (digit(rank) + unit_ * high);
+  int index = 0, scale = 1, below = 1;
+  for (const Digit& g : digits_) {
+    const int gap = g.stride / below; // the digits between the last moved one and this
+    index += rank / below % gap * scale, scale *= gap;
+    index += digit(g, rank) * scale, scale *= g.unit;
+    below = g.stride * g.size;
+  }
+  return index + rank / below * scale;
 }
 
 int RankSymmetry::representativeAt(int index) const {
-  const int low = index % stride_, d = index / stride_ % unit_, high = index / (stride_ * unit_);
-  return low + stride_ * (d + size_ * high);
+  int rank = 0, scale = 1, below = 1;
+  for (const Digit& g : digits_) {
+    const int gap = g.stride / below;
+    rank += index / scale % gap * below, scale *= gap;
+    rank += index / scale % g.unit * g.stride, scale *= g.unit;
+    below = g.stride * g.size;
+  }
+  return rank + index / scale * below;
 }
 
-int RankSymmetry::toRepresentative(int rank) const {
-  const int k = digit(rank) - digit(rank) % unit_;
-  return law_ == Law::Xor ? k : (size_ - k) % size_;
+int RankSymmetry::toRepresentative(const Digit& g, int d) {
+  const int k = d - d % g.unit;
+  return g.law == Law::Xor ? k : (g.size - k) % g.size;
 }
+
+int RankSymmetry::alongWith(int rank, int other) const {
+  for (const Digit& g : digits_) other = apply(g, toRepresentative(g, digit(g, rank)), other);
+  return other;
+}
+
+namespace {
+
+int generatorsOf(const RankSymmetry::Digit& g) {
+  if (g.law == RankSymmetry::Law::Cyclic) return g.unit < g.size ? 1 : 0;
+  int n = 0;
+  for (int k = g.unit; k < g.size; k *= 2) ++n;
+  return n;
+}
+
+} // namespace
 
 int RankSymmetry::generators() const {
-  if (law_ == Law::Cyclic) return 1;
   int n = 0;
-  for (int k = unit_; k < size_; k *= 2) ++n;
+  for (const Digit& g : digits_) n += generatorsOf(g);
   return n;
 }
 
 int RankSymmetry::generate(int generator, int rank) const {
-  return apply(law_ == Law::Cyclic ? unit_ : unit_ << generator, rank);
+  for (const Digit& g : digits_) {
+    if (generator < generatorsOf(g)) return apply(g, g.law == Law::Cyclic ? g.unit : g.unit << generator, rank);
+    generator -= generatorsOf(g);
+  }
+  throw std::out_of_range("rank symmetry: no generator " + std::to_string(generator));
 }
 
 std::string RankSymmetry::text() const {
-  return std::to_string(unit_) + " of " + std::to_string(size_) + (unit_ == 1 ? " replicas stands" : " replicas stand") +
-         " for all (" +
-         (law_ == Law::Cyclic ? "d -> d + " : "d -> d xor ") + std::to_string(unit_) + ")";
+  std::string out;
+  for (auto g = digits_.rbegin(); g != digits_.rend(); ++g) { // the replicas first: they sit above the TP positions
+    if (!out.empty()) out += "; ";
+    out += std::to_string(g->unit) + " of " + std::to_string(g->size) + " " + g->name +
+           (g->unit == 1 ? " stands" : " stand") + " for all (" + g->letter +
+           (g->law == Law::Cyclic ? " -> " + std::string(1, g->letter) + " + " : " -> " + std::string(1, g->letter) + " xor ") +
+           std::to_string(g->unit) + ")";
+  }
+  return out;
 }
 
 } // namespace collsim

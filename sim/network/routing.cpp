@@ -94,7 +94,7 @@ Routing::Route Routing::route(int src, int dst, std::uint32_t flow) {
     if (!fold_.empty() && next.size() > 1)
       throw SymmetryBroken("a route has a choice of paths (ECMP hashes on node numbers)");
     if (!fold_.empty() && (fold_[pick->channel] & kFixedChannel))
-      throw SymmetryBroken("a route crosses a switch-to-switch link, which every replica's traffic would share");
+      throw SymmetryBroken("a route crosses a link that several alike ranks' traffic would share (a spine)");
     pathChannels_.push_back(fold_.empty() ? pick->channel : fold_[pick->channel]);
     u = pick->node;
   }

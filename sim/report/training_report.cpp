@@ -255,7 +255,7 @@ std::string header(const TrainingReport& r) {
   return os.str();
 }
 
-// Which points simulated a few replicas for all (replica_symmetry.h), and
+// Which points simulated a few devices for all (replica_symmetry.h), and
 // how many of their devices ran: a line each, once for the points a sweep
 // repeats it for (buckets, accumulation).
 std::string symmetryNotes(const TrainingReport& r, bool md) {
@@ -271,8 +271,8 @@ std::string symmetryNotes(const TrainingReport& r, bool md) {
     if (said.insert(line).second) out += line;
   }
   if (out.empty()) return out;
-  return (md ? "\nAlike replicas simulated once, exactly (`simulation.symmetry: off` runs them all):\n\n"
-             : "# alike replicas simulated once, exactly (simulation.symmetry: off runs them all):\n") +
+  return (md ? "\nAlike devices simulated once, exactly (`simulation.symmetry: off` runs them all):\n\n"
+             : "# alike devices simulated once, exactly (simulation.symmetry: off runs them all):\n") +
          out;
 }
 

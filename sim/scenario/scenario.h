@@ -48,7 +48,7 @@ struct SimulationOptions {
   Bytes loopBytes = 0;                // > 0: larger data runs in loops of this size (HCCL_BUFFSIZE)
   std::uint64_t seed = 1;             // jitter draws (--seed overrides it)
   int channels = 1;                   // collectives as this many channels (algorithms/core/channels.h)
-  bool symmetry = true;               // a training step's alike replicas simulated once (replica_symmetry.h)
+  bool symmetry = true;               // a training step's alike devices (replicas, TP positions) simulated once (replica_symmetry.h)
 };
 
 // Where published figures come from and how close counts as agreeing.

@@ -1,6 +1,7 @@
 #include "sim/workload/parallel_step.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -182,6 +183,12 @@ public:
     p.bucketsInFlight = training_.pipeline;
     sized_.clear(), bucketCollectives_.clear();
     for (int s = 0; s < layout_.pp; ++s) p.stages.push_back(stageProgram(s));
+    fixedUsed_.fill(false);
+    for (const StageProgram& stage : p.stages)
+      for (const auto* items : {&stage.items, &stage.gathers, &stage.side})
+        for (const ProgramItem& item : *items)
+          if (item.kind == ProgramItem::Kind::Collective && item.collective < kFixedCollectives)
+            fixedUsed_[std::size_t(item.collective)] = true;
     // Looked up for every step: each rank's coordinates and neighbours once.
     ranks_.clear();
     for (int r = 0; r < cluster_.ranks(); ++r) {
@@ -220,15 +227,22 @@ public:
 
   const ParallelLayout& layout() const { return layout_; }
   const RankPlacement& placement() const { return placement_; }
-  // The collectives `rank` runs on its gradient group and its experts'
-  // (once plan() has numbered them).
-  std::vector<GroupCollective> gradientCollectives(int rank) {
+  // The collectives `rank` runs (once plan() has numbered them): the fixed
+  // ones the stage programs use, on its TP and EP groups, and every size
+  // on its gradient group and its experts'.
+  std::vector<GroupCollective> groupCollectives(int rank) {
+    using Group = GroupCollective::Group;
     std::vector<GroupCollective> out;
+    for (int c = 0; c < kFixedCollectives; ++c) {
+      if (!fixedUsed_[std::size_t(c)]) continue;
+      const Schedule* s = collective(rank, c);
+      out.push_back({s, algorithmOf_.at(s), elemSize(), c == kEpAllToAll ? Group::Ep : Group::Tp});
+    }
     for (std::size_t i = 0; i < sized_.size(); ++i) {
       const char group = std::get<2>(sized_[i]);
       if (group != kDp && group != kExpertDp) continue;
       const Schedule* s = collective(rank, kFixedCollectives + int(i));
-      out.push_back({s, algorithmOf_.at(s), elemSize(), group == kExpertDp});
+      out.push_back({s, algorithmOf_.at(s), elemSize(), group == kExpertDp ? Group::ExpertDp : Group::Gradient});
     }
     return out;
   }
@@ -672,6 +686,7 @@ private:
   Bytes allToAllBytes_ = 0;
   Bytes ringBytes_ = 0; // CP: one forward step of the ring
   std::vector<std::tuple<Collective, Bytes, char>> sized_; // collectives kFixedCollectives, ...
+  std::array<bool, kFixedCollectives> fixedUsed_{}; // the fixed collectives the stage programs run
   std::set<int> bucketCollectives_;                         // those of them that gradient buckets run
   std::map<int, std::vector<BucketCut>> cuts_;              // per micro-batch reduced: its buckets as they fill
   std::map<int, std::size_t> cutCursor_;                    // per micro-batch: its first cut not yet placed
@@ -725,13 +740,15 @@ std::string symmetryRuledOut(const StepOptions& options) {
   return "";
 }
 
-// The step's symmetry as the run and its estimate find it.
-ReplicaSymmetry stepSymmetry(const Cluster& cluster, ParallelStepBuilder& builder, const StepOptions& options) {
+// The step's symmetry as the run and its estimate find it (`positions`:
+// the TP positions' too).
+ReplicaSymmetry stepSymmetry(const Cluster& cluster, ParallelStepBuilder& builder, const StepOptions& options,
+                             bool positions = true) {
   ReplicaSymmetry symmetry;
   symmetry.why = symmetryRuledOut(options);
   if (symmetry.why.empty())
-    symmetry = findReplicaSymmetry(cluster, builder.placement(),
-                                   [&](int rank) { return builder.gradientCollectives(rank); });
+    symmetry = findReplicaSymmetry(cluster, builder.placement(), [&](int rank) { return builder.groupCollectives(rank); },
+                                   positions);
   return symmetry;
 }
 
@@ -775,12 +792,18 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& give
       "training step: " + model.name + " (" + builder.layout().text() + ") on " + cluster.name;
   ReplicaSymmetry symmetry = stepSymmetry(cluster, builder, options);
   std::optional<StepRun> ran;
-  if (symmetry.symmetry) {
+  // What breaks a symmetry with the TP positions at run time (a route with
+  // a choice of paths) may not break the replicas' alone: those run next,
+  // then every device.
+  while (!ran && symmetry.symmetry) {
     try {
       ran = runStepSchedule(cluster, plan, options, title, &symmetry);
     } catch (const SymmetryBroken& e) {
-      symmetry.symmetry.reset();
-      symmetry.why = e.what();
+      ReplicaSymmetry next;
+      if (symmetry.movesPositions()) next = stepSymmetry(cluster, builder, options, false);
+      if (!next.symmetry) next.why = e.what();
+      if (builder.layout().tp > 1) next.tpWhy = e.what();
+      symmetry = std::move(next);
     }
   }
   if (!ran) ran = runStepSchedule(cluster, plan, options, title, nullptr);
@@ -823,7 +846,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& give
   result.network = run.network;
   result.bytesSent = run.bytesSent;
   result.simulatedRanks = symmetry.symmetry ? symmetry.symmetry->representatives() : cluster.ranks();
-  result.symmetry = symmetry.symmetry ? symmetry.symmetry->text() : symmetry.why;
+  result.symmetry = symmetry.text();
   return result;
 }
 

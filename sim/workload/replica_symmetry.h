@@ -1,13 +1,17 @@
-// The symmetry of a training step's data-parallel replicas: on a cluster
-// whose servers are alike and joined by one switch, every replica runs the
-// same stage programs and sees the same network, so a step can simulate a
-// few replicas for all of them, exactly (#40; rank_symmetry.h).
+// The symmetry of a training step: on a cluster whose servers are alike
+// and joined by one switch, every data-parallel replica runs the same stage
+// programs and sees the same network; inside a server of alike devices, so
+// does every position of a TP group. A step can then simulate a few ranks
+// for all of them, exactly (#40; rank_symmetry.h).
 //
-// It looks for the smallest unit of replicas that fills whole servers, under
-// which the cluster is symmetric (foldChannels) and each of the gradient
-// group's collectives is too: a ring moves along with d -> d + unit,
-// recursive halving-doubling with d -> d xor unit. Where none is, the step
-// runs in full and `why` says what broke the symmetry.
+// For the replicas it looks for the smallest unit that fills whole servers,
+// under which the cluster is symmetric (foldChannels) and each of the
+// gradient group's collectives is too: a ring moves along with d -> d +
+// unit, recursive halving-doubling with d -> d xor unit. Then, the same way,
+// for the TP positions (t -> t + unit or t xor unit), under which every
+// collective of the step must move along: the TP group's within the group,
+// the others (EP, gradients) onto the like group of the next position.
+// Where a digit has no unit, it is not moved, and `why` says what broke it.
 #pragma once
 
 #include <functional>
@@ -24,24 +28,33 @@ namespace collsim {
 struct ReplicaSymmetry {
   std::optional<RankSymmetry> symmetry;
   std::vector<std::uint32_t> channelFold; // rank_symmetry.h
-  std::string why;                        // no symmetry: what broke it
+  std::string why;   // the replicas not moved: what broke them
+  std::string tpWhy; // the TP positions not moved: what broke them
+  // The symmetry and what broke the digits it does not move, or why there is none.
+  std::string text() const;
+  bool movesPositions() const; // the symmetry moves the TP positions
+
 };
 
 // A group's collective: its schedule over all ranks (as
-// ParallelStepPlan::collective) and its algorithm's name.
+// ParallelStepPlan::collective), its algorithm's name and its group.
 struct GroupCollective {
+  enum class Group : std::uint8_t { Tp, Ep, Gradient, ExpertDp };
   const Schedule* schedule;
   std::string algorithm;
   std::uint32_t elemSize = 1;
-  bool experts = false; // on the expert-data-parallel group, not the gradient group
+  Group group = Group::Gradient;
 };
 
-// `gradientCollectives(rank)`: the collectives `rank` runs on its gradient
-// (DP x CP) group and on its expert-data-parallel group. Under expert
-// parallelism the unit is a whole number of EP groups (each of ep
-// consecutive replicas), so that EP groups move onto EP groups.
+// `groupCollectives(rank)`: the collectives `rank` runs, on its TP and EP
+// groups, its gradient (DP x CP) group and its expert-data-parallel group,
+// in the same order for every rank. Under expert parallelism the unit of
+// replicas is a whole number of EP groups (each of ep consecutive
+// replicas), so that EP groups move onto EP groups.
+// `positions`: look for the TP positions' digit too.
 ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement& placement,
-                                    const std::function<std::vector<GroupCollective>(int rank)>& gradientCollectives);
+                                    const std::function<std::vector<GroupCollective>(int rank)>& groupCollectives,
+                                    bool positions = true);
 
 // Checking a schedule member by member costs as much as walking every
 // member's steps: a group larger than this, whose members are the replicas
@@ -61,5 +74,9 @@ bool movesAlongByConstruction(const std::string& name, int members, RankSymmetry
 // more: elemSize x members covers it, and moves a step by picoseconds).
 bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry,
                 std::uint64_t slack = 0);
+// The same where each rank runs a schedule of its own group's
+// (`scheduleOf(rank)`), the members' images another group's.
+bool movesAlong(const std::function<const Schedule*(int rank)>& scheduleOf, const std::vector<int>& members,
+                const RankSymmetry& symmetry, std::uint64_t slack = 0);
 
 } // namespace collsim
