@@ -78,7 +78,7 @@ bool movesWholeServers(const Cluster& c, const RankSymmetry& symmetry, std::stri
       const int from = c.nodes[std::size_t(c.rankNode[std::size_t(r)])].server;
       const int to = c.nodes[std::size_t(c.rankNode[std::size_t(symmetry.generate(g, r))])].server;
       if (from < 0 || to < 0 || (serverImage[std::size_t(from)] >= 0 && serverImage[std::size_t(from)] != to)) {
-        why = "the replicas do not fill whole servers alike";
+        why = "the moved devices do not fill whole servers alike";
         return false;
       }
       serverImage[std::size_t(from)] = to;
@@ -126,15 +126,17 @@ public:
       image_[v] = int(v), taken_[v] = true;
     }
     std::vector<std::uint32_t> images(2 * c_.links.size());
+    std::vector<bool> hit(c_.links.size(), false); // each link an image once
     for (std::size_t i = 0; i < c_.links.size(); ++i) {
       const ClusterLink& l = c_.links[i];
       const std::uint32_t ch = links_.channel(image_[std::size_t(l.a)], image_[std::size_t(l.b)], links_.ordinal(i));
-      if (ch == kNone || !sameLink(l, c_.links[ch / 2])) {
+      if (ch == kNone || hit[ch / 2] || !sameLink(l, c_.links[ch / 2])) {
         why = "link " + c_.nodes[std::size_t(l.a)].name + " - " + c_.nodes[std::size_t(l.b)].name +
               " has no like among the links (a link of another speed, or to another switch)";
         return {};
       }
       images[2 * i] = ch, images[2 * i + 1] = ch ^ 1;
+      hit[ch / 2] = true;
     }
     return images;
   }

@@ -203,8 +203,12 @@ bool collectivesMoveAlong(const RankPlacement& placement, int first, const std::
       why = "the TP group's " + c.algorithm + " reduces in the network, on the switch every position shares";
       return false;
     }
+    // The TP group moves onto itself: each member's program onto another's.
+    // Every other group moves onto the next position's like group, whose
+    // collective is built by the same algorithm from the members moved
+    // along: alike by construction, checked by its name and members.
     bool alike = true;
-    if (int(members.size()) > kLargestGroupChecked) { // built alike, from members moved along
+    if (c.group != Group::Tp) {
       for (int g = 0; alike && g < shift.generators(); ++g) {
         const int image = shift.generate(g, first);
         std::vector<int> moved = members;
