@@ -22,19 +22,17 @@ RankSymmetry::RankSymmetry(int ranks, std::vector<Digit> digits) : ranks_(ranks)
     copies_ *= g.size / g.unit;
   }
   if (ranks % below != 0) throw std::invalid_argument("rank symmetry: unit must divide size and stride x size the ranks");
-}
-
-bool RankSymmetry::isRepresentative(int rank) const {
-  return std::all_of(digits_.begin(), digits_.end(), [&](const Digit& g) { return digit(g, rank) < g.unit; });
-}
-
-int RankSymmetry::representative(int rank) const {
-  for (const Digit& g : digits_) rank = withDigit(g, rank, digit(g, rank) % g.unit);
-  return rank;
+  representative_.resize(std::size_t(ranks)), index_.resize(std::size_t(ranks));
+  for (int rank = 0; rank < ranks; ++rank) {
+    int r = rank;
+    for (const Digit& g : digits_) r = withDigit(g, r, digit(g, r) % g.unit);
+    representative_[std::size_t(rank)] = r;
+    index_[std::size_t(rank)] = indexOf(r);
+  }
 }
 
 // The index counts in mixed radix too, each moved digit's radix cut to its unit.
-int RankSymmetry::representativeIndex(int rank) const {
+int RankSymmetry::indexOf(int rank) const {
   int index = 0, scale = 1, below = 1;
   for (const Digit& g : digits_) {
     const int gap = g.stride / below; // the digits between the last moved one and this

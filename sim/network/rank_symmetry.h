@@ -61,10 +61,11 @@ public:
   int representatives() const { return ranks_ / copies_; }
   const std::vector<Digit>& digits() const { return digits_; }
 
-  bool isRepresentative(int rank) const;
-  int representative(int rank) const;
+  bool isRepresentative(int rank) const { return representative(rank) == rank; }
+  // Looked up for every message a run posts: tables, one entry a rank.
+  int representative(int rank) const { return representative_[std::size_t(rank)]; }
   // Representatives numbered 0 .. representatives() - 1, in rank order.
-  int representativeIndex(int representativeRank) const;
+  int representativeIndex(int representativeRank) const { return index_[std::size_t(representativeRank)]; }
   int representativeAt(int index) const;
   // The image of `other` under the element that takes `rank` to its
   // representative.
@@ -86,8 +87,11 @@ private:
     return withDigit(g, rank, g.law == Law::Cyclic ? (d + k) % g.size : d ^ k);
   }
 
+  int indexOf(int representativeRank) const;
+
   int ranks_, copies_ = 1;
   std::vector<Digit> digits_; // by stride
+  std::vector<int> representative_, index_; // by rank: its representative, and that one's index
 };
 
 // The representative channel of every channel (2i: link i from a to b,
