@@ -91,17 +91,66 @@ TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables diffe
     return NcclTuning(ncclTuningInputOf(loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"),
                                                         {std::string("library.version=") + version})));
   };
-  NcclTuning v21 = tuning("2.21"), v26 = tuning("2.26"), v18 = tuning("2.18"), old = tuning("2.8");
+  NcclTuning v21 = tuning("2.21"), v26 = tuning("2.26"), v18 = tuning("2.18"), between = tuning("2.14");
   CHECK(v21.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(448.0));
   CHECK(v26.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(92.4));
   CHECK(v21.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(8.4 + 26 * 3.4 + 4 * 14));
   CHECK(v26.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(8.4 + 28 * 3.4 + 2 * 14));
-  CHECK(old.family() == "2.18");
-  CHECK(old.familyNote().find("2.8's model is not in the sources here") != std::string::npos);
+  CHECK(between.family() == "2.18");
+  CHECK(between.familyNote().find("(2.10-2.17) are not modelled: rated with 2.18's") != std::string::npos);
+  CHECK(tuning("2.8").family() == "2.8-2.9");
+  CHECK(tuning("2.8").familyNote().empty());
+  CHECK(tuning("2.7").familyNote().find("rated with 2.8's") != std::string::npos);
+  // Hopper came after 2.9: no LL128 for it there, LL128 from 2.15.
+  CHECK_FALSE(tuning("2.9").ll128Enabled());
+  CHECK(v18.ll128Enabled());
   // 2.18's NVLS tree: 23 us plus 2 (nodes - 1) x 19; later 25 + 2 log2(nodes) x 14.
   CHECK(v18.cost(NcclAlgo::NvlsTree, Protocol::Simple).latencyUs == doctest::Approx(23.0 + 2 * 19));
   CHECK(v26.cost(NcclAlgo::NvlsTree, Protocol::Simple).latencyUs == doctest::Approx(25.0 + 2 * 14));
   CHECK(tuning("2.30").familyNote().find("rated with 2.27's") != std::string::npos);
+}
+
+// Two p4d (p4d-2x8-efa: 8 channels of 4 x 100 Gb/s x 0.64 / 8 = 4.0 GB/s)
+// under NCCL 2.8, whose tables (the 2.8.3-1 release's src/graph/tuning.cc,
+// the same through 2.9.9) rate a ring AllReduce on 16 ranks (30 steps, 2
+// across the network; algorithm bandwidth = bus x 16/30) as:
+//   LL      bus min(39 [Intel, 2 nodes], 32/4) = 8     -> 4.267 GB/s;
+//           3.6 + 28 x (0.47 x 1.8) + 2 x 2.7 = 32.688 us
+//   LL128   bus min(32 x .92, 8 x 16.9) = 29.44        -> 15.701; 10 + 28 x 1.9 + 2 x 4.0 = 71.2
+//   Simple  bus 32                                     -> 17.067; 8.4 + 28 x 3.4 + 2 x 9.6 = 122.8,
+//           x 1.9 from 16/16 x 64 KiB on (the plateau) = 233.32
+// (2.18 would give LL128 14 + 26 x 1.9 + 4 x 4 = 79.4 us.) So LL to
+// 128 KiB (63.4 us against 79.6), LL128 from 256 KiB (87.9 against 94.1)
+// to 16 MiB (1139.7 against Simple's 1216.3), Simple at 32 MiB (2199.4
+// against 2208.3). On one DGX A100 (24 channels of 10 GB/s) 2.8 caps
+// Ampere's bus at 235 GB/s before the protocols' shares: ring LL 235/4.
+TEST_CASE("NCCL 2.8-2.9's tables on two p4d: latencies, bandwidths and picks as the 2.8.3 source gives them") {
+  ClusterSetup p4d = loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {"library.version=2.8"});
+  NcclTuningInput in = ncclTuningInputOf(p4d);
+  REQUIRE(in.ring.channels == 8);
+  REQUIRE(in.ring.bwIntra == doctest::Approx(4.0));
+  NcclTuning t(in);
+  CHECK(t.family() == "2.8-2.9");
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL).latencyUs == doctest::Approx(32.688));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL).bandwidthGBs == doctest::Approx(8.0 * 16 / 30));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(71.2));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::LL128).bandwidthGBs == doctest::Approx(29.44 * 16 / 30));
+  CHECK(t.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(122.8));
+  CHECK(*t.timeUs(NcclAlgo::Ring, Protocol::Simple, Bytes(32) << 10) == doctest::Approx(122.8 + 32768 / (1000 * 32.0 * 16 / 30)));
+  CHECK(*t.timeUs(NcclAlgo::Ring, Protocol::Simple, Bytes(64) << 10) == doctest::Approx(233.32 + 65536 / (1000 * 32.0 * 16 / 30)));
+  CHECK_FALSE(t.timeUs(NcclAlgo::Nvls, Protocol::Simple, 1 << 20)); // no NVLS before 2.17
+  NcclPicker picker(Collective::AllReduce, p4d);
+  auto protocolAt = [&](Bytes b) { return picker.pick({"ring"}, b).protocol; };
+  CHECK(protocolAt(Bytes(128) << 10) == Protocol::LL);
+  CHECK(protocolAt(Bytes(256) << 10) == Protocol::LL128);
+  CHECK(protocolAt(Bytes(16) << 20) == Protocol::LL128);
+  CHECK(protocolAt(Bytes(32) << 20) == Protocol::Simple);
+  CHECK(NcclTuning(ncclTuningInputOf(loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {"library.version=2.18"})))
+            .cost(NcclAlgo::Ring, Protocol::LL128)
+            .latencyUs == doctest::Approx(79.4));
+  NcclTuning a100(ncclTuningInputOf(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.9"})));
+  CHECK(a100.cost(NcclAlgo::Ring, Protocol::LL).bandwidthGBs == doctest::Approx(235.0 / 4 * 8 / 14));
+  CHECK(a100.cost(NcclAlgo::Ring, Protocol::Simple).bandwidthGBs == doctest::Approx(235.0 * 8 / 14));
 }
 
 TEST_CASE("library.version is a 2.x release, refused with its location otherwise") {

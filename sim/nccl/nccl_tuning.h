@@ -11,8 +11,16 @@
 // latency). Its inputs are NCCL's topology search's figures (channels and
 // bandwidth per channel inside and between nodes), the GPU generation and
 // the node and rank counts. The tables changed between releases; collsim
-// keeps four families, each as the source of its first and last release
-// has it (NVIDIA/nccl, tags v2.18.6-1 ... v2.27.7-1):
+// keeps five families, each as the source of its first and last release
+// has it (NVIDIA/nccl: the 2.8.3-1 and 2.9.9-1 release commits, tags
+// v2.18.6-1 ... v2.27.7-1):
+//   2.8-2.9      no NVLS; base latencies 4.4 (tree) and 3.6 / 10 / 8.4 us
+//                (ring LL / LL128 / Simple); the tree's Simple step 28 us,
+//                the ring's 9.6 over the network; LL's steps inside a node
+//                1.8x across nodes; Ampere's bus at most 235 GB/s; LL128
+//                at most 16.9 GB/s a channel in an AllReduce (one figure
+//                per collective); the ring's Simple plateau 1.9x from
+//                ranks / 16 x 64 KiB; no proxy overhead per step
 //   2.18         NVLS base latency 23 us; the tree's Simple step 4 / 6 /
 //                14 us (NVLink / PCI / network); ring LL at a quarter of
 //                the links; NVLS tree's ratio 0.7 nodes / 2 (nodes - 1)
@@ -23,8 +31,9 @@
 //   2.23-2.27    the tree's Simple: base 8.4 us, 4 us a step (14 over the
 //                network); one GPU a node pays the tree's network latency;
 //                a ring crosses nodes 2 (nodes - 1) times
-// Releases before 2.18 (not in the sources here) are rated as 2.18, and
-// those after 2.27 (a new model) as 2.27; the rule line says so.
+// 2.10-2.17 (not modelled: five releases changed the tables between them)
+// are rated as 2.18, releases before 2.8 as 2.8, and those after 2.27 (a
+// new model) as 2.27; the rule line says so.
 #pragma once
 
 #include <array>
@@ -97,7 +106,7 @@ private:
   std::array<std::array<NcclCost, kProtocols>, kNcclAlgos> cost_{};
   std::string family_, familyNote_;
   int nodes_ = 1, ranks_ = 1, channels_ = 1, computeCapability_ = 80;
-  bool allReduce_ = true, ll128_ = true;
+  bool allReduce_ = true, ll128_ = true, v2_8_ = false;
 };
 
 } // namespace collsim
