@@ -80,6 +80,11 @@ NcclTuningInput ncclTuningInputOf(const ClusterSetup& setup, int channelsAsked) 
   const int channels = std::max(1, channelsAsked > 0 ? channelsAsked : setup.library.channels);
   const double perChannel = (c.servers > 1 && outside > 0 ? std::min(inside, outside) : inside) / channels;
   in.ring = in.tree = {channels, perChannel, perChannel};
+  // NCCL's search then raises a tree's rate inside the nodes to twice its
+  // rate across them, as far as the links inside allow (src/graph/search.cc,
+  // "increase bwIntra for trees (2 nodes or collnet)", 2.8 on), and the
+  // model rates a tree on two nodes by that rate.
+  if (c.servers > 1 && outside > 0) in.tree.bwIntra = std::min(inside, 2 * outside) / channels;
   in.nvls = {channels, inside / channels, c.servers > 1 && outside > 0 ? outside / channels : inside / channels};
   return in;
 }
