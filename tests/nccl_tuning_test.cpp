@@ -129,6 +129,12 @@ TEST_CASE("NCCL 2.8-2.9's tables on two p4d: latencies, bandwidths and picks as 
   NcclTuningInput in = ncclTuningInputOf(p4d);
   REQUIRE(in.ring.channels == 8);
   REQUIRE(in.ring.bwIntra == doctest::Approx(4.0));
+  // NCCL's search raises a tree's rate inside the nodes to twice its rate
+  // across them where NVLink allows (240 / 8 = 30 GB/s a channel): 8 GB/s,
+  // what the model rates a tree by on two nodes; across, it stays 4.
+  CHECK(in.tree.bwIntra == doctest::Approx(8.0));
+  CHECK(in.tree.bwInter == doctest::Approx(4.0));
+  CHECK(NcclPicker(Collective::AllReduce, p4d).rule().find("a tree's 8.0 inside the nodes") != std::string::npos);
   NcclTuning t(in);
   CHECK(t.family() == "2.8-2.9");
   CHECK(t.cost(NcclAlgo::Ring, Protocol::LL).latencyUs == doctest::Approx(32.688));

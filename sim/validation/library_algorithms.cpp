@@ -137,6 +137,8 @@ std::string NcclPicker::rule() const {
                   std::to_string(cc / 10) + "." + std::to_string(cc % 10) + ", " + std::to_string(input_.nodes) +
                   " node(s), " + std::to_string(input_.ring.channels) + " channels of " +
                   oneDecimal(input_.ring.bwIntra) + " GB/s";
+  if (input_.nodes == 2 && input_.tree.bwIntra > input_.ring.bwIntra)
+    r += " (a tree's " + oneDecimal(input_.tree.bwIntra) + " inside the nodes: NCCL's search raises it on two nodes)";
   if (!tuning_.familyNote().empty()) r += " (" + tuning_.familyNote() + ")";
   if (!tuning_.ll128Enabled()) r += "; LL128 off (NCCL enables it only on NVLink, Volta to Hopper)";
   return r;
