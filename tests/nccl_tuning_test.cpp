@@ -96,13 +96,16 @@ TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables diffe
   CHECK(v26.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(92.4));
   CHECK(v21.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(8.4 + 26 * 3.4 + 4 * 14));
   CHECK(v26.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(8.4 + 28 * 3.4 + 2 * 14));
-  CHECK(between.family() == "2.18");
-  CHECK(between.familyNote().find("(2.10-2.17) are not modelled: rated with 2.18's") != std::string::npos);
+  CHECK(between.family() == "2.14-2.16");
+  CHECK(tuning("2.17").family() == "2.18");
+  CHECK(tuning("2.17").familyNote().find("not modelled: rated with 2.18's") != std::string::npos);
   CHECK(tuning("2.8").family() == "2.8-2.9");
   CHECK(tuning("2.8").familyNote().empty());
   CHECK(tuning("2.7").familyNote().find("rated with 2.8's") != std::string::npos);
   // Hopper came after 2.9: no LL128 for it there, LL128 from 2.15.
   CHECK_FALSE(tuning("2.9").ll128Enabled());
+  CHECK_FALSE(between.ll128Enabled());
+  CHECK(tuning("2.15").ll128Enabled());
   CHECK(v18.ll128Enabled());
   // 2.18's NVLS tree: 23 us plus 2 (nodes - 1) x 19; later 25 + 2 log2(nodes) x 14.
   CHECK(v18.cost(NcclAlgo::NvlsTree, Protocol::Simple).latencyUs == doctest::Approx(23.0 + 2 * 19));
@@ -124,7 +127,7 @@ TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables diffe
 // to 16 MiB (1139.7 against Simple's 1216.3), Simple at 32 MiB (2199.4
 // against 2208.3). On one DGX A100 (24 channels of 10 GB/s) 2.8 caps
 // Ampere's bus at 235 GB/s before the protocols' shares: ring LL 235/4.
-TEST_CASE("NCCL 2.8-2.9's tables on two p4d: latencies, bandwidths and picks as the 2.8.3 source gives them") {
+TEST_CASE("NCCL 2.8-2.16's tables on two p4d: latencies, bandwidths and picks as each release's source gives them") {
   ClusterSetup p4d = loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {"library.version=2.8"});
   NcclTuningInput in = ncclTuningInputOf(p4d);
   REQUIRE(in.ring.channels == 8);
@@ -154,6 +157,25 @@ TEST_CASE("NCCL 2.8-2.9's tables on two p4d: latencies, bandwidths and picks as 
   CHECK(NcclTuning(ncclTuningInputOf(loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {"library.version=2.18"})))
             .cost(NcclAlgo::Ring, Protocol::LL128)
             .latencyUs == doctest::Approx(79.4));
+  // The later tables before 2.18 on the same two p4d: 2.10 as 2.8 but
+  // LL128's tree at 120/128 (tree bus min(8 x 8 x .92, 8 x 23.6) = 58.88,
+  // 2.8: x 0.915 = 26.94 GB/s after the tree's 1/2, 2.10: 27.6); 2.12 crosses
+  // nodes 2 x 2 = 4 times, its network Simple step 28 us (LL
+  // 3.6 + 26 x 0.846 + 4 x 2.7 = 36.396, LL128 10 + 26 x 1.9 + 4 x 4 = 75.4,
+  // Simple 8.4 + 26 x 3.4 + 4 x 28 = 208.8); 2.14 back to 9.6 (135.2).
+  auto p4dAt = [&](const char* version) {
+    return NcclTuning(ncclTuningInputOf(
+        loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {std::string("library.version=") + version})));
+  };
+  NcclTuning v10 = p4dAt("2.10"), v12 = p4dAt("2.12"), v14 = p4dAt("2.14");
+  CHECK(v10.family() == "2.10-2.11");
+  CHECK(t.cost(NcclAlgo::Tree, Protocol::LL128).bandwidthGBs == doctest::Approx(58.88 * 0.915 / 2));
+  CHECK(v10.cost(NcclAlgo::Tree, Protocol::LL128).bandwidthGBs == doctest::Approx(58.88 * 120 / 128 / 2));
+  CHECK(v10.cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(71.2));
+  CHECK(v12.cost(NcclAlgo::Ring, Protocol::LL).latencyUs == doctest::Approx(36.396));
+  CHECK(v12.cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(75.4));
+  CHECK(v12.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(208.8));
+  CHECK(v14.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(135.2));
   NcclTuning a100(ncclTuningInputOf(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.9"})));
   CHECK(a100.cost(NcclAlgo::Ring, Protocol::LL).bandwidthGBs == doctest::Approx(235.0 / 4 * 8 / 14));
   CHECK(a100.cost(NcclAlgo::Ring, Protocol::Simple).bandwidthGBs == doctest::Approx(235.0 * 8 / 14));

@@ -11,8 +11,8 @@
 // latency). Its inputs are NCCL's topology search's figures (channels and
 // bandwidth per channel inside and between nodes), the GPU generation and
 // the node and rank counts. The tables changed between releases; collsim
-// keeps five families, each as the source of its first and last release
-// has it (NVIDIA/nccl: the 2.8.3-1 and 2.9.9-1 release commits, tags
+// keeps eight families, each as the source of its first and last release
+// has it (NVIDIA/nccl: the 2.8.3-1 ... 2.15.5-1 release commits, tags
 // v2.18.6-1 ... v2.27.7-1):
 //   2.8-2.9      no NVLS; base latencies 4.4 (tree) and 3.6 / 10 / 8.4 us
 //                (ring LL / LL128 / Simple); the tree's Simple step 28 us,
@@ -21,6 +21,13 @@
 //                at most 16.9 GB/s a channel in an AllReduce (one figure
 //                per collective); the ring's Simple plateau 1.9x from
 //                ranks / 16 x 64 KiB; no proxy overhead per step
+//   2.10-2.11    as 2.8, but LL128 at most 20 GB/s a channel, the tree's
+//                Ampere ceilings 24 / 23.6 / 17.8, its LL128 at 120/128
+//   2.12-2.13    the ring's Simple step 28 us over the network; a ring
+//                crosses nodes 2 nodes times
+//   2.14-2.16    the ring's Simple step 9.6 us again; from 2.15 Hopper
+//                takes Ampere's rows and runs LL128 (before, Volta's, and
+//                no LL128)
 //   2.18         NVLS base latency 23 us; the tree's Simple step 4 / 6 /
 //                14 us (NVLink / PCI / network); ring LL at a quarter of
 //                the links; NVLS tree's ratio 0.7 nodes / 2 (nodes - 1)
@@ -31,9 +38,10 @@
 //   2.23-2.27    the tree's Simple: base 8.4 us, 4 us a step (14 over the
 //                network); one GPU a node pays the tree's network latency;
 //                a ring crosses nodes 2 (nodes - 1) times
-// 2.10-2.17 (not modelled: five releases changed the tables between them)
-// are rated as 2.18, releases before 2.8 as 2.8, and those after 2.27 (a
-// new model) as 2.27; the rule line says so.
+// 2.17 (NVLS's first tables, not modelled) is rated as 2.18, releases
+// before 2.8 as 2.8, and those after 2.27 (a new model) as 2.27; the rule
+// line says so. A network plugin's reported latency (2.12 on) is not
+// modelled: collsim's network figures stand for it.
 #pragma once
 
 #include <array>
@@ -106,7 +114,9 @@ private:
   std::array<std::array<NcclCost, kProtocols>, kNcclAlgos> cost_{};
   std::string family_, familyNote_;
   int nodes_ = 1, ranks_ = 1, channels_ = 1, computeCapability_ = 80;
-  bool allReduce_ = true, ll128_ = true, v2_8_ = false;
+  bool allReduce_ = true, ll128_ = true;
+  bool legacy_ = false;       // a release before 2.18's tables
+  bool firstTreeRow_ = false; // 2.8-2.9's LL128 tree correction and ceiling
 };
 
 } // namespace collsim
