@@ -343,6 +343,14 @@ TEST_CASE("small groups of a large world: lookups, and hierarchies built of them
   CHECK(sparse.local(4) == -1);
   CHECK(sparse.local(0) == -1);
   CHECK(sparse.local((1 << 12) - 1) == -1);
+  // The same group over another size: same members, its own count, from
+  // the buffer's start.
+  GroupView resized = sparse.sub({10, 20}).over(64);
+  CHECK(resized.count() == 64);
+  CHECK(resized.byteOffset() == 0);
+  CHECK(resized.size() == 3);
+  CHECK(resized.global(2) == 517);
+  CHECK(resized.local(3) == 1);
   CHECK_THROWS_AS(GroupView({5, 9, 5}, 1 << 12, 0, 30, 4), std::invalid_argument);
   CHECK_THROWS_AS(GroupView({5, 1 << 12}, 1 << 12, 0, 30, 4), std::invalid_argument);
   for (std::pair<int, int> shape : {std::pair{16, 2}, std::pair{2, 16}, std::pair{32, 1}}) {

@@ -60,6 +60,14 @@ GroupView GroupView::sub(Block b) const {
   return v;
 }
 
+GroupView GroupView::over(std::uint64_t count) const {
+  if (layout_) throw std::logic_error("a view with a layout has its own size");
+  GroupView v = *this;
+  v.byteOffset_ = 0;
+  v.count_ = count;
+  return v;
+}
+
 GroupView GroupView::sub(std::vector<int> members, Block b) const {
   if (layout_) throw std::logic_error("a view with a layout cannot be cut further");
   return GroupView(std::move(members), world(), byteOffset_ + b.first * elemSize_, b.count, elemSize_);

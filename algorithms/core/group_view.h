@@ -62,6 +62,10 @@ public:
   GroupView sub(Block b) const;
   // Other members (global ranks) over a part of this (contiguous) view.
   GroupView sub(std::vector<int> members, Block b) const;
+  // The same members, found the same way, over `count` elements from the
+  // buffer's start: one group's collectives of several sizes share its
+  // member table.
+  GroupView over(std::uint64_t count) const;
 
   // Block i of the view: size() nearly equal blocks, or the layout's cuts.
   Block block(int i) const;

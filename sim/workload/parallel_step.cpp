@@ -347,7 +347,7 @@ private:
     std::vector<SchedulePtr> loops;
     for (Bytes done = 0; done < bytes || loops.empty(); done += loop) {
       CollectiveSpec spec{op, int(members.size()), std::min(loop, bytes - done) / elemSize(), elemSize(), 0, perServer};
-      loops.push_back(entry.build(GroupView(members, cluster_.ranks(), 0, spec.count, elemSize()), spec));
+      loops.push_back(entry.build(viewOf(dimension, group, members).over(spec.count), spec));
     }
     const int streams = loops.front()->streamCount();
     if (streams > 1 && !bucket)
@@ -360,6 +360,16 @@ private:
     SchedulePtr s = loops.size() == 1 ? std::move(loops.front()) : std::make_unique<SequenceSchedule>(std::move(loops));
     algorithmOf_[s.get()] = entry.name;
     return (built_[key] = std::move(s)).get();
+  }
+
+  // A group's members once, shared by its collectives of every size (each
+  // bucket's view had its own table: at 16,384 ranks a DP group's is 64 KiB,
+  // 115 MB over a plan's buckets).
+  const GroupView& viewOf(char dimension, int group, const std::vector<int>& members) {
+    auto key = std::make_pair(dimension, group);
+    auto it = views_.find(key);
+    if (it == views_.end()) it = views_.emplace(key, GroupView(members, cluster_.ranks(), 0, 0, elemSize())).first;
+    return it->second;
   }
 
   std::uint32_t elemSize() const { return model_.precision.gradients; }
@@ -705,6 +715,7 @@ private:
   std::vector<std::vector<const Schedule*>> cache_[4]; // per group kind, per group: collective -> schedule
   std::map<std::tuple<Collective, std::string, int, int>, AlgorithmEntry> entries_;
   std::map<std::tuple<Collective, Bytes, char, int>, SchedulePtr> built_;
+  std::map<std::pair<char, int>, GroupView> views_;
   std::map<const Schedule*, std::string> algorithmOf_; // its algorithm's name
 };
 
