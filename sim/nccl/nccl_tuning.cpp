@@ -199,7 +199,7 @@ NcclTuning::NcclTuning(const NcclTuningInput& in, NcclColl coll) {
           c.latencyUs += nsteps * (p == kSimple ? t.hwLat[hw][kTree][p] : t.hwLat[hw][a][p]);
         } else {
           // Inter-node rings still launch every step through the network's
-          // proxy (from 2.10: getNetOverhead).
+          // proxy (from 2.18: getNetOverhead).
           double netOverhead = nodes > 1 && !legacy_ ? (in.amdCpu ? 2.0 : 1.0) * (p == kSimple ? 3 : 1) : 0;
           intraLat = std::max(intraLat, netOverhead);
           c.latencyUs += (nsteps - interSteps) * intraLat + interSteps * interLat;
