@@ -128,7 +128,10 @@ TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables diffe
 // against 2208.3). On one DGX A100 (24 channels of 10 GB/s) 2.8 caps
 // Ampere's bus at 235 GB/s before the protocols' shares: ring LL 235/4.
 TEST_CASE("NCCL 2.8-2.16's tables on two p4d: latencies, bandwidths and picks as each release's source gives them") {
-  ClusterSetup p4d = loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {"library.version=2.8"});
+  auto p4dAt = [](const char* version) {
+    return loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {std::string("library.version=") + version});
+  };
+  ClusterSetup p4d = p4dAt("2.8");
   NcclTuningInput in = ncclTuningInputOf(p4d);
   REQUIRE(in.ring.channels == 8);
   REQUIRE(in.ring.bwIntra == doctest::Approx(4.0));
@@ -154,20 +157,15 @@ TEST_CASE("NCCL 2.8-2.16's tables on two p4d: latencies, bandwidths and picks as
   CHECK(protocolAt(Bytes(256) << 10) == Protocol::LL128);
   CHECK(protocolAt(Bytes(16) << 20) == Protocol::LL128);
   CHECK(protocolAt(Bytes(32) << 20) == Protocol::Simple);
-  CHECK(NcclTuning(ncclTuningInputOf(loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {"library.version=2.18"})))
-            .cost(NcclAlgo::Ring, Protocol::LL128)
-            .latencyUs == doctest::Approx(79.4));
+  CHECK(NcclTuning(ncclTuningInputOf(p4dAt("2.18"))).cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(79.4));
   // The later tables before 2.18 on the same two p4d: 2.10 as 2.8 but
   // LL128's tree at 120/128 (tree bus min(8 x 8 x .92, 8 x 23.6) = 58.88,
   // 2.8: x 0.915 = 26.94 GB/s after the tree's 1/2, 2.10: 27.6); 2.12 crosses
   // nodes 2 x 2 = 4 times, its network Simple step 28 us (LL
   // 3.6 + 26 x 0.846 + 4 x 2.7 = 36.396, LL128 10 + 26 x 1.9 + 4 x 4 = 75.4,
   // Simple 8.4 + 26 x 3.4 + 4 x 28 = 208.8); 2.14 back to 9.6 (135.2).
-  auto p4dAt = [&](const char* version) {
-    return NcclTuning(ncclTuningInputOf(
-        loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {std::string("library.version=") + version})));
-  };
-  NcclTuning v10 = p4dAt("2.10"), v12 = p4dAt("2.12"), v14 = p4dAt("2.14");
+  auto tuningAt = [&](const char* version) { return NcclTuning(ncclTuningInputOf(p4dAt(version))); };
+  NcclTuning v10 = tuningAt("2.10"), v12 = tuningAt("2.12"), v14 = tuningAt("2.14");
   CHECK(v10.family() == "2.10-2.11");
   CHECK(t.cost(NcclAlgo::Tree, Protocol::LL128).bandwidthGBs == doctest::Approx(58.88 * 0.915 / 2));
   CHECK(v10.cost(NcclAlgo::Tree, Protocol::LL128).bandwidthGBs == doctest::Approx(58.88 * 120 / 128 / 2));

@@ -153,7 +153,9 @@ NcclTuning::NcclTuning(const NcclTuningInput& in, NcclColl coll) {
   const int intraHw = in.nvlinkInside ? kNvlink : kPci, hw = nodes == 1 ? intraHw : kNet;
   const bool rootedRing = coll == NcclColl::Broadcast || coll == NcclColl::Reduce;
   const int nsteps = allReduce_ ? 2 * (ranks - 1) : rootedRing ? ranks : ranks - 1;
-  int interSteps = 0; // a ring's steps that cross nodes
+  // A ring's steps that cross nodes: 2 (nodes - 1) in an AllReduce in
+  // 2.8-2.11 and from 2.23, 2 nodes in between.
+  int interSteps = 0;
   if (f == Family::V2_23 || f <= Family::V2_10) interSteps = nodes == 1 ? 0 : allReduce_ ? 2 * (nodes - 1) : nodes - 1;
   else interSteps = allReduce_ ? (nodes > 1 ? 2 * nodes : 0) : rootedRing ? nodes : nodes - 1;
 
