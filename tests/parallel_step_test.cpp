@@ -256,6 +256,20 @@ TEST_CASE("ZeRO 3 moves 1.5 x the bytes of plain data parallelism and gathers ea
   Time reduceScatter = alone(Collective::ReduceScatter, m.gradientBytes());
   CHECK(rs.breakdown.dataParallel >= reduceScatter);
   CHECK(rs.breakdown.dataParallel < reduceScatter + 3 * oneGather); // not + 20 x oneGather
+  // Without prefetch each pass waits for its own gather: the step waits
+  // for every layer's, before its forward and its backward, one at a time
+  // (nothing else is on the links then), and for the ReduceScatter, which
+  // may share the links with the last gather a little (the bucket is cut
+  // where backward makes its last byte).
+  b.paramPrefetch = false;
+  StepResult inLine = step(slow, b);
+  Time gathers = 0;
+  for (const ModelLayer& layer : m.layers)
+    if (layer.parameters > 0) gathers += 2 * alone(Collective::AllGather, layer.parameters * 4);
+  CHECK(inLine.breakdown.dataParallel >= gathers + reduceScatter);
+  CHECK(inLine.breakdown.dataParallel < gathers + reduceScatter + oneGather);
+  CHECK(inLine.breakdown.compute == rs.breakdown.compute);
+  CHECK(inLine.bytesSent == rs.bytesSent);
 }
 
 TEST_CASE("expert parallelism moves each token to its top-k experts and back, by AllToAll, in both passes") {
@@ -483,6 +497,10 @@ TEST_CASE("a framework sets the overlaps' defaults, and a switch that cannot app
   CHECK(set.tpWgradOverlap);
   CHECK_THROWS_WITH_AS(training("{" + model + ", parallel: {tp: 2}, overlap: {tp_comm: true}}"),
                        doctest::Contains("t.yaml:1:120: overlap.tp_comm: tp_comm pipelines sequence parallelism's"),
+                       ConfigError);
+  CHECK_FALSE(training("{" + model + ", parallel: {zero: 3}, overlap: {param_prefetch: false}}").paramPrefetch);
+  CHECK_THROWS_WITH_AS(training("{" + model + ", parallel: {zero: 1}, overlap: {param_prefetch: false}}"),
+                       doctest::Contains("overlap.param_prefetch: param_prefetch says when ZeRO 3 gathers"),
                        ConfigError);
   CHECK_THROWS_WITH_AS(training("{" + model + ", parallel: {zero: 3}, overlap: {param_gather: true}}"),
                        doctest::Contains("overlap.param_gather: param_gather overlaps a distributed optimizer's"),

@@ -218,6 +218,7 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "training", "", "bucket_copy", "boolean", "on under ddp (ZeRO 0-1)", "copy gradients into each bucket and back"},
     {S, "training.overlap", "", "grad_reduce", "boolean", "the framework's", "reduce gradients during backward"},
     {S, "training.overlap", "", "param_gather", "boolean", "the framework's", "ZeRO 1-2: gather weights beside forward"},
+    {S, "training.overlap", "", "param_prefetch", "boolean", "true", "ZeRO 3: gather a layer's weights one pass ahead"},
     {S, "training.overlap", "", "tp_comm", "boolean", "the framework's", "TP collectives pipelined with GEMMs"},
     {S, "training.overlap", "", "tp_wgrad", "boolean", "the framework's", "input-gradient collective beside the wgrad GEMM"},
     {S, "training.parallel", "", "tp", "integer 1-65536", "1", "tensor-parallel degree"},

@@ -91,6 +91,12 @@ static void loadOverlaps(const ConfigNode& node, TrainingSpec& t) {
       s->fail("param_gather overlaps a distributed optimizer's gathers of the updated weights: zero 1 or 2 (zero " +
               std::to_string(zero) + " has " + (zero == 3 ? "its own, before each layer" : "none") + ")");
   }
+  if (auto s = v->find("param_prefetch")) {
+    t.paramPrefetch = s->boolean();
+    if (t.parallel && zero != 3)
+      s->fail("param_prefetch says when ZeRO 3 gathers each layer's weights: zero 3 (zero " + std::to_string(zero) +
+              " keeps the weights whole)");
+  }
   if (auto s = v->find("tp_comm")) {
     t.tpCommOverlap = s->boolean();
     if (t.tpCommOverlap && t.parallel && !t.parallel->sequenceParallel)

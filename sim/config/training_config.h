@@ -9,6 +9,7 @@
 //     framework: megatron     # ddp (default), fsdp, megatron or deepspeed: whose defaults the overlaps take
 //     overlap: true           # AllReduce a bucket as soon as it is ready, during backward; or each switch:
 //     overlap: {grad_reduce: true, param_gather: true, tp_comm: true, tp_wgrad: true}
+//     overlap: {param_prefetch: false}  # ZeRO 3: gather each layer's weights in line, not one pass ahead
 //     selector: ../configs/selector/hccl-910b.yaml  # rules for `algo: auto` (read by the scenario)
 //     parallel:               # tensor / pipeline / data parallelism (sim/workload/parallel_step.h)
 //       tp: 8                 # tensor-parallel degree (divides the heads)
@@ -42,6 +43,10 @@ class ConfigNode;
 // off unless given, and its ColumnParallelLinear runs the input gradient's
 // collective asynchronously beside the weight gradient's GEMM; DeepSpeed's
 // overlap_comm is off unless configured, on in its ZeRO 3 defaults.
+// param_prefetch (ZeRO 3, every framework: on) gathers a layer's weights
+// beside the previous pass, as FSDP's and DeepSpeed's prefetch are
+// documented to; off, each pass waits for its own gather. llm-foundry's
+// micro-batch sweep on 8 A100 (docs/validation.md) ran as if off.
 // Everything but `selector`, which the scenario loader reads. Throws ConfigError.
 TrainingSpec loadTraining(const ConfigNode& node);
 

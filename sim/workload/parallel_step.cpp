@@ -459,17 +459,21 @@ private:
 
   // ZeRO 3: the layer's weights gathered on the DP group before its pass,
   // by the gather program one layer pass ahead: it starts gathering this
-  // layer once the main program has begun the previous pass.
+  // layer once the main program has begun the previous pass. Without
+  // prefetch (training.overlap.param_prefetch), the main program gathers
+  // them itself before the pass, and computes nothing meanwhile.
   void gatherWeights(StageProgram& p, std::size_t layer) {
     const int replicas = layout_.gradientReplicas();
     if (layout_.zero < 3 || replicas == 1) return;
     std::uint64_t shard = model_.layers[layer].parameters / std::uint64_t(layout_.tp) / std::uint64_t(replicas);
     if (shard == 0) return;
+    const int gather =
+        sizedCollective(Collective::AllGather, shard * Bytes(replicas) * model_.precision.weights);
+    if (!training_.paramPrefetch) return add(p, Kind::Collective, StepPart::DataParallel, 0, gather);
     ProgramItem wait{Kind::WaitFor, StepPart::DataParallel};
     wait.waitProgram = 0, wait.waitItem = previousPassStart_ - 1;
     p.gathers.push_back(wait);
-    p.gathers.push_back({Kind::Collective, StepPart::DataParallel, 0,
-                         sizedCollective(Collective::AllGather, shard * Bytes(replicas) * model_.precision.weights)});
+    p.gathers.push_back({Kind::Collective, StepPart::DataParallel, 0, gather});
     ProgramItem ready{Kind::WaitFor, StepPart::DataParallel};
     ready.waitProgram = 1, ready.waitItem = int(p.gathers.size()) - 1;
     previousPassStart_ = int(p.items.size());

@@ -29,7 +29,8 @@
 //   HCCL's loops over its buffer when larger: AllReduce, or ReduceScatter under ZeRO, whose optimizer then
 //   updates 1/dp of the state; ZeRO 1-2 then AllGather the weights, ZeRO 3
 //   gathers each layer's weights before each of its passes instead (on a
-//   stream of its own, one layer ahead: DeepSpeed's and FSDP's prefetch).
+//   stream of its own, one layer ahead: DeepSpeed's and FSDP's prefetch;
+//   in line without it, training.overlap.param_prefetch).
 // Not modelled yet: the embedding's and loss's TP collectives, uneven
 // micro-batch costs, the SMs a library's kernels take from compute that
 // runs beside them.

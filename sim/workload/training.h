@@ -27,6 +27,7 @@ struct TrainingSpec {
   // What runs beside the compute (parallel_step.h says how each is timed):
   bool overlap = true;             // the DP gradients reduced as backward produces them
   bool paramGatherOverlap = false; // ZeRO 1-2: the updated weights gathered beside the next forward
+  bool paramPrefetch = true;       // ZeRO 3: each layer's weights gathered one pass ahead, beside compute
   bool tpCommOverlap = false;      // TP's AllGathers and ReduceScatters pipelined with their GEMMs
   bool tpWgradOverlap = false;     // a backward piece's input-gradient collective beside its weight gradient
   // Gradients copied into each bucket's buffer before its collective and
