@@ -79,13 +79,17 @@ DeviceModel make(const char* name, const Figures& f, const Kernels& kernels = {}
 //   FlashAttention-2 forward and 1.5-1.75x backward: flash-2 at 1/1.75 and
 //   1/1.625 of flash-3 (0.343 / 0.308; the FlashAttention-2 paper's "up to
 //   335 TFLOPs/s" forward and backward on H100, 0.34 of the peak, agrees).
+//   The older kernels on H100 keep their A100 ratios to flash-2, the only
+//   ones measured: flash-1 at 1/2 and 1/2 (0.171 / 0.154), flash-triton at
+//   1/1.4 and 1/2 (0.245 / 0.154).
 // - memory efficiency: a copy reaches about 90 % of HBM's peak on these
 //   parts (the same repository's and vendors' STREAM-like figures): 0.9.
 // - reduce: NCCL's reductions run in the copy kernels (none); HCCL's on
 //   Ascend 910 cost about a third of HBM's rate (a sum reads 2n bytes and
 //   writes n): 400 GB/s, collsim's long-standing default.
 const Kernels kAmpereKernels = {"flash-2", {{"flash-1", 2, 2}, {"flash-triton", 1.4, 2}}};
-const Kernels kHopperKernels = {"flash-3", {{"flash-2", 1.75, 1.625}}};
+const Kernels kHopperKernels = {
+    "flash-3", {{"flash-2", 1.75, 1.625}, {"flash-1", 1.75 * 2, 1.625 * 2}, {"flash-triton", 1.75 * 1.4, 1.625 * 2}}};
 
 const std::vector<DeviceModel> kPresets = {
     make("ascend-910", {256, 1.2, 32, 32, 0.8, 0.5, 0.4, 0.9, 400}),
