@@ -239,6 +239,13 @@ TEST_CASE("published runs - calibrated on one row: Korthikanti et al.'s GPTs (Me
 TEST_CASE("published runs - calibrated on one row: llm-foundry's MPTs among the published runs (A100, H100)") {
   checkCalibrated({"scenarios/published-runs.yaml", "mpt-30b-a100-ckpt", {"mpt-7b-a100", "mpt-13b-a100"}, 0.125, 0.15});
   checkCalibrated({"scenarios/published-runs.yaml", "mpt-13b-h100", {"mpt-7b-h100"}, 0.135, 0.135});
+  // The preset column shows the fitted runs' device (the H100's Triton
+  // kernel), not that of the study's first run (an A100's).
+  CliResult text = cli({"calibrate", source("scenarios/published-runs.yaml"), "--on", "mpt-13b-h100"});
+  REQUIRE(text.status == 0);
+  const std::size_t row = text.out.find("attention.flash-triton");
+  REQUIRE(row != std::string::npos);
+  CHECK(text.out.substr(row, text.out.find('\n', row) - row).find(" 0.245/0.154 ") != std::string::npos);
 }
 
 TEST_CASE("published runs - calibrated on one row: every other row of llm-foundry's A100 80 GB table") {

@@ -1,5 +1,6 @@
 // collsim calibrate RUNS.yaml: fits a device's compute figures to measured
 // training runs and writes the device file (sim/validation/compute_calibration.h).
+#include <algorithm>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -90,7 +91,10 @@ int runComputeCalibration(const ComputeCalibrateRequest& request, CliStreams io)
     return e;
   };
   const std::vector<double> before = errors(c.runs, false), after = errors(c.runs, true);
-  const DeviceModel& preset = study.front().cluster.device;
+  // The fitted runs' device as given (the study's first point may run on another).
+  auto fittedRun = std::find_if(study.begin(), study.end(),
+                                [&](const Scenario& s) { return runLabel(s) == c.runs.front().label; });
+  const DeviceModel& preset = (fittedRun != study.end() ? *fittedRun : study.front()).cluster.device;
   if (request.format == OutputFormat::Json) {
     nlohmann::ordered_json j;
     j["device"] = c.device.name;
