@@ -269,6 +269,12 @@ TEST_CASE("ZeRO 3 moves 1.5 x the bytes of plain data parallelism and gathers ea
   CHECK(inLine.breakdown.dataParallel >= gathers + reduceScatter);
   CHECK(inLine.breakdown.dataParallel < gathers + reduceScatter + oneGather);
   CHECK(inLine.breakdown.compute == rs.breakdown.compute);
+  // And it holds one gathered layer whole, not two: the largest's
+  // parameters of 4 bytes less (a block's 65,664).
+  std::uint64_t largest = 0;
+  for (const ModelLayer& layer : m.layers) largest = std::max(largest, layer.parameters);
+  CHECK(largest == 65664);
+  CHECK(rs.memory.weights - inLine.memory.weights == Bytes(largest) * 4);
   CHECK(inLine.bytesSent == rs.bytesSent);
 }
 
