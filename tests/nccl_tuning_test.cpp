@@ -10,6 +10,16 @@
 using namespace collsim;
 using namespace collsim::testing;
 
+namespace {
+// A shipped cluster (configs/clusters/NAME.yaml) under an NCCL release.
+ClusterSetup clusterAt(const char* name, const std::string& version) {
+  return loadClusterFile(source(std::string("configs/clusters/") + name + ".yaml"), {"library.version=" + version});
+}
+NcclTuning tuningOf(const char* cluster, const std::string& version) {
+  return NcclTuning(ncclTuningInputOf(clusterAt(cluster, version)));
+}
+} // namespace
+
 // DGX A100 (dgx-a100-8: 24 channels of 240/24 = 10 GB/s), NCCL 2.19, ring
 // AllReduce on 8 ranks (14 steps; algorithm bandwidth = bus x 8/14):
 //   LL      bus min(87.7, 240/4) = 60      -> 34.286 GB/s; 6.6 + 14 x 0.6 = 15.0 us
@@ -20,7 +30,7 @@ using namespace collsim::testing;
 // 32 MiB Simple (300.7 against 306.5). From 2.22 ring LL takes half the
 // links (bus 87.7: 50.1 GB/s), and 2 MiB stays LL (56.9 against 57.2).
 TEST_CASE("NCCL's tuning model on a DGX A100: latencies, bandwidths and picks as tuning.cc gives them") {
-  ClusterSetup a100 = loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.19"});
+  ClusterSetup a100 = clusterAt("dgx-a100-8", "2.19");
   NcclTuningInput in = ncclTuningInputOf(a100);
   CHECK(in.ring.channels == 24);
   CHECK(in.ring.bwIntra == doctest::Approx(10.0));
@@ -41,7 +51,7 @@ TEST_CASE("NCCL's tuning model on a DGX A100: latencies, bandwidths and picks as
   CHECK(protocolAt(Bytes(4) << 20) == Protocol::LL128);
   CHECK(protocolAt(Bytes(16) << 20) == Protocol::LL128);
   CHECK(protocolAt(Bytes(32) << 20) == Protocol::Simple);
-  NcclPicker newer(Collective::AllReduce, loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.26"}));
+  NcclPicker newer(Collective::AllReduce, clusterAt("dgx-a100-8", "2.26"));
   CHECK(newer.pick({"ring"}, Bytes(2) << 20).protocol == Protocol::LL);
   // NCCL_PROTO leaves the model its own choice among those allowed.
   NcclPicker simpleOnly(Collective::AllReduce,
@@ -87,10 +97,7 @@ TEST_CASE("NCCL's tuning model on one H100 node picks ring/LL to 1 MiB and NVLS 
 // 2.23, 2 x (2 - 1) = 2 from it (Simple: 26 x max(3.4, 3 x 1) + 4 x 14 =
 // 152.8 + 8.4 us, against 28 x 3.4 + 2 x 14 = 123.2 + 8.4).
 TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables differ where tuning.cc changed") {
-  auto tuning = [](const char* version) {
-    return NcclTuning(ncclTuningInputOf(loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"),
-                                                        {std::string("library.version=") + version})));
-  };
+  auto tuning = [](const char* version) { return tuningOf("h100-2x8-ib400", version); };
   NcclTuning v21 = tuning("2.21"), v26 = tuning("2.26"), v18 = tuning("2.18"), between = tuning("2.14");
   CHECK(v21.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(448.0));
   CHECK(v26.cost(NcclAlgo::Tree, Protocol::Simple).latencyUs == doctest::Approx(92.4));
@@ -128,10 +135,7 @@ TEST_CASE("NCCL's tuning model across two H100 nodes: the releases' tables diffe
 // against 2208.3). On one DGX A100 (24 channels of 10 GB/s) 2.8 caps
 // Ampere's bus at 235 GB/s before the protocols' shares: ring LL 235/4.
 TEST_CASE("NCCL 2.8-2.16's tables on two p4d: latencies, bandwidths and picks as each release's source gives them") {
-  auto p4dAt = [](const char* version) {
-    return loadClusterFile(source("configs/clusters/p4d-2x8-efa.yaml"), {std::string("library.version=") + version});
-  };
-  ClusterSetup p4d = p4dAt("2.8");
+  ClusterSetup p4d = clusterAt("p4d-2x8-efa", "2.8");
   NcclTuningInput in = ncclTuningInputOf(p4d);
   REQUIRE(in.ring.channels == 8);
   REQUIRE(in.ring.bwIntra == doctest::Approx(4.0));
@@ -157,15 +161,15 @@ TEST_CASE("NCCL 2.8-2.16's tables on two p4d: latencies, bandwidths and picks as
   CHECK(protocolAt(Bytes(256) << 10) == Protocol::LL128);
   CHECK(protocolAt(Bytes(16) << 20) == Protocol::LL128);
   CHECK(protocolAt(Bytes(32) << 20) == Protocol::Simple);
-  CHECK(NcclTuning(ncclTuningInputOf(p4dAt("2.18"))).cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(79.4));
+  CHECK(tuningOf("p4d-2x8-efa", "2.18").cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(79.4));
   // The later tables before 2.18 on the same two p4d: 2.10 as 2.8 but
   // LL128's tree at 120/128 (tree bus min(8 x 8 x .92, 8 x 23.6) = 58.88,
   // 2.8: x 0.915 = 26.94 GB/s after the tree's 1/2, 2.10: 27.6); 2.12 crosses
   // nodes 2 x 2 = 4 times, its network Simple step 28 us (LL
   // 3.6 + 26 x 0.846 + 4 x 2.7 = 36.396, LL128 10 + 26 x 1.9 + 4 x 4 = 75.4,
   // Simple 8.4 + 26 x 3.4 + 4 x 28 = 208.8); 2.14 back to 9.6 (135.2).
-  auto tuningAt = [&](const char* version) { return NcclTuning(ncclTuningInputOf(p4dAt(version))); };
-  NcclTuning v10 = tuningAt("2.10"), v12 = tuningAt("2.12"), v14 = tuningAt("2.14");
+  NcclTuning v10 = tuningOf("p4d-2x8-efa", "2.10"), v12 = tuningOf("p4d-2x8-efa", "2.12"),
+             v14 = tuningOf("p4d-2x8-efa", "2.14");
   CHECK(v10.family() == "2.10-2.11");
   CHECK(t.cost(NcclAlgo::Tree, Protocol::LL128).bandwidthGBs == doctest::Approx(58.88 * 0.915 / 2));
   CHECK(v10.cost(NcclAlgo::Tree, Protocol::LL128).bandwidthGBs == doctest::Approx(58.88 * 120 / 128 / 2));
@@ -174,7 +178,7 @@ TEST_CASE("NCCL 2.8-2.16's tables on two p4d: latencies, bandwidths and picks as
   CHECK(v12.cost(NcclAlgo::Ring, Protocol::LL128).latencyUs == doctest::Approx(75.4));
   CHECK(v12.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(208.8));
   CHECK(v14.cost(NcclAlgo::Ring, Protocol::Simple).latencyUs == doctest::Approx(135.2));
-  NcclTuning a100(ncclTuningInputOf(loadClusterFile(source("configs/clusters/dgx-a100-8.yaml"), {"library.version=2.9"})));
+  NcclTuning a100 = tuningOf("dgx-a100-8", "2.9");
   CHECK(a100.cost(NcclAlgo::Ring, Protocol::LL).bandwidthGBs == doctest::Approx(235.0 / 4 * 8 / 14));
   CHECK(a100.cost(NcclAlgo::Ring, Protocol::Simple).bandwidthGBs == doctest::Approx(235.0 * 8 / 14));
 }

@@ -101,7 +101,7 @@ std::vector<LayoutCandidate> enumerateLayouts(const Cluster& cluster, const Trai
                     if (c.pruned.empty()) {
                       TrainingSpec t = trainingFor(training, c);
                       c.memory = parallelMemoryPerDevice(t.model, l, t.bucket, std::max(1, t.pipeline), hcclBufferSize,
-                                                         t.paramPrefetch ? 2 : 1);
+                                                         t.paramPrefetch);
                       if (cluster.device.memory > 0 && c.memory.total() > cluster.device.memory)
                         c.pruned = "needs " + gibText(c.memory.total()) + " a device, which has " +
                                    gibText(cluster.device.memory);

@@ -52,7 +52,7 @@ DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& 
 }
 
 MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& l, Bytes bucketBytes,
-                                        int bucketsInFlight, Bytes hcclBufferSize, int gatheredLayers) {
+                                        int bucketsInFlight, Bytes hcclBufferSize, bool prefetched) {
   const Precision& x = model.precision;
   const int communicators =
       (l.tp > 1) + (l.pp > 1) + (l.gradientReplicas() > 1) + (l.ep > 1) + (l.ep > 1 && l.ep < l.dp) + (l.cp > 1);
@@ -80,7 +80,8 @@ MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLa
     };
     MemoryBreakdown m;
     // ZeRO 3 also gathers a layer (and the next, where prefetched) whole.
-    m.weights = shard(x.weights, l.zero >= 3) + (l.zero >= 3 ? Bytes(gatheredLayers) * largest * x.weights : 0);
+    const Bytes gathered = l.zero >= 3 ? (prefetched ? 2 : 1) * largest * x.weights : 0;
+    m.weights = shard(x.weights, l.zero >= 3) + gathered;
     m.masterWeights = shard(x.masterWeights, l.zero >= 1);
     m.gradients = shard(x.gradients, l.zero >= 2);
     m.optimizerState = shard(x.optimizerState, l.zero >= 1);

@@ -43,13 +43,13 @@ DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& 
 // the optimizer state and master weights / dp from ZeRO 1 (the experts' /
 // (dp / ep)), the gradients
 // (and accumulation buffer) too from ZeRO 2, the weights too from ZeRO 3
-// (plus `gatheredLayers` whole layers: the one running, and the next where
-// the gathers prefetch it: training.overlap.param_prefetch); the activations of the
+// (plus whole layers gathered: the one running, and the next where the
+// gathers prefetch it, training.overlap.param_prefetch); the activations of the
 // micro-batches the pipeline schedule holds at once (a transformer's by
 // TransformerShape::blockActivations; other models' share of
 // activations_per_sample / tp); bucket buffers of the stage's gradients;
 // HCCL's two buffers per communicator the device is in (TP, PP, DP).
 MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& layout, Bytes bucketBytes,
-                                        int bucketsInFlight, Bytes hcclBufferSize, int gatheredLayers);
+                                        int bucketsInFlight, Bytes hcclBufferSize, bool prefetched);
 
 } // namespace collsim

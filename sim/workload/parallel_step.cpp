@@ -853,8 +853,8 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& give
   }
   // A bucket buffer for each bucket in flight, where the framework copies into one.
   const int inFlight = training.bucketCopy ? std::min<int>(training.pipeline, int(result.buckets.size())) : 0;
-  result.memory = parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize,
-                                          training.paramPrefetch ? 2 : 1);
+  result.memory =
+      parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize, training.paramPrefetch);
   result.deviceMemory = cluster.device.memory;
   if (!model.forward) result.flopsPerSample = model.flopsPerSample, result.devicePeakFlops = cluster.device.flops;
   if (model.transformer) result.tokensPerSample = model.transformer->sequence;
