@@ -175,7 +175,8 @@ TEST_CASE("a plan searches recomputation, context parallelism and virtual stages
 // recomputation alone).
 TEST_CASE("a published layout ties with the top of its plan: GPT-175B on 64 A100 at tp8 pp8") {
   std::vector<std::string> args = {"plan", source("tests/data/training/plan-gpt-175b-64.yaml"), "--format", "json"};
-  if (collsim::testing::kSanitized) args.insert(args.end(), {"--set", "plan.recomputation=[selective]", "--set", "plan.schedule=[1f1b]"});
+  if (collsim::testing::kSanitized)
+    args.insert(args.end(), {"--set", "plan.recomputation=[selective]", "--set", "plan.schedule=[1f1b]"});
   CliResult r = cli(args);
   REQUIRE(r.status == 0);
   const nlohmann::json plans = nlohmann::json::parse(r.out)["plans"];

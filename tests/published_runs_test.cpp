@@ -276,7 +276,8 @@ TEST_CASE("published runs - the A100 40 GB table calibrated on the other record 
     text.replace(p, relative.size(), source("configs") + "/");
   TempDir dir;
   auto heldOut = [](const std::string& scenario) {
-    CliResult r = cli({"calibrate", scenario, "--on", "mpt-13b-s2048-ckpt-40gb", "--format", "json", "--max-events", "1e10"});
+    CliResult r =
+        cli({"calibrate", scenario, "--on", "mpt-13b-s2048-ckpt-40gb", "--format", "json", "--max-events", "1e10"});
     REQUIRE(r.status == 0);
     json d = json::parse(r.out);
     CHECK(d["held_out"].size() == 45);
