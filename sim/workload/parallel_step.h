@@ -32,8 +32,8 @@
 //   stream of its own, one layer ahead: DeepSpeed's and FSDP's prefetch;
 //   in line without it, training.overlap.param_prefetch).
 // Not modelled yet: the embedding's and loss's TP collectives, uneven
-// micro-batch costs, the SMs a library's kernels take from compute that
-// runs beside them.
+// micro-batch costs. (The SMs a library's kernels take from compute beside
+// them are: StepOptions::collectiveComputeShare.)
 #pragma once
 
 #include "sim/run/work_estimate.h"
