@@ -109,6 +109,32 @@ TEST_CASE("HCCL_BUFFSIZE: data larger than the buffer runs in loops") {
   CHECK(*h.bufferSize == 200_MiB);
 }
 
+TEST_CASE("nested if-blocks: a line counts when every block around it holds") {
+  const std::string text = "if [ \"$WORLD_SIZE\" -ge 8 ]; then\nexport A=1\nif [ \"$WORLD_SIZE\" -ge 16 ]; then\n"
+                           "export B=2\nfi\nexport C=3\nfi\nexport D=4\n";
+  auto names = [&](int worldSize) {
+    std::string out;
+    for (const EnvSetting& s : readEnvText(text, "n.sh", worldSize)) out += s.name;
+    return out;
+  };
+  CHECK(names(4) == "D");
+  CHECK(names(8) == "ACD");
+  CHECK(names(16) == "ABCD");
+}
+
+TEST_CASE("an env file's escape sequences never reach the terminal raw") {
+  TempDir dir;
+  // In a notice (an unknown variable's value) and in an error (a value that is not a number).
+  for (const char* text : {"export HCCL_WHATEVER=\x1b[2J\x1b]0;owned\x07\n", "export HCCL_BUFFSIZE=\x1b[31mred\n"}) {
+    CliResult r = cli({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "-b", "1MiB", "-e", "1MiB",
+                       "--env-file", dir.write("esc.sh", text)});
+    CAPTURE(r.err);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    CHECK(r.err.find('\x07') == std::string::npos);
+    CHECK(contains(r.err, "esc.sh:1: HCCL_"));
+  }
+}
+
 TEST_CASE("collsim perf --env-file applies the settings and prints the notices") {
   CliResult r = cli({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "-b", "1MiB", "-e", "1MiB",
                      "--env-file", source("tests/data/env/seed-topology.sh"), "--format", "csv"});

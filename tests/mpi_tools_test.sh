@@ -39,6 +39,14 @@ run 3 "$mpi" sweep "$plan" --format json | unstamped > "$tmp/plan3.json"
 cmp "$tmp/plan.json" "$tmp/plan3.json"
 echo "sweep of a plan: 3 ranks match collsim plan"
 
+# A training study is not sweep's: a usage error (exit 2), not an internal one.
+status=0
+run 1 "$mpi" sweep "$src/tests/data/training/toy-study.yaml" > /dev/null 2> "$tmp/training.err" || status=$?
+[ "$status" = 2 ] || { echo "sweep of a training study exited $status, not 2"; cat "$tmp/training.err"; exit 1; }
+grep -q "collsim-mpi: error: .*run training studies" "$tmp/training.err"
+if grep -q "internal error" "$tmp/training.err"; then cat "$tmp/training.err"; exit 1; fi
+echo "sweep of a training study: exit 2, said as bad input"
+
 run 2 "$mpi" calibrate --write-cluster "$tmp/cluster.yaml" --out "$tmp/calibrate.txt" > /dev/null
 grep -q "^# intra-host: " "$tmp/calibrate.txt"
 ! grep -q "^devices:" "$tmp/calibrate.txt" # the YAML went to --write-cluster, not into the report

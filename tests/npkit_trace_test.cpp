@@ -104,6 +104,12 @@ TEST_CASE("an NPKit trace it cannot read is refused with its place") {
   CHECK(contains(errorOf(trace({call("ALL_REDUCE_RING", 10, 0, 4)})), "t.json: no call of NCCL's primitives"));
   CHECK(contains(errorOf(trace({call("SEND", 1000, 0, 12), call("SEND", 1000, 20, 32)})), "move one size"));
   CHECK(contains(errorOf(std::string(100, '[') + std::string(100, ']')), "nested deeper than 64"));
+  // A time before the trace's start (it once fitted a fixed cost of -177 us), and calls whose time falls as
+  // their bytes grow: no fixed cost below zero.
+  CHECK(contains(errorOf(trace({call("SEND", 1000, 10, 14), call("SEND", 2000, -50, 16)})),
+                 "t.json: traceEvents[2]: \"ts\" -50.000000 is negative"));
+  CHECK(contains(errorOf(trace({call("SEND", 1000, 0, 1), call("SEND", 2000, 20, 30)})),
+                 "t.json: the calls fit a fixed cost of -8.000000 us a step, below zero"));
 }
 
 TEST_CASE("collsim npkit prints the fit and the --set of the protocol's step cost") {

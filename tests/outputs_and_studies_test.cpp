@@ -219,8 +219,10 @@ TEST_CASE("--resume refuses partial results of another study, and needs --out") 
   TempDir dir;
   std::string study = dir.write("s.yaml", toyStudy());
   std::string out = dir / "r.json";
-  std::ofstream(out + ".partial") << "{\"collsim_journal\":1,\"study\":\"0000000000000000\"}\n";
-  CliResult r = cli({"run", study, "--out", out, "--resume"});
+  // Partial results left by a run whose output could not be written, resumed with another seed.
+  REQUIRE(cli({"run", study, "--out", out, "--trace", "/dev/full"}).status == 2);
+  REQUIRE(fs::exists(out + ".partial"));
+  CliResult r = cli({"run", study, "--out", out, "--resume", "--seed", "7"});
   CHECK(r.status == 2);
   CHECK(contains(r.err, "holds partial results of another study"));
   CHECK(contains(cli({"run", study, "--resume"}).err, "--resume needs --out FILE"));
@@ -329,14 +331,16 @@ TEST_CASE("a signal during the final write leaves no temporary file behind") {
   CHECK_FALSE(fs::exists(out));
 }
 
-// A real study's journal, cut short by SIGKILL (tests/data/journal: the
-// toy study of scripts/mutation_run.py, its first records and a torn last
-// one; the fuzzing seeds take it too): every whole record reads back, the
-// torn one is dropped.
+// A real study's journal, cut short (tests/data/journal: the toy study of
+// scripts/mutation_run.py, its first 13 records and half of the 14th, as
+// SIGKILL leaves one; the fuzzing seeds take it too): every whole record
+// reads back, the torn one is dropped.
 TEST_CASE("a real study's interrupted journal reads back all its whole records") {
   const std::string text = slurp(source("tests/data/journal/toy-study.partial"));
-  const std::string fingerprint = nlohmann::json::parse(text.substr(0, text.find('\n')))["study"];
-  collsim::JournalContents read = collsim::parseJournal(text, fingerprint, "toy-study.partial");
+  const nlohmann::json header = nlohmann::json::parse(text.substr(0, text.find('\n')));
+  std::vector<collsim::InputRead> inputs; // the files the study read, as the header lists them
+  for (const auto& in : header["inputs"]) inputs.push_back({in[0], in[0], "", in[1], 0, 0});
+  collsim::JournalContents read = collsim::parseJournal(text, header["study"], "toy-study.partial", inputs);
   const auto lines = std::count(text.begin(), text.end(), '\n'); // the header's and each whole record's
   CHECK(read.recovered.size() == std::size_t(lines - 1));
   CHECK(read.skipped == 1);

@@ -129,6 +129,18 @@ TEST_CASE("a profile that cannot be read says where") {
   CHECK_THROWS_WITH_AS(readProfile(dir.write("num.csv", "Name,Start Time(us),Duration(us)\nmm,1,2\nmm,3,-4\n")),
                        doctest::Contains("num.csv:3: Duration(us) '-4' is not a time in microseconds"), ConfigError);
   CHECK_THROWS_WITH_AS(readProfile(dir / "none.json"), doctest::Contains("none.json: profile: "), ConfigError);
+  // Times no profiler writes: refused with the event, not clamped or summed into a layer of -4.6e15 ms.
+  const std::string kernel = R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "args": {"device": 0}, )";
+  CHECK_THROWS_WITH_AS(readProfile(dir.write("neg.json", "[" + kernel + R"("ts": 5, "dur": 2},)" + kernel +
+                                                             R"("ts": 9, "dur": -3})" + "]")),
+                       doctest::Contains("neg.json: traceEvents[1] ('gemm'): dur -3 is not a duration"), ConfigError);
+  CHECK_THROWS_WITH_AS(readProfile(dir.write("ts.json", "[" + kernel + R"("ts": -4.6e18, "dur": 2}])")),
+                       doctest::Contains("ts.json: traceEvents[0] ('gemm'): ts -4.6e18 is not a time"), ConfigError);
+  CHECK_THROWS_WITH_AS(readProfile(dir.write("text.json", "[" + kernel + R"("ts": "soon", "dur": 2}])")),
+                       doctest::Contains("ts soon is not a time"), ConfigError);
+  CHECK_THROWS_WITH_AS(readProfile(dir.write("day.csv", "Name,Start Time(us),Duration(us)\nmm,1,2\nmm,3,9e12\n")),
+                       doctest::Contains("day.csv:3: Duration(us) '9e12' is not a time in microseconds (from 0 to a day)"),
+                       ConfigError);
 }
 
 TEST_CASE("collsim profile sets a profile beside the run it measured") {

@@ -211,3 +211,56 @@ TEST_CASE("a schedule file runs where it fits and says why not elsewhere") {
   CHECK(chunks.status == 2);
   CHECK(contains(chunks.err, "--chunks: 6 is not a multiple of --ranks (4)"));
 }
+
+// Every algorithm `collsim schedule` writes, for every collective it
+// writes, flat on 16 ranks and hierarchical (hier, hierpipe) on 2 servers
+// of 8: the file reads back (`--algo file:` refused hierpipe's empty end
+// ranges) and times as the algorithm does on atlas-2x8, at a size whose
+// blocks are the file's chunks. An algorithm that cuts its pipeline by
+// message size (the trees, hierpipe) is written as one cut, and says so.
+TEST_CASE("every schedule collsim writes reads back and takes the algorithm's own time") {
+  std::vector<std::unique_ptr<TempSchedule>> files;
+  int written = 0;
+  for (Collective op : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast,
+                        Collective::Reduce}) {
+    std::vector<std::string> algos = algorithmNames(op);
+    const std::vector<std::string> flat = algos;
+    for (const std::string& intra : flat)
+      for (const std::string& inter : kSanitized ? std::vector<std::string>{"ring"} : flat)
+        for (const char* kind : {"hier:", "hierpipe:"}) algos.push_back(kind + intra + "+" + inter);
+    std::string list;
+    std::map<std::string, std::string> fileOf; // the algorithm -> its file's --algo name
+    std::vector<std::string> pipelined;        // files of algorithms that cut their pipeline by size
+    for (const std::string& algo : algos) {
+      CAPTURE(algo);
+      CliResult r = cli({"schedule", "--op", collectiveName(op), "--algo", algo, "--ranks", "16",
+                         "--devices-per-server", "8"});
+      if (r.status == 2) continue; // an algorithm that cannot be written here says so (and is not asked for)
+      REQUIRE_MESSAGE(r.status == 0, r.err);
+      files.push_back(std::make_unique<TempSchedule>(r.out));
+      if (findAlgorithm(op, algo)->pipelinesChunks) {
+        CHECK(contains(r.err, algo + " cuts its pipeline by message size; the file fixes it as cut into 16 chunks"));
+        pipelined.push_back(files.back()->algo());
+      } else {
+        CHECK(r.err.empty());
+        fileOf[algo] = files.back()->algo();
+      }
+      list += (list.empty() ? "" : ",") + algo + "," + files.back()->algo();
+      ++written;
+    }
+    CAPTURE(collectiveName(op));
+    CliResult r = cli({"perf", "--cluster", source("configs/clusters/atlas-2x8.yaml"), "--op", collectiveName(op),
+                       "--algo", list, "-b", "16MiB", "-e", "16MiB", "--format", "json"});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    std::map<std::string, double> times;
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    for (const auto& row : report["results"]) times[row["algorithm"].get<std::string>()] = row["time_us"].get<double>();
+    for (const auto& [algo, file] : fileOf) {
+      CAPTURE(algo);
+      CHECK(times.at(file) > 0);
+      CHECK(times.at(file) == doctest::Approx(times.at(algo)).epsilon(1e-9));
+    }
+    for (const std::string& file : pipelined) CHECK(times.at(file) > 0);
+  }
+  CHECK(written > (kSanitized ? 40 : 100));
+}

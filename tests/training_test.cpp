@@ -284,9 +284,11 @@ TEST_CASE("a study expands its variants times its sweep") {
   CHECK(study[5].training->bucket == 8'000'000);
   CHECK(study[5].training->accumulation == 2);
   CHECK(study[0].reference.at("step_ms") == 10);
-  // --set applies after the study's own assignments.
-  auto set = loadStudyFile(source("tests/data/training/toy-study.yaml"), {"training.pipeline=3"});
-  for (const auto& s : set) CHECK(s.training->pipeline == 3);
+  // --set reaches every point; on a key a variant sets it would contradict the rows, and is refused.
+  auto set = loadStudyFile(source("tests/data/training/toy-study.yaml"), {"cluster.devices=8"});
+  for (const auto& s : set) CHECK(s.cluster.ranks() == 8);
+  CHECK_THROWS_WITH_AS(loadStudyFile(source("tests/data/training/toy-study.yaml"), {"training.pipeline=3"}),
+                       doctest::Contains("the study's variant 'tuned' sets training.pipeline"), collsim::UsageError);
 }
 
 TEST_CASE("study errors point at the key") {

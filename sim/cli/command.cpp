@@ -109,6 +109,8 @@ struct PlannedOutputs {
     if (!o.trace.empty()) trace = OutputFile::check("--trace", o.trace);
     if (out && trace && out->sameFileAs(*trace))
       throw UsageError("--trace " + o.trace + ": the same file as --out; the trace needs a file of its own");
+    // A study's partial results go beside --out: `run X.partial --out X` would replace the scenario.
+    if (out && !out->journalPath().empty()) refuseIfInput("--out " + o.out + ": its partial results", out->journalPath());
   }
   void write(const std::string& report, const TraceRecorder& recorder, CliStreams io) const {
     std::string text = withProvenance(report, format, io.commandLine, resolvedInput);

@@ -38,6 +38,11 @@ int writeSchedule(const ScheduleOptions& o, CliStreams io) {
   } catch (const std::invalid_argument& e) {
     throw UsageError("--algo: " + o.algo + " on " + std::to_string(o.ranks) + " ranks cannot be written: " + e.what());
   }
+  // A pipeline cut by message size is written as the cut at these chunks:
+  // the file is that schedule at every size.
+  if (algo->pipelinesChunks)
+    io.err << "collsim: note: " << o.algo << " cuts its pipeline by message size; the file fixes it as cut into "
+           << chunks << " chunks, so it times as " << o.algo << " only at sizes where that is its own cut\n";
   emit(scheduleFileText(s), o.out, io);
   return 0;
 }

@@ -468,7 +468,15 @@ void inlineDevice(YAML::Node& cluster, const std::string& path, const std::files
   inlineYamlFile(cluster, "device", path, base, origins, shared, devicePresetNames());
 }
 
-ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides) {
+// A --set as a scenario spells it (cluster.scale_up.bandwidth=...) or as
+// the cluster file does (scale_up.bandwidth=...): every command takes both.
+static std::string asClusterFileKey(const std::string& assignment) {
+  return assignment.rfind("cluster.", 0) == 0 ? assignment.substr(8) : assignment;
+}
+
+ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& scenarioOrFileOverrides) {
+  std::vector<std::string> overrides;
+  for (const auto& o : scenarioOrFileOverrides) overrides.push_back(asClusterFileKey(o));
   auto origins = std::make_shared<ConfigOrigins>(file);
   YAML::Node root = loadYamlFile(file, "a cluster file");
   // A device file named on the command line is relative to the current

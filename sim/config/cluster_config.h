@@ -60,7 +60,8 @@ void applyClusterOverride(YAML::Node& root, const std::string& assignment, Confi
 void inlineDevice(YAML::Node& cluster, const std::string& path, const std::filesystem::path& base,
                   ConfigOrigins& origins, const std::shared_ptr<ConfigOrigins>& shared);
 
-// A cluster file, with --set overrides ("hccs.bandwidth=24GB/s") applied.
+// A cluster file, with --set overrides applied, spelled as in the file
+// ("hccs.bandwidth=24GB/s") or as in a scenario ("cluster.hccs.bandwidth=...").
 ClusterSetup loadClusterFile(const std::string& file, const std::vector<std::string>& overrides);
 
 } // namespace collsim

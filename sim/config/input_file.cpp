@@ -1,12 +1,16 @@
 #include "sim/config/input_file.h"
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/config/inputs_read.h"
+#include "sim/core/fingerprint.h"
 #include "sim/core/printable.h"
 #include "sim/config/config_node.h"
 
@@ -54,6 +58,9 @@ std::string readInputFile(const std::string& path, const std::string& role, std:
     if (text.size() > maxBytes) refuse("grew past " + most + " while being read");
   }
   checkUtf8Text(text, path);
+  char absolute[PATH_MAX];
+  recordInputRead({path, ::realpath(path.c_str(), absolute) ? std::string(absolute) : path, role,
+                   Fingerprint().add(text).hex(), std::uint64_t(st.st_dev), std::uint64_t(st.st_ino)});
   return text;
 }
 

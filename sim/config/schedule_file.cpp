@@ -48,7 +48,9 @@ struct Reader {
     if (v.size() != 3 && v.size() != 4) n.fail("a " + kind + " is [\"" + kind + "\", peer, chunk] or [\"" + kind + "\", peer, chunk, chunks]");
     int peer = int(v[1].integer(0, s.ranks - 1));
     if (peer == rank) v[1].fail("rank " + std::to_string(rank) + " names itself as its peer");
-    auto first = std::uint64_t(v[2].integer(0, s.chunks - 1));
+    // An empty range may sit at the end (chunk `chunks`, 0 chunks): a
+    // pipeline's slices write their last, empty, piece so.
+    auto first = std::uint64_t(v[2].integer(0, v.size() == 4 ? s.chunks : s.chunks - 1));
     auto count = v.size() == 4 ? std::uint64_t(v[3].integer(0, s.chunks - static_cast<long long>(first))) : 1;
     return Op{k, peer, first, count};
   }

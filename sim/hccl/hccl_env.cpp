@@ -79,17 +79,20 @@ std::vector<EnvSetting> readEnvText(const std::string& text, const std::string& 
   std::vector<EnvSetting> out;
   std::vector<bool> active; // nested if blocks
   std::vector<int> opened;  // and the line of each
+  int closed = 0;           // how many of them are false: a line counts when none is
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     std::string t = trim(line.substr(0, line.find(" #")));
-    bool on = std::all_of(active.begin(), active.end(), [](bool b) { return b; });
+    const bool on = closed == 0;
     std::string op, name, value;
     long long limit = 0;
     if (parseIf(t, op, limit)) {
       active.push_back(compare(worldSize, op, limit));
+      closed += !active.back();
       opened.push_back(n);
     } else if (t == "fi") {
       if (active.empty()) throw ConfigError(file + ":" + std::to_string(n) + ": 'fi' without 'if'");
+      closed -= !active.back();
       active.pop_back();
       opened.pop_back();
     } else if (t.rfind("if ", 0) == 0) {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "sim/config/config_node.h"
+#include "sim/core/printable.h"
 #include "sim/run/resolve_algorithm.h"
 
 namespace collsim {
@@ -217,9 +218,10 @@ const HcclVariable* findHcclVariable(const std::string& name) {
   return nullptr;
 }
 
+// Printable: an env file's escape sequences never reach the terminal.
 std::string SettingNotice::text() const {
-  if (origin.empty()) return name + ": " + effect;
-  return origin + ": " + name + "=" + value + ": " + effect;
+  if (origin.empty()) return printable(name + ": " + effect, false);
+  return printable(origin + ": " + name + "=" + value + ": " + effect, false);
 }
 
 HcclSettings interpretHcclSettings(const std::vector<EnvSetting>& settings, const Cluster& cluster) {

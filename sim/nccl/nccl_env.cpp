@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/config/config_node.h"
+#include "sim/core/printable.h"
 #include "sim/core/text_list.h"
 #include "sim/core/units.h"
 #include "sim/nccl/nccl_algorithms.h"
@@ -89,7 +90,7 @@ Bytes wholeBytes(const EnvSetting& s) {
 NcclSettings interpretNcclSettings(const std::vector<EnvSetting>& settings, const NcclTopology& topology) {
   NcclSettings n;
   auto note = [&](const EnvSetting& s, const std::string& what) {
-    n.notices.push_back(s.origin + ": " + s.name + "=" + s.value + ": " + what);
+    n.notices.push_back(printable(s.origin + ": " + s.name + "=" + s.value + ": " + what, false)); // no raw escapes
   };
   for (const EnvSetting& s : settings) {
     if (s.name.rfind("NCCL_", 0) != 0) continue;

@@ -14,11 +14,14 @@
 #include "sim/config/config_node.h"
 #include "sim/config/measurement_config.h"
 #include "sim/config/plan_config.h"
+#include "sim/core/input_error.h"
+#include "sim/core/printable.h"
 #include "sim/core/text_list.h"
 #include "sim/config/training_config.h"
 #include "sim/workload/gradient_buckets.h"
 #include "sim/workload/parallel_step.h"
 #include "sim/config/input_file.h"
+#include "sim/config/key_registry.h"
 #include "sim/scenario/study.h"
 #include "sim/workload/reference_figures.h"
 #include "sim/network/network_models.h"
@@ -284,6 +287,67 @@ static YAML::Node readStudyRoot(const std::string& yaml, const std::string& labe
   return root;
 }
 
+// A key as one path, whatever its spelling: `cluster.hccs` as the cluster
+// writes it, list items as `.N` (`tiers[2]` and `tiers.2` are one key).
+static std::string canonicalKey(const YAML::Node& root, const std::string& key) {
+  std::string written = asWrittenHere(root, key + "=");
+  written.pop_back();
+  std::string out;
+  for (char c : written) {
+    if (c == '[') out += '.';
+    else if (c != ']') out += c;
+  }
+  return out;
+}
+
+static bool isUnder(const std::string& key, const std::string& ancestor) {
+  return key.size() > ancestor.size() && key.rfind(ancestor, 0) == 0 && key[ancestor.size()] == '.';
+}
+
+// A --set on a key the sweep or a variant sets would either replace every
+// point's value (the rows would name values they did not run) or be
+// replaced by it (the --set silently ignored): both are refused. A file
+// --set (cluster=other.yaml) under a swept key of it (cluster.servers) is
+// what it says: the sweep reaches into the new file.
+static void refuseSetsOnVariedKeys(const YAML::Node& root, const StudyPoints& points,
+                                   const std::vector<std::string>& overrides) {
+  const auto varied = points.variedKeys();
+  if (varied.empty()) return;
+  for (const auto& o : overrides) {
+    if (isStudyKey(o) || o.find('=') == std::string::npos) continue;
+    const std::string typed = o.substr(0, o.find('='));
+    const std::string key = canonicalKey(root, typed);
+    const bool namesFile = isFileKey(o, "cluster") || isFileKey(o, "training.model") || isFileKey(o, "cluster.device");
+    for (const auto& v : varied) {
+      const std::string vkey = canonicalKey(root, v.key);
+      if (!(key == vkey || isUnder(key, vkey) || (isUnder(vkey, key) && !namesFile))) continue;
+      std::string fix = v.by == "sweep" ? "change the sweep instead: --set 'sweep[" + v.key + "]=[" +
+                                              o.substr(o.find('=') + 1) + "]'"
+                                        : "change the variant's set: block, or drop the --set";
+      throw UsageError("--set " + printable(o) + ": the study's " + v.by + " sets " + v.key + " (" + v.where +
+                       "), so its points would be labelled with values they did not run; " + fix);
+    }
+  }
+}
+
+// A --set as a cluster file spells it (`perf`'s form: scale_up.bandwidth=...)
+// where a scenario's key is meant: named with the scenario's spelling, not
+// matched to the nearest scenario key (hccs -> hccl).
+static void refuseClusterFileSpelling(const std::vector<std::string>& overrides) {
+  static const std::vector<std::string> scenarioKeys = declaredKeysOf(InputKind::Scenario, "");
+  static const std::vector<std::string> clusterKeys = declaredKeysOf(InputKind::Scenario, "cluster");
+  auto names = [](const std::vector<std::string>& keys, const std::string& head) {
+    return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return segmentNames(head, k); });
+  };
+  for (const auto& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    const std::string head = key.substr(0, key.find_first_of(".["));
+    if (o.find('=') == std::string::npos || names(scenarioKeys, head) || !names(clusterKeys, head)) continue;
+    throw UsageError("--set " + printable(o) + ": '" + printable(head) + "' is a key of the cluster, not of the "
+                     "scenario: --set cluster." + printable(o));
+  }
+}
+
 // What every point of a study starts from, and how it differs.
 struct StudyReader::State {
   std::string baseDir;
@@ -303,11 +367,13 @@ StudyReader::StudyReader(const std::string& yaml, const std::string& label, cons
                          const std::vector<std::string>& overrides)
     : state_(std::make_shared<State>()) {
   State& st = *state_;
+  refuseClusterFileSpelling(overrides);
   st.baseDir = baseDir;
   st.overrides = overrides;
   st.studyOrigins = std::make_shared<ConfigOrigins>(label);
   YAML::Node study = readStudyRoot(yaml, label, baseDir, overrides, st.studyOrigins);
   st.points = expandStudy(ConfigNode(study, st.studyOrigins));
+  refuseSetsOnVariedKeys(study, st.points, overrides);
   st.studyOrigins->setMarks(std::make_shared<const YamlMarks>(recordMarks(study)));
   st.pointBase = YAML::Clone(study);
   st.pointBase.remove("variants");

@@ -126,6 +126,14 @@ std::size_t StudyPoints::size() const {
   return n;
 }
 
+std::vector<StudyPoints::VariedKey> StudyPoints::variedKeys() const {
+  std::vector<VariedKey> keys;
+  for (const StudyPoint& v : variants_)
+    for (const Assignment& a : v.assignments) keys.push_back({a.key, a.where, "variant '" + v.variant + "'"});
+  for (const Axis& a : axes_) keys.push_back({a.key, a.where, "sweep"});
+  return keys;
+}
+
 StudyPoint StudyPoints::operator[](std::size_t i) const {
   // The last axis varies fastest, then the one before, ..., then the variant.
   std::vector<std::size_t> at(axes_.size());

@@ -47,6 +47,12 @@ class StudyPoints {
 public:
   std::size_t size() const;
   StudyPoint operator[](std::size_t i) const;
+  // Every key a variant or the sweep sets, with where and by what ("sweep",
+  // "variant 'after'"): a --set on one of them would contradict the rows.
+  struct VariedKey {
+    std::string key, where, by;
+  };
+  std::vector<VariedKey> variedKeys() const;
 
 private:
   friend StudyPoints expandStudy(const ConfigNode& root, std::size_t maxPoints);

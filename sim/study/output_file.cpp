@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/config/inputs_read.h"
 #include "sim/core/input_error.h"
 #include "sim/study/temp_file_guard.h"
 
@@ -38,6 +39,12 @@ bool isDescriptorPath(const std::string& p) {
 }
 
 } // namespace
+
+void refuseIfInput(const std::string& option, const std::string& path) {
+  if (auto input = inputReadAt(path))
+    refuse(option, path, "is " + (input->path == path ? "" : input->path + ", ") + "the " + input->role +
+                             " this run reads: an output never replaces an input; write it elsewhere");
+}
 
 bool writeFully(int fd, const std::string& content) {
   const char* data = content.data();
@@ -92,6 +99,7 @@ OutputFile OutputFile::check(const std::string& option, const std::string& path)
       return f;
     }
     if (!S_ISREG(st.st_mode)) refuse(option, path, "is neither a regular file nor a character device or FIFO");
+    refuseIfInput(option, path);
   }
   // A new or replaced regular file: its folder must take a new file.
   std::string folder = folderOf(f.target_);
@@ -120,6 +128,10 @@ void writeOutputFiles(const std::vector<std::pair<OutputFile, std::string>>& fil
     removeStaged(staged);
     refuse(f.option_, f.path_, why);
   };
+  // 0. None of them an input: some are read after the outputs are checked
+  // (a variant's cluster file, read as its point runs).
+  for (const auto& [f, content] : files)
+    if (!f.stream_) refuseIfInput(f.option_, f.path_);
   // 1. Every regular file into a temporary file of its own folder.
   for (const auto& [f, content] : files) {
     if (f.stream_) continue;

@@ -8,7 +8,9 @@
 // symlink is never followed. A symlink to a regular file replaces its
 // target. A character device, a FIFO or the standard streams (`/dev/stdout`,
 // `/dev/fd/N`) are written straight into. A folder, a socket, a block device
-// or a dangling symlink is refused up front, naming the option.
+// or a dangling symlink is refused up front, naming the option, and so is
+// a file the command has read (its scenario, cluster, ...): up front for
+// what it read before, and again before writing for what it read since.
 #pragma once
 
 #include <string>
@@ -34,6 +36,10 @@ private:
   std::string target_;   // the file to replace or create (symlinks resolved)
   bool stream_ = false;  // write straight into it
 };
+
+// Throws UsageError when `path` is a file this command has read
+// (inputs_read.h): no output replaces an input.
+void refuseIfInput(const std::string& option, const std::string& path);
 
 // write(2) until all of `content` is written (or an error): false on error.
 bool writeFully(int fd, const std::string& content);

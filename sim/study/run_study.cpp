@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/config/config_node.h"
+#include "sim/config/inputs_read.h"
 #include "sim/core/input_error.h"
 #include "sim/study/execute_training.h"
 #include "sim/study/study_journal.h"
@@ -47,7 +48,8 @@ StudyRun runTrainingStudy(const std::vector<Scenario>& study, const std::string&
   if (o.resume && o.journalPath.empty()) throw UsageError("--resume needs --out FILE (the partial results are FILE.partial)");
   TrainingRunHooks hooks;
   if (!o.journalPath.empty()) {
-    run.journal = std::make_unique<StudyJournal>(o.journalPath, o.fingerprint, o.resume);
+    // Every file the study read (its points are loaded) stamps the journal.
+    run.journal = std::make_unique<StudyJournal>(o.journalPath, o.fingerprint, o.resume, inputsRead());
     hooks = journalHooks(*run.journal, jobs, o);
   }
   run.training = executeTrainingJobs(jobs, command, o.execute, hooks);

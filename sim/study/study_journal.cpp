@@ -18,6 +18,7 @@
 
 #include "sim/core/fingerprint.h"
 #include "sim/core/input_error.h"
+#include "sim/core/printable.h"
 #include "sim/study/output_file.h"
 
 namespace collsim {
@@ -277,27 +278,51 @@ std::string recordCheck(const std::string& key, const std::string& point) {
   return Fingerprint().add(key).add(point).hex();
 }
 
-// Another run holding the journal (a write lock on its file), or 0.
-pid_t holderOf(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return 0;
-  struct flock probe {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  pid_t holder = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK ? probe.l_pid : 0;
-  ::close(fd);
-  return holder;
+// The header's list of the files the study read, and the check that the
+// run resuming it reads the same: the first that differs is named.
+json inputsJson(const std::vector<InputRead>& inputs) {
+  json list = json::array();
+  for (const InputRead& in : inputs) list.push_back({in.absolute, in.hash});
+  return list;
+}
+
+void refuseChangedInputs(const json& header, const std::vector<InputRead>& now, const std::string& path) {
+  std::map<std::string, std::string> then;
+  if (header.contains("inputs") && header["inputs"].is_array())
+    for (const json& in : header["inputs"])
+      if (in.is_array() && in.size() == 2 && in[0].is_string() && in[1].is_string()) then[in[0]] = in[1];
+  auto refuse = [&](const std::string& file, const std::string& what) {
+    throw UsageError("--resume: " + path + ": " + printable(file) + " " + what +
+                     " since these partial results were written, so they may not be this study's; remove " + path +
+                     " (or run without --resume) to start over");
+  };
+  for (const InputRead& in : now) {
+    auto it = then.find(in.absolute);
+    if (it == then.end()) refuse(in.absolute, "(" + in.role + ") is read now, and was not");
+    else if (it->second != in.hash) refuse(in.absolute, "(" + in.role + ") changed");
+    else then.erase(it);
+  }
+  if (!then.empty()) refuse(then.begin()->first, "is no longer read");
 }
 
 } // namespace
 
-JournalContents parseJournal(const std::string& text, const std::string& fingerprint, const std::string& path) {
+JournalContents parseJournal(const std::string& text, const std::string& fingerprint, const std::string& path,
+                             const std::vector<InputRead>& inputs) {
   JournalContents out;
   std::istringstream in(text);
   std::string line;
   std::getline(in, line);
   json header = json::parse(line, nullptr, false);
-  if (header.is_discarded() || !header.is_object() || !header.contains("study") || header["study"] != fingerprint)
+  if (header.is_discarded() || !header.is_object() || !header.contains("collsim_journal"))
+    throw UsageError("--resume: " + path + " is not a collsim journal (its first line is no journal header); remove "
+                     "it or run without --resume");
+  if (header["collsim_journal"] != kJournalVersion)
+    throw UsageError("--resume: " + path + " is a journal of format " + printable(header["collsim_journal"].dump()) +
+                     ", and this collsim reads format " + std::to_string(kJournalVersion) +
+                     " only; remove it or run without --resume");
+  refuseChangedInputs(header, inputs, path);
+  if (!header.contains("study") || header["study"] != fingerprint)
     throw UsageError("--resume: " + path + " holds partial results of another study (the scenario, --set, HCCL "
                      "settings, seed or collsim changed); remove it or run without --resume");
   while (std::getline(in, line)) {
@@ -318,12 +343,10 @@ JournalContents parseJournal(const std::string& text, const std::string& fingerp
   return out;
 }
 
-StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume) : path_(path) {
-  // Two runs with the same --out would write one journal: the second says who has it.
-  if (pid_t holder = holderOf(path))
-    throw UsageError(path + ": another collsim run (process " + std::to_string(holder) +
-                     ") is writing these partial results; wait for it, or give another --out");
-  if (resume) read_ = parseJournal(readJournal(path), fingerprint, path);
+StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume,
+                           const std::vector<InputRead>& inputs)
+    : path_(path), lock_(path + ".lock") {
+  if (resume) read_ = parseJournal(readJournal(path), fingerprint, path, inputs);
   // Written anew, like --out: whatever regular file holds the name is
   // unlinked first (another hard link to it keeps its content), anything
   // else there is refused, and the new file is created exclusively (a
@@ -336,11 +359,8 @@ StudyJournal::StudyJournal(const std::string& path, const std::string& fingerpri
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd_ < 0) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  ::fcntl(fd_, F_SETLK, &lock); // held until the journal closes
-  bool written = writeLine(fd_, json{{"collsim_journal", 1}, {"study", fingerprint}}.dump());
+  bool written = writeLine(
+      fd_, json{{"collsim_journal", kJournalVersion}, {"study", fingerprint}, {"inputs", inputsJson(inputs)}}.dump());
   for (const std::string& record : read_.records) written = written && writeLine(fd_, record);
   if (!written) throw UsageError("cannot write partial results to " + path + ": " + std::strerror(errno));
 }

@@ -120,6 +120,8 @@ private:
     if (phase != "B" && phase != "E") return; // metadata and other events: not NPKit's
     const std::pair<int, int> lane{whole(e, "pid", i), whole(e, "tid", i)};
     const double ts = number(e, "ts", i);
+    // NPKit counts from the trace's start: an earlier time is no measurement (one gave a fit of -177 us).
+    if (ts < 0) fail(i, "\"ts\" " + std::to_string(ts) + " is negative: NPKit's times count from the trace's start");
     if (phase == "B") {
       auto name = e.find("name");
       if (name == e.end() || !name->is_string()) fail(i, "a begin (B) with no \"name\"");
@@ -205,6 +207,10 @@ StepCostFit fitStepCost(const NpkitTrace& trace) {
     throw InputError(trace.file + ": every primitive's calls move one size: the fixed cost of a step cannot be told "
                                   "from the time of its bytes (profile two message sizes, e.g. nccl-tests -b 1M -e 64M)");
   const double a = (y - rhs) / bracket;
+  if (a < 0)
+    throw InputError(trace.file + ": the calls fit a fixed cost of " + std::to_string(a) +
+                     " us a step, below zero: their times do not grow with their bytes as a fixed cost plus a rate "
+                     "(a trace of several runs, or clocks that differ between lanes?)");
   fit.fixedMicroseconds = a;
   // Each primitive's slope, then its residuals in one more pass over the calls.
   std::map<int, double> slope, squares;

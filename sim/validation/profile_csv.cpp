@@ -76,13 +76,14 @@ Profile parseKernelCsv(const std::string& text, const std::string& file, int dev
     std::vector<std::string> f = record(text, at);
     if (f.size() == 1 && trimmed(f[0]).empty()) continue;
     auto field = [&](int c) { return c >= 0 && std::size_t(c) < f.size() ? trimmed(f[std::size_t(c)]) : std::string(); };
-    auto number = [&](int c, const char* what) {
+    // A start counts microseconds from some origin (1.7e15 from 1970), a kernel runs for less than a day.
+    auto number = [&](int c, const char* what, double most = 1e17) {
       std::string v = field(c);
       char* end = nullptr;
       double x = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(x) || x < 0)
+      if (v.empty() || *end != '\0' || !std::isfinite(x) || x < 0 || x > most)
         throw ConfigError(printable(file) + ":" + std::to_string(line) + ": " + what + " '" + printable(v) +
-                          "' is not a time in microseconds");
+                          "' is not a time in microseconds (from 0 to " + (most < 1e17 ? "a day" : "1e17") + ")");
       return x;
     };
     if (found.size() >= kMaxProfileKernels)
@@ -90,7 +91,7 @@ Profile parseKernelCsv(const std::string& text, const std::string& file, int dev
                         " kernels: profile fewer steps");
     FoundKernel k;
     k.start = number(start, header[std::size_t(start)].c_str());
-    k.duration = number(duration, header[std::size_t(duration)].c_str());
+    k.duration = number(duration, header[std::size_t(duration)].c_str(), 86400e6);
     k.kind = classifyKernel(field(name), field(type), field(task));
     k.name = names.id(field(name));
     k.device = dev >= 0 ? int(std::min(number(dev, "Device_id"), double(1 << 20))) : 0;

@@ -19,7 +19,9 @@ namespace {
 struct Event {
   std::string ph, cat, name, pid, argName, taskType;
   double ts = NAN, dur = NAN;
+  std::string tsText, durText; // as written, for messages
   long long argDevice = -1;
+  std::size_t index = 0; // its place in traceEvents, for messages
   void clear() { *this = Event{}; }
 };
 
@@ -38,6 +40,7 @@ public:
   std::map<std::string, std::string> processNames; // pid -> process_name
   std::size_t errorAt = 0;
   std::string error;
+  std::string refused; // an event whose times are none: "traceEvents[12] ('gemm'): ..."
   bool tooMany = false;
 
   bool null() override { return scalar(""); }
@@ -50,7 +53,7 @@ public:
 
   bool start_object(std::size_t) override {
     open(false);
-    if (depth() == eventDepth_ + 1 && inEvents()) event_.clear(), inEvent_ = true;
+    if (depth() == eventDepth_ + 1 && inEvents()) event_.clear(), event_.index = eventCount_++, inEvent_ = true;
     return true;
   }
   bool end_object() override {
@@ -59,7 +62,7 @@ public:
       keep();
     }
     close();
-    return !tooMany;
+    return !tooMany && refused.empty();
   }
   bool start_array(std::size_t) override {
     open(true);
@@ -106,8 +109,8 @@ private:
       else if (k == "cat") event_.cat = text;
       else if (k == "name") event_.name = text;
       else if (k == "pid") event_.pid = text;
-      else if (k == "ts") event_.ts = std::isnan(v) ? std::strtod(text.c_str(), nullptr) : v;
-      else if (k == "dur") event_.dur = std::isnan(v) ? std::strtod(text.c_str(), nullptr) : v;
+      else if (k == "ts") event_.ts = timeOf(text, v), event_.tsText = text;
+      else if (k == "dur") event_.dur = timeOf(text, v), event_.durText = text;
     } else if (depth() == eventDepth_ + 2 && stack_[std::size_t(eventDepth_)].key == "args") {
       if (k == "device" && !std::isnan(v)) event_.argDevice = (long long)v;
       else if (k == "name") event_.argName = text;
@@ -124,7 +127,12 @@ private:
       if (event_.name == "process_name") processNames[event_.pid] = event_.argName;
       return;
     }
-    if (event_.ph != "X" || std::isnan(event_.ts)) return;
+    if (event_.ph != "X") return;
+    if (!event_.tsText.empty() && !(event_.ts >= 0 && event_.ts <= kLatestTimestamp))
+      return refuse("ts " + event_.tsText + " is not a time in microseconds (from 0 to 1e17)");
+    if (!event_.durText.empty() && !(event_.dur >= 0 && event_.dur <= kLongestDuration))
+      return refuse("dur " + event_.durText + " is not a duration in microseconds (from 0 to a day)");
+    if (std::isnan(event_.ts)) return;
     const bool device = isDeviceCategory(event_.cat);
     if (!device && !event_.cat.empty() && event_.cat != "gpu_user_annotation" && !isStepName(event_.name)) return;
     if (events.size() >= kMaxProfileKernels) {
@@ -134,7 +142,23 @@ private:
     events.push_back({event_, device});
   }
 
+  // Timestamps count microseconds from some start (Kineto's from 1970:
+  // 1.7e15 in 2024); a kernel or step runs for less than a day.
+  static constexpr double kLatestTimestamp = 1e17, kLongestDuration = 86400e6;
+  // A number, or a string that holds one whole ("12.5"); else NaN, refused.
+  static double timeOf(const std::string& text, double v) {
+    if (!std::isnan(v)) return v;
+    char* end = nullptr;
+    double x = std::strtod(text.c_str(), &end);
+    return !text.empty() && *end == '\0' ? x : NAN;
+  }
+  void refuse(const std::string& why) {
+    refused = "traceEvents[" + std::to_string(event_.index) + "] ('" + printable(event_.name, false) + "'): " +
+              printable(why, false);
+  }
+
   std::vector<Level> stack_;
+  std::size_t eventCount_ = 0;
   int eventDepth_ = -1;
   bool inEvent_ = false;
   Event event_;
@@ -157,6 +181,7 @@ Profile parseTraceJson(const std::string& text, const std::string& file, int dev
   if (h.tooMany)
     throw ConfigError(printable(file) + ": more than " + std::to_string(kMaxProfileKernels) +
                       " device events: profile fewer steps");
+  if (!h.refused.empty()) throw ConfigError(printable(file) + ": " + h.refused);
   if (!ok) {
     std::string why = h.error.substr(h.error.find(": ") == std::string::npos ? 0 : h.error.find(": ") + 2);
     throw ConfigError(printable(file) + ":" + placeOf(text, h.errorAt) + ": not a trace-event JSON file: " +

@@ -130,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expectOnlyInputErrors([&] { fitStepCost(parseNpkitTrace(text, "npkit_event_trace.json")); });
   expectOnlyInputErrors([&] { readScheduleText(text, "schedule.json"); });
   // A journal's records after its header; the header itself fuzzed too.
-  expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":1,\"study\":\"fp\"}\n" + text, "fp", "j.partial"); });
+  expectOnlyInputErrors([&] { parseJournal("{\"collsim_journal\":2,\"study\":\"fp\",\"inputs\":[]}\n" + text, "fp", "j.partial"); });
   expectOnlyInputErrors([&] { parseJournal(text, "fp", "j.partial"); });
   return 0;
 }

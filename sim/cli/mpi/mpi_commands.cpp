@@ -20,6 +20,7 @@
 #include "sim/cli/mpi/mpi_command.h"
 #include "sim/study/output_file.h"
 #include "sim/report/text_table.h"
+#include "sim/core/printable.h"
 #include "sim/core/units.h"
 #include "sim/config/config_node.h"
 #include "sim/scenario/scenario.h"
@@ -240,14 +241,11 @@ int runMpiCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return status;
     }
     return 2;
-  } catch (const collsim::UsageError& e) {
-    err << "collsim-mpi: error: " << e.what() << "\n";
+  } catch (const collsim::InputError& e) { // a usage error, bad YAML, a study it does not run: exit 2
+    err << "collsim-mpi: error: " << printable(e.what()) << "\n";
     return 2;
   } catch (const MpiUsageError& e) {
-    err << "collsim-mpi: error: " << e.what() << "\n";
-    return 2;
-  } catch (const ConfigError& e) {
-    err << "collsim-mpi: error: " << e.what() << "\n";
+    err << "collsim-mpi: error: " << printable(e.what()) << "\n";
     return 2;
   } catch (const PeerTimeout& e) {
     std::cerr << "collsim-mpi: rank " << runner.rank() << ": " << e.what() << "; every rank stops (exit "

@@ -1,0 +1,240 @@
+// What-if studies that cannot be silently wrong (issue 63): a --set never
+// contradicts a swept key, one --set grammar in every command, a resume
+// never mixes results of other inputs, no output replaces an input, and
+// one run at a time holds a study's journal.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <barrier>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+#include "sim/core/input_error.h"
+#include "sim/study/study_journal.h"
+
+using namespace collsim::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHierarchical = source("scenarios/hierarchical-vs-flat.yaml");
+const std::string kAtlas = source("configs/clusters/atlas-2x8.yaml");
+
+// A small training study of its own folder: a model file beside it, two
+// swept points, a few milliseconds to run.
+struct ToyStudy {
+  TempDir dir;
+  std::string model, study, out;
+  ToyStudy() {
+    model = dir.write("toy-model.yaml", slurp(source("tests/data/training/toy-model.yaml")));
+    std::string text = slurp(source("tests/data/training/toy-study.yaml"));
+    study = dir.write("study.yaml", text);
+    out = dir / "r.json";
+  }
+  // A run whose every point completes, then fails writing: its journal
+  // (r.json.partial) is left with every point, as an interruption leaves one.
+  void leaveJournal() {
+    CliResult r = cli({"run", study, "--format", "json", "--out", out, "--trace", "/dev/full"});
+    REQUIRE(r.status == 2);
+    REQUIRE(fs::exists(out + ".partial"));
+  }
+};
+
+} // namespace
+
+TEST_CASE("a --set on a key the sweep varies is refused, naming both, and a file --set under it is what it says") {
+  // The case of the issue: rows labelled servers = 2 and 4 that ran 8 servers.
+  CliResult r = cli({"run", kHierarchical, "--set", "sweep[cluster.servers]=[2,4]", "--set", "cluster.servers=8"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "--set cluster.servers=8: the study's sweep sets cluster.servers"));
+  CHECK(contains(r.err, "--set 'sweep[cluster.servers]=[8]'"));
+  CHECK(r.out.empty());
+  // Any spelling of the same key, and a key above or below the swept one.
+  CHECK(contains(cli({"run", kHierarchical, "--set", "sweep[cluster.scale_up.bandwidth]=[12GB/s]", "--set",
+                      "cluster.hccs.bandwidth=24GB/s"}).err, "the study's sweep sets cluster.scale_up.bandwidth"));
+  CHECK(cli({"run", kHierarchical, "--set", "sweep[cluster.hccs.bandwidth]=[12GB/s]", "--set",
+             "cluster.hccs={shape: ring, bandwidth: 24GB/s, latency: 1us}"}).status == 2);
+  CHECK(cli({"run", kHierarchical, "--set", "sweep[cluster.hccs]=[{shape: ring, bandwidth: 24GB/s, latency: 1us}]",
+             "--set", "cluster.hccs.latency=2us"}).status == 2);
+  // A variant's key, and the variant named.
+  CliResult v = cli({"run", source("tests/data/training/toy-study.yaml"), "--set", "training.overlap=true"});
+  CHECK(v.status == 2);
+  CHECK(contains(v.err, "the study's variant 'plain' sets training.overlap"));
+  // A file --set (relative to here) whose keys the sweep reaches into: each row ran what it says.
+  CliResult file = cli({"run", kHierarchical, "--set", "cluster=" + kAtlas, "--set", "sweep[cluster.servers]=[2,4]",
+                        "--set", "algo=ring", "--set", "sizes=[1MiB]", "--format", "csv"});
+  REQUIRE(file.status == 0);
+  Csv csv = Csv::parse(file.out);
+  REQUIRE(csv.rows.size() == 2);
+  CHECK(csv.at(0, "cluster.servers") == "2");
+  CHECK(csv.at(0, "ranks") == "16");
+  CHECK(csv.at(1, "cluster.servers") == "4");
+  CHECK(csv.at(1, "ranks") == "32");
+}
+
+TEST_CASE("one --set grammar: the scenario's form in every command, the cluster file's form named in run") {
+  CliResult fileForm = cli({"perf", "--cluster", kAtlas, "-b", "1MiB", "-e", "1MiB", "--set", "hccs.bandwidth=24GB/s"});
+  CliResult scenarioForm =
+      cli({"perf", "--cluster", kAtlas, "-b", "1MiB", "-e", "1MiB", "--set", "cluster.scale_up.bandwidth=24GB/s"});
+  REQUIRE(fileForm.status == 0);
+  REQUIRE(scenarioForm.status == 0);
+  CliResult plain = cli({"perf", "--cluster", kAtlas, "-b", "1MiB", "-e", "1MiB"});
+  // The same simulation (the command lines in the provenance differ), and not the file's 12 GB/s.
+  CHECK(afterProvenance(fileForm.out) == afterProvenance(scenarioForm.out));
+  CHECK(afterProvenance(fileForm.out) != afterProvenance(plain.out));
+  // run takes the scenario's form; the cluster file's is named, not matched to hccl.
+  CliResult r = cli({"run", kHierarchical, "--set", "hccs.bandwidth=24GB/s"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "'hccs' is a key of the cluster, not of the scenario: --set cluster.hccs.bandwidth=24GB/s"));
+  CHECK_FALSE(contains(r.err, "hccl"));
+}
+
+TEST_CASE("--resume refuses partial results made from other inputs, naming the file") {
+  ToyStudy t;
+  t.leaveJournal();
+  const std::string header = slurp(t.out + ".partial").substr(0, slurp(t.out + ".partial").find('\n'));
+  CHECK(nlohmann::json::parse(header)["collsim_journal"] == collsim::kJournalVersion);
+  // The model changed between the interruption and the resume.
+  const std::string model = slurp(t.model);
+  t.dir.write("toy-model.yaml", model + "# edited\n");
+  CliResult edited = cli({"run", t.study, "--format", "json", "--out", t.out, "--resume"});
+  CHECK(edited.status == 2);
+  CHECK(contains(edited.err, fs::canonical(t.model).string() + " (the training.model file) changed since"));
+  CHECK_FALSE(fs::exists(t.out));
+  // Put back: the resume reads every point from the journal.
+  t.dir.write("toy-model.yaml", model);
+  CliResult resumed = cli({"run", t.study, "--format", "json", "--out", t.out, "--resume"});
+  CHECK(resumed.status == 0);
+  CHECK(contains(resumed.err, "resuming: 12 of 12 points read"));
+
+  // The same scenario text in another folder reads another model: refused.
+  t.leaveJournal();
+  TempDir other;
+  other.write("toy-model.yaml", model);
+  const std::string elsewhere = other.write("study.yaml", slurp(t.study));
+  CliResult moved = cli({"run", elsewhere, "--format", "json", "--out", t.out, "--resume"});
+  CHECK(moved.status == 2);
+  CHECK(contains(moved.err, "is read now, and was not"));
+
+  // A --set cluster.device=FILE edited between the runs.
+  const std::string device = t.dir.write("device.yaml", slurp(source("tests/data/devices/a100-fitted-example.yaml")));
+  fs::remove(t.out + ".partial");
+  CliResult withDevice = cli({"run", t.study, "--set", "cluster.device=" + device, "--format", "json", "--out", t.out,
+                              "--trace", "/dev/full"});
+  REQUIRE(withDevice.status == 2);
+  t.dir.write("device.yaml", slurp(device) + "# edited\n");
+  CliResult deviceEdited =
+      cli({"run", t.study, "--set", "cluster.device=" + device, "--format", "json", "--out", t.out, "--resume"});
+  CHECK(deviceEdited.status == 2);
+  CHECK(contains(deviceEdited.err, "device.yaml"));
+  CHECK(contains(deviceEdited.err, "changed since"));
+}
+
+TEST_CASE("--resume refuses a journal of another format, or one without a header") {
+  ToyStudy t;
+  const std::string journal = t.out + ".partial";
+  t.dir.write("r.json.partial", "{\"collsim_journal\":1,\"study\":\"0000000000000000\"}\n");
+  CliResult old = cli({"run", t.study, "--out", t.out, "--resume"});
+  CHECK(old.status == 2);
+  CHECK(contains(old.err, "is a journal of format 1, and this collsim reads format 2 only"));
+  t.dir.write("r.json.partial", "{\"key\":\"x\"}\n");
+  CHECK(contains(cli({"run", t.study, "--out", t.out, "--resume"}).err, "is not a collsim journal"));
+  t.dir.write("r.json.partial", "");
+  CHECK(contains(cli({"run", t.study, "--out", t.out, "--resume"}).err, "is not a collsim journal"));
+}
+
+TEST_CASE("no output replaces an input: every command, every output option, every way of naming it") {
+  TempDir dir;
+  const std::string scenario = dir.write("s.yaml", slurp(source("tests/data/small.yaml")));
+  const std::string study = dir.write("study.yaml", slurp(source("tests/data/training/toy-study.yaml")));
+  const std::string model = dir.write("toy-model.yaml", slurp(source("tests/data/training/toy-model.yaml")));
+  const std::string cluster = dir.write("c.yaml", slurp(kAtlas));
+  const std::string env = dir.write("e.sh", slurp(source("tests/data/env/seed-links.sh")));
+  const std::string measured = dir.write("m.txt", slurp(source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt")));
+  const std::string nvswitch = dir.write("n.yaml", slurp(source("configs/clusters/dgx-a100-8.yaml")));
+  const std::string rules = dir.write("r.yaml", slurp(source("configs/selector/hccl-910b.yaml")));
+  const std::string grid = dir.write("g.yaml", slurp(source("tests/data/selector/small-grid.yaml")));
+  const std::string partial = dir.write("x.partial", slurp(source("tests/data/training/toy-study.yaml")));
+  fs::create_symlink(scenario, dir / "link.yaml");
+  REQUIRE(::link(cluster.c_str(), (dir / "hard.yaml").c_str()) == 0);
+  struct Case {
+    std::vector<std::string> args;
+    std::string input; // the file that must be left as it was
+  };
+  const std::vector<Case> cases = {
+      {{"run", scenario, "--out", scenario}, scenario},
+      {{"run", scenario, "--trace", scenario}, scenario},
+      {{"run", scenario, "--out", dir / "link.yaml"}, scenario},
+      {{"run", study, "--out", model}, model},                      // read through the study
+      {{"run", study, "--out", dir / "y", "--set", "name=y"}, ""},  // (a control: runs)
+      {{"run", partial, "--out", dir / "x"}, partial},              // its journal would be the scenario
+      {{"run", scenario, "--set", "cluster=" + cluster, "--out", dir / "hard.yaml"}, cluster},
+      {{"perf", "--cluster", cluster, "-e", "1MiB", "--out", cluster}, cluster},
+      {{"perf", "--cluster", cluster, "-e", "1MiB", "--trace", cluster}, cluster},
+      {{"perf", "--cluster", cluster, "-e", "1MiB", "--env-file", env, "--out", env}, env},
+      {{"compare", measured, "--cluster", nvswitch, "--out", measured}, measured},
+      {{"compare", measured, "--cluster", nvswitch, "--out", nvswitch}, nvswitch},
+      {{"calibrate", measured, "--cluster", nvswitch, "--write-cluster", nvswitch}, nvswitch},
+      {{"calibrate", measured, "--cluster", nvswitch, "--out", measured}, measured},
+      {{"select", "--cluster", cluster, "--rules", rules, "--out", rules}, rules},
+      {{"selector", "check", "--rules", rules, "--grid", grid, "--baseline", grid, "--update-baseline"}, grid},
+      {{"selector", "check", "--rules", rules, "--grid", grid, "--out", rules}, rules},
+      {{"selector", "derive", "--grid", grid, "--out", grid}, grid},
+      {{"topology", cluster, "--out", cluster}, cluster},
+      {{"plan", scenario, "--out", scenario}, scenario},
+      {{"verify", "--ranks", "4", "--bytes", "1KiB", "--out", scenario}, ""}, // reads nothing: written
+  };
+  for (const Case& c : cases) {
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    CAPTURE(shown);
+    const std::string before = c.input.empty() ? "" : slurp(c.input);
+    CliResult r = cli(c.args);
+    if (c.input.empty()) {
+      CHECK(r.status != 2);
+      continue;
+    }
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, "an output never replaces an input"));
+    CHECK(slurp(c.input) == before);
+    CHECK(fs::is_regular_file(fs::symlink_status(c.input)));
+  }
+}
+
+// Four runs start together on one journal, a hundred times: one holds it
+// each time; the others are refused at once, naming the holder.
+TEST_CASE("a study journal is taken by exactly one of several runs started together") {
+  TempDir dir;
+  const std::string path = dir / "r.json.partial";
+  constexpr int kRuns = 4;
+  for (int trial = 0; trial < 100; ++trial) {
+    std::atomic<int> held{0}, refusedNamingHolder{0};
+    std::barrier start(kRuns), tried(kRuns);
+    std::vector<std::thread> runs;
+    for (int i = 0; i < kRuns; ++i)
+      runs.emplace_back([&] {
+        start.arrive_and_wait();
+        std::unique_ptr<collsim::StudyJournal> journal;
+        try {
+          journal = std::make_unique<collsim::StudyJournal>(path, "fp", trial % 2 == 1 && fs::exists(path));
+          ++held;
+        } catch (const collsim::UsageError& e) {
+          if (contains(e.what(), "another collsim run (process " + std::to_string(::getpid()) + ")") ||
+              contains(e.what(), "another collsim run (starting)"))
+            ++refusedNamingHolder;
+        }
+        tried.arrive_and_wait(); // the holder keeps it until every run has tried
+      });
+    for (auto& t : runs) t.join();
+    CAPTURE(trial);
+    CHECK(held == 1);
+    CHECK(refusedNamingHolder == kRuns - 1);
+  }
+  CHECK_FALSE(fs::exists(path + ".lock")); // the last holder removed its lock
+}
