@@ -20,6 +20,10 @@ Kinds (each reaches its own parser; the default is all of them, --count each):
   device    device files (calibrate's output)    collsim run RUNS --set cluster.device=FILE
   runs      measured training runs               collsim calibrate FILE
   profile   profiler traces and kernel tables    collsim profile FILE --scenario RUNS --variant V
+  resume-edit      a study's input edited after an interruption (or the study resumed from another folder):
+                   collsim run STUDY --out F --resume must refuse it (exit 2), never print old figures
+  output-at-input  --out, --trace, --write-cluster or --baseline aimed at one of the command's inputs (as given,
+                   through ./, a symlink or a hard link): refused with exit 2, every input left as it was
 
 Mutations: flip, insert or delete bytes; delete, duplicate or swap lines;
 replace a value with one of a list of hostile values (negative, zero, huge,
@@ -248,6 +252,123 @@ def interrupted_journal(binary, study, tmp):
     sys.exit("mutation_run: could not interrupt %s to seed its journal" % study)
 
 
+def changed(text, rnd):
+    """`text` mutated until its bytes differ (a mutation may give the same text back)."""
+    for _ in range(20):
+        mutant = mutate(text, rnd)
+        mutant = mutant if isinstance(mutant, bytes) else mutant.encode("utf-8", "surrogateescape")
+        if mutant != text.encode("utf-8", "surrogateescape"):
+            return mutant
+    return text.encode() + b"\n# edited\n"
+
+
+def resume_after_edit(binary, rnd, tmp, n):
+    """A study interrupted (its journal left whole), then one of its inputs edited, or the same scenario text
+    resumed from another folder whose files differ: the resume must be refused (exit 2), never print old figures.
+    Returns (status, command, mutant, whether the refusal is the one expected)."""
+    folder = os.path.join(tmp, "resume-%d" % n)
+    os.makedirs(folder)
+    study_text = open("tests/data/training/toy-study.yaml").read()
+    model_text = open("tests/data/training/toy-model.yaml").read()
+    for name, text in (("study.yaml", study_text), ("toy-model.yaml", model_text)):
+        open(os.path.join(folder, name), "w").write(text)
+    out = os.path.join(folder, "out.csv")
+    # The whole study runs, then its output cannot be written: the journal stays, as after an interruption.
+    first = subprocess.run([binary, "run", "study.yaml", "--out", out, "--trace", "/dev/full", "--format", "csv"],
+                           cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if first.returncode != 2 or not os.path.exists(out + ".partial"):
+        return first.returncode, "first run", b"", False
+    cwd, target = folder, rnd.choice(["study.yaml", "toy-model.yaml"])
+    if rnd.random() < 0.3:  # the same scenario from another folder, whose model differs
+        cwd = os.path.join(tmp, "elsewhere-%d" % n)
+        os.makedirs(cwd)
+        open(os.path.join(cwd, "study.yaml"), "w").write(study_text)
+        target = "toy-model.yaml"
+    mutant = changed(open(os.path.join(folder, target)).read(), rnd)
+    open(os.path.join(cwd, target), "wb").write(mutant)
+    cmd = [binary, "run", "study.yaml", "--out", out, "--resume", "--format", "csv", "--max-events", "5e6"]
+    run = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    said = run.stderr.decode(errors="replace")
+    # Refused for the edit, or for what the edited file says (a mutant that no longer loads).
+    return run.returncode, " ".join(cmd) + " (in %s, %s edited)" % (cwd, target), mutant, run.returncode == 2 and (
+        "since these partial results were written" in said or "--resume" not in said)
+
+
+# Commands with an output option and the files they read: (args with {name} for each file, its inputs, its outputs).
+AIMED = [
+    (["run", "{study}"], ["study", "model"], ["--out", "--trace"]),
+    (["run", "{scenario}", "--set", "cluster={cluster}"], ["scenario", "cluster"], ["--out", "--trace"]),
+    (["perf", "--cluster", "{cluster}", "-e", "1MiB", "--env-file", "{env}"], ["cluster", "env"], ["--out", "--trace"]),
+    (["compare", "{measured}", "--cluster", "{nvswitch}"], ["measured", "nvswitch"], ["--out"]),
+    (["calibrate", "{measured}", "--cluster", "{nvswitch}"], ["measured", "nvswitch"], ["--out", "--write-cluster"]),
+    (["select", "--cluster", "{cluster}", "--rules", "{rules}"], ["cluster", "rules"], ["--out"]),
+    (["selector", "check", "--rules", "{rules}", "--grid", "{grid}", "--update-baseline"], ["rules", "grid"],
+     ["--baseline", "--out"]),
+    (["selector", "derive", "--grid", "{grid}"], ["grid"], ["--out"]),
+    (["topology", "{cluster}"], ["cluster"], ["--out"]),
+    (["plan", "{plan}", "--top", "1"], ["plan"], ["--out"]),
+]
+AIMED_FILES = {"study": "tests/data/training/toy-study.yaml", "model": "tests/data/training/toy-model.yaml",
+               "scenario": "tests/data/small.yaml", "cluster": "configs/clusters/atlas-2x8.yaml",
+               "env": "tests/data/env/seed-links.sh", "measured": "tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt",
+               "nvswitch": "configs/clusters/dgx-a100-8.yaml", "rules": "configs/selector/hccl-910b.yaml",
+               "grid": "tests/data/selector/small-grid.yaml", "plan": "tests/data/training/plan-llama3-8b-2x8.yaml"}
+
+
+def output_at_input(binary, rnd, tmp, n):
+    """A command's output aimed at one of the files it reads, named as given, through ./, a symlink or a hard
+    link: refused (exit 2), and every input left as it was."""
+    folder = os.path.join(tmp, "aimed-%d" % n)
+    os.makedirs(folder)
+    files = {}
+    for key, src in AIMED_FILES.items():
+        name = "toy-model.yaml" if key == "model" else key + os.path.splitext(src)[1]
+        files[key] = os.path.join(folder, name)
+        # The plan's cluster and model stay where they are: the copy names them from the root.
+        text = open(src).read().replace("../../../", os.getcwd() + "/")
+        open(files[key], "w").write(text)
+    args, inputs, outputs = rnd.choice(AIMED)
+    target = rnd.choice(inputs)
+    named = files[target]
+    how = rnd.choice(["as given", "./", "symlink", "hard link"])
+    if how == "./":
+        named = "./" + os.path.basename(named)
+    elif how == "symlink":
+        named = os.path.join(folder, "link")
+        os.symlink(files[target], named)
+    elif how == "hard link":
+        named = os.path.join(folder, "hard")
+        os.link(files[target], named)
+    before = {k: open(f, "rb").read() for k, f in files.items()}
+    cmd = [binary] + [a.format(**files) for a in args] + [rnd.choice(outputs), named]
+    run = subprocess.run(cmd, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    intact = all(os.path.isfile(f) and open(f, "rb").read() == before[k] for k, f in files.items())
+    ok = run.returncode == 2 and intact and b"an output never replaces an input" in run.stderr
+    return run.returncode, " ".join(cmd) + " (%s, %s)" % (target, how), b"", ok
+
+
+def run_scripted(name, check, args, rnd, tmp):
+    """A kind whose every case is a small script (check) that says whether collsim did what it must."""
+    counts, findings = {}, 0
+    for n in range(args.count):
+        try:
+            status, cmd, mutant, ok = check(args.binary, rnd, tmp, n)
+        except subprocess.TimeoutExpired:
+            status, cmd, mutant, ok = "timeout", "(timed out)", b"", False
+        counts[status] = counts.get(status, 0) + 1
+        if not ok:
+            findings += 1
+            keep = os.path.join(args.keep, "finding-%s-%d" % (name, n))
+            open(keep, "wb").write(mutant)
+            print("FINDING: %s: exit %s: %s (kept as %s)" % (name, status, cmd, keep), flush=True)
+    print("%s: %d cases: exit statuses %s; %d findings" % (name, args.count, counts, findings), flush=True)
+    return findings
+
+
+# Kinds that are scripts of several runs rather than one mutant through one command.
+SCRIPTED = {"resume-edit": resume_after_edit, "output-at-input": output_at_input}
+
+
 def kinds(binary, tmp):
     """Each kind: (its seed files, how to mutate, the command for a mutant at PATH with the work dir)."""
     study = journal_study(tmp)
@@ -372,11 +493,15 @@ def main():
     findings = 0
     with tempfile.TemporaryDirectory() as tmp:
         table = kinds(args.binary, tmp)
-        for name in args.kind or list(table):
+        for name in args.kind or list(table) + list(SCRIPTED):
+            rnd = random.Random("%s-%d" % (name, args.seed))
+            if name in SCRIPTED:
+                findings += run_scripted(name, SCRIPTED[name], args, rnd, tmp)
+                continue
             if name not in table:
-                ap.error("unknown kind %r (kinds: %s)" % (name, ", ".join(table)))
+                ap.error("unknown kind %r (kinds: %s)" % (name, ", ".join(list(table) + list(SCRIPTED))))
             seeds, mutator, command = table[name]
-            findings += run_kind(name, seeds, mutator, command, args, random.Random("%s-%d" % (name, args.seed)), tmp)
+            findings += run_kind(name, seeds, mutator, command, args, rnd, tmp)
     return 1 if findings else 0
 
 
