@@ -238,3 +238,30 @@ TEST_CASE("a study journal is taken by exactly one of several runs started toget
   }
   CHECK_FALSE(fs::exists(path + ".lock")); // the last holder removed its lock
 }
+
+// An NVIDIA cluster's select answers with NCCL's tuning model, not HCCL's
+// 910B rules; the rules answer there only when named, and say so.
+TEST_CASE("select answers with the cluster's library, and says which rules answered") {
+  const std::string h100 = source("configs/clusters/h100-2x8-ib400.yaml");
+  CliResult nccl = cli({"select", "--cluster", h100, "--bytes", "64MiB", "--format", "json"});
+  REQUIRE_MESSAGE(nccl.status == 0, nccl.err);
+  const nlohmann::json picked = nlohmann::json::parse(nccl.out);
+  CHECK(picked["library"] == "nccl");
+  CHECK(picked["source"] == "NCCL's tuning model");
+  CHECK(contains(picked["rule"].get<std::string>(), "tuning model"));
+  CHECK_FALSE(picked.contains("note"));
+  // Its pick is simulated beside the others, also where it is none of them (NVLS on a reducing switch).
+  CliResult explained = cli({"select", "--cluster", h100, "--bytes", "64MiB", "--explain"});
+  REQUIRE(explained.status == 0);
+  CHECK(contains(explained.out, "# rules nccl: NCCL "));
+  CHECK(contains(explained.out, picked["algorithm"].get<std::string>() + " "));
+  CHECK(contains(explained.out, "<- picked"));
+  CliResult named = cli({"select", "--cluster", h100, "--rules", source("configs/selector/hccl-910b.yaml"), "--explain"});
+  REQUIRE_MESSAGE(named.status == 0, named.err);
+  CHECK(contains(named.out, "# note: the cluster's library is NCCL; these are the rules of"));
+  CliResult ascend = cli({"select", "--cluster", kAtlas, "--bytes", "64MiB", "--format", "json"});
+  REQUIRE(ascend.status == 0);
+  const nlohmann::json hccl = nlohmann::json::parse(ascend.out);
+  CHECK(hccl["rules"] != "nccl");
+  CHECK_FALSE(hccl.contains("note"));
+}
