@@ -265,3 +265,20 @@ TEST_CASE("select answers with the cluster's library, and says which rules answe
   CHECK(hccl["rules"] != "nccl");
   CHECK_FALSE(hccl.contains("note"));
 }
+
+// verify allocates every rank's buffer: past --max-memory it is refused
+// before (it ended in bad_alloc, exit 1), and --estimate says what it takes.
+TEST_CASE("verify is under the same limit as the simulations: estimated first, refused or printed") {
+  CliResult huge = cli({"verify", "--ranks", "8", "--bytes", "16GiB"});
+  CHECK(huge.status == 2);
+  CHECK(contains(huge.err, "verify: "));
+  CHECK(contains(huge.err, "raise --max-memory"));
+  CliResult wide = cli({"verify", "--ranks", "1024", "--bytes", "1GiB"});
+  CHECK(wide.status == 2);
+  CliResult estimate = cli({"verify", "--ranks", "8", "--bytes", "64MiB", "--estimate"});
+  CHECK(estimate.status == 0);
+  CHECK(contains(estimate.out, "verify: "));
+  CHECK(contains(estimate.out, "MiB"));
+  CliResult small = cli({"verify", "--ranks", "4", "--bytes", "4KiB", "--max-memory", "64MiB"});
+  CHECK(small.status == 0);
+}
