@@ -282,3 +282,17 @@ TEST_CASE("verify is under the same limit as the simulations: estimated first, r
   CliResult small = cli({"verify", "--ranks", "4", "--bytes", "4KiB", "--max-memory", "64MiB"});
   CHECK(small.status == 0);
 }
+
+TEST_CASE("selector derive is under the work limits: estimated first, refused or printed") {
+  TempDir dir;
+  const std::string grid = source("tests/data/selector/small-grid.yaml");
+  CliResult refused = cli({"selector", "derive", "--grid", grid, "--out", dir / "r.yaml", "--max-events", "1000"});
+  CHECK(refused.status == 2);
+  CHECK(contains(refused.err, "selector derive on "));
+  CHECK(contains(refused.err, "raise --max-events"));
+  CHECK_FALSE(fs::exists(dir / "r.yaml"));
+  CliResult estimate = cli({"selector", "derive", "--grid", grid, "--out", dir / "r.yaml", "--estimate"});
+  CHECK(estimate.status == 0);
+  CHECK(contains(estimate.out, "selector derive on "));
+  CHECK_FALSE(fs::exists(dir / "r.yaml"));
+}

@@ -73,11 +73,15 @@ int check(const CheckOptions& o, CliStreams io) {
 struct DeriveOptions {
   std::string grid, out, name = "derived";
   std::vector<std::string> only;
+  WorkLimitOptions limits;
 };
 
 int derive(const DeriveOptions& o, CliStreams io) {
   if (o.out.empty()) throw UsageError("--out: where to write the rules");
   Grid grid = loadGridFile(o.grid);
+  if (!checkWork(o.limits, 1, "selector derive on " + grid.name, io,
+                 [&](const WorkLimits* stop) { return estimateDerive(grid, o.only, stop); }))
+    return 0;
   std::vector<DerivedRule> rules = deriveRules(grid, o.only, io.progress ? &io.err : nullptr);
   writeOutputFile("--out", o.out, rulesYaml(o.name, o.grid, grid, rules));
   for (const auto& d : rules) {
@@ -101,6 +105,7 @@ Command addSelectorCommand(CLI::App& app) {
   deriveCmd->add_option("--out", d->out, "rules YAML to write")->required();
   deriveCmd->add_option("--name", d->name, "name of the rule set")->capture_default_str();
   deriveCmd->add_option("--candidates", d->only, "only these algorithms (repeatable)");
+  addWorkLimitOptions(deriveCmd, d->limits);
   auto* cmd = selector->add_subcommand("check", "regret of the rules' picks on a grid, against a baseline");
   cmd->add_option("--rules", o->rules, "selector rules YAML")->required();
   cmd->add_option("--grid", o->grid, "grid YAML")->required();

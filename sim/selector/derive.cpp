@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/run/simulate.h"
 #include "sim/selector/selector.h"
 #include "topologies/multi_server.h"
 #include "topologies/server_shapes.h"
@@ -24,6 +25,11 @@ std::string bestAt(Collective op, Bytes bytes, const ClusterSetup& c, const std:
   return best;
 }
 
+// The bisection's steps between lo and hi: to about 1 % of the size.
+int crossoverSteps(Bytes lo, Bytes hi) {
+  return int(std::ceil(std::log2(std::max(1.0, (std::log(double(hi)) - std::log(double(lo))) / 0.01))));
+}
+
 // The smallest size (to about 1 %) at which `b` is faster than `a`, between lo and hi.
 Bytes crossover(Collective op, const ClusterSetup& c, const std::string& a, const std::string& b, Bytes lo, Bytes hi) {
   double l = std::log(double(lo)), h = std::log(double(hi));
@@ -36,23 +42,37 @@ Bytes crossover(Collective op, const ClusterSetup& c, const std::string& a, cons
   return aligned(std::exp(h));
 }
 
+// A grid cluster's collectives and sizes (ascending).
+struct ClusterCases {
+  std::vector<Collective> ops;
+  std::vector<Bytes> sizes;
+};
+ClusterCases casesOf(const Grid& grid, int ci) {
+  ClusterCases c;
+  for (const auto& p : grid.points) {
+    if (p.cluster != ci) continue;
+    if (std::find(c.ops.begin(), c.ops.end(), p.op) == c.ops.end()) c.ops.push_back(p.op);
+    if (std::find(c.sizes.begin(), c.sizes.end(), p.bytes) == c.sizes.end()) c.sizes.push_back(p.bytes);
+  }
+  std::sort(c.sizes.begin(), c.sizes.end());
+  return c;
+}
+
+std::vector<std::string> namesFor(Collective op, const Cluster& cluster, const std::vector<std::string>& only) {
+  std::vector<std::string> names;
+  for (const auto& n : candidates(op, cluster))
+    if (only.empty() || std::find(only.begin(), only.end(), n) != only.end()) names.push_back(n);
+  return names;
+}
+
 // One grid cluster's rules: per collective, the winner over each run of sizes.
 std::vector<Rule> rulesOfCluster(const Grid& grid, int ci, const std::vector<std::string>& only, std::ostream* progress) {
   const ClusterSetup& c = grid.clusters[std::size_t(ci)];
-  std::vector<Collective> ops;
-  std::vector<Bytes> sizes;
-  for (const auto& p : grid.points) {
-    if (p.cluster != ci) continue;
-    if (std::find(ops.begin(), ops.end(), p.op) == ops.end()) ops.push_back(p.op);
-    if (std::find(sizes.begin(), sizes.end(), p.bytes) == sizes.end()) sizes.push_back(p.bytes);
-  }
-  std::sort(sizes.begin(), sizes.end());
+  const auto [ops, sizes] = casesOf(grid, ci);
   std::vector<Rule> out;
   for (Collective op : ops) {
     if (progress) *progress << "\r" << grid.labels[std::size_t(ci)] << " " << collectiveName(op) << "          " << std::flush;
-    std::vector<std::string> names;
-    for (const auto& n : candidates(op, c.cluster))
-      if (only.empty() || std::find(only.begin(), only.end(), n) != only.end()) names.push_back(n);
+    const std::vector<std::string> names = namesFor(op, c.cluster, only);
     if (names.empty()) continue;
     std::vector<std::string> winners;
     for (Bytes s : sizes) winners.push_back(bestAt(op, s, c, names));
@@ -97,6 +117,35 @@ std::string serversText(const Range& r) {
 // Server counts between two of the grid's go to the nearer (geometrically):
 // a grid of 2, 8 and 32 servers gives rules for 1-4, 5-16 and 17 on. Neighbours
 // that choose alike (same winners, same thresholds) share one range.
+WorkEstimate estimateDerive(const Grid& grid, const std::vector<std::string>& only, const WorkLimits* stop) {
+  WorkEstimate total;
+  for (int ci = 0; ci < int(grid.clusters.size()); ++ci) {
+    const ClusterSetup& c = grid.clusters[std::size_t(ci)];
+    const ClusterCases cases = casesOf(grid, ci);
+    const CollectiveEstimator estimate(c.cluster);
+    auto one = [&](Collective op, const std::string& name, Bytes bytes) {
+      AlgorithmEntry e = *findAlgorithm(op, name);
+      CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, c.roce.mtu, c.roce.queuePairs};
+      return estimate(w);
+    };
+    for (Collective op : cases.ops) {
+      const std::vector<std::string> names = namesFor(op, c.cluster, only);
+      for (Bytes s : cases.sizes)
+        for (const auto& n : names)
+          if (!stopSumming(total, stop)) total.addSequential(one(op, n, s));
+      // At most one crossover a gap, and no more than the winners can change: two runs a step, near the larger size.
+      if (names.empty() || cases.sizes.size() < 2) continue;
+      const std::size_t gaps = std::min(cases.sizes.size() - 1, names.size() - 1);
+      for (std::size_t g = 0; g < gaps; ++g) {
+        const Bytes lo = cases.sizes[cases.sizes.size() - 2 - g], hi = cases.sizes[cases.sizes.size() - 1 - g];
+        WorkEstimate step = one(op, names.front(), hi);
+        for (int k = 0; k < 2 * crossoverSteps(lo, hi) && !stopSumming(total, stop); ++k) total.addSequential(step);
+      }
+    }
+  }
+  return total;
+}
+
 std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::string>& only, std::ostream* progress) {
   // Clusters that differ only in their server count, in order of it.
   std::vector<std::vector<int>> families;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/run/work_estimate.h"
 #include "sim/selector/grid.h"
 #include "sim/selector/rules.h"
 
@@ -20,6 +21,10 @@ struct DerivedRule {
 };
 
 // `only`: if not empty, the candidates to choose from.
+// The work deriveRules does: every candidate at every size of each cluster
+// and collective, and at most one crossover (a bisection of two winners)
+// in each gap between sizes, no more gaps than candidates less one.
+WorkEstimate estimateDerive(const Grid& grid, const std::vector<std::string>& only, const WorkLimits* stop = nullptr);
 std::vector<DerivedRule> deriveRules(const Grid& grid, const std::vector<std::string>& only, std::ostream* progress);
 // The rules file; it names the grid it came from (`check` warns when scored on it).
 std::string rulesYaml(const std::string& name, const std::string& gridFile, const Grid& grid,
