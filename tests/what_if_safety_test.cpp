@@ -296,3 +296,16 @@ TEST_CASE("selector derive is under the work limits: estimated first, refused or
   CHECK(contains(estimate.out, "selector derive on "));
   CHECK_FALSE(fs::exists(dir / "r.yaml"));
 }
+
+// Only files are inputs: a rule set named as the file its rules replace
+// (`--name r.yaml --out r.yaml`, a second derive) is written.
+TEST_CASE("an option that names no file is no input, whatever the folder holds") {
+  TempDir dir;
+  const std::string out = dir / "r.yaml";
+  const std::vector<std::string> derive = {"selector", "derive", "--grid", source("tests/data/selector/small-grid.yaml"),
+                                           "--name", out, "--out", out};
+  REQUIRE(cli(derive).status == 0);
+  CliResult again = cli(derive);
+  CHECK(again.status == 0);
+  CHECK_FALSE(contains(again.err, "never replaces an input"));
+}

@@ -26,6 +26,13 @@ namespace collsim {
 static void refuseOutputsOverInputs(const CLI::App& cmd) {
   const CLI::Option* update = cmd.get_option_no_throw("--update-baseline");
   const bool baselineWritten = update && update->count() > 0;
+  // Values that name things other than files, whatever a folder holds (a rule set's --name r.yaml).
+  auto namesFile = [](const std::string& name) {
+    for (const char* other : {"--name", "--on", "--predict", "--variant", "--set", "--candidates", "--algo", "--op",
+                              "--format", "--fit", "--trace-ranks", "--bytes", "--dtype", "--redop"})
+      if (name == other) return false;
+    return true;
+  };
   auto isOutput = [&](const std::string& name) {
     return name == "--out" || name == "--trace" || name.rfind("--write-", 0) == 0 ||
            (name == "--baseline" && baselineWritten);
@@ -39,7 +46,7 @@ static void refuseOutputsOverInputs(const CLI::App& cmd) {
     const std::string name = option->get_name();
     for (const std::string& path : option->results()) {
       Named n{name, path, {}};
-      if (::stat(path.c_str(), &n.st) != 0 || !S_ISREG(n.st.st_mode)) continue;
+      if (!namesFile(name) || ::stat(path.c_str(), &n.st) != 0 || !S_ISREG(n.st.st_mode)) continue;
       (isOutput(name) ? outputs : inputs).push_back(n);
     }
   }
