@@ -421,3 +421,38 @@ TEST_CASE("a sweep into a missing cluster is a located error") {
   CliResult r = cli({"run", dir.write("nocluster2.yaml", "name: t\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n  cluster.servers: [2]\n")});
   CHECK_FALSE(contains(r.err, "invalid node"));
 }
+
+// yaml-cpp holds about 100 bytes per byte it reads, 240 of a flood of '{',
+// and stops deep nesting with "bad file": the text is looked at first.
+TEST_CASE("deep nesting and floods of values are refused before the YAML reader holds them") {
+  TempDir dir;
+  rejects({"run", dir.write("deep.yaml", "a: " + std::string(300, '['))}, {"deep.yaml:1:68: nested more than 64 levels deep"});
+  rejects({"run", dir.write("flood.yaml", std::string(8 << 20, '{'))}, {"flood.yaml:1:65: nested more than 64 levels deep"});
+  std::string values = "name: t\nsizes: [";
+  for (int i = 0; i < 100'001; ++i) values += "1, ";
+  rejects({"run", dir.write("values.yaml", values + "1]\n")}, {"values.yaml:2:", "more than 100,000 values"});
+  std::string lines = "name: t\n";
+  for (int i = 0; i < 100'001; ++i) lines += "k" + std::to_string(i) + ": 1\n";
+  rejects({"run", dir.write("lines.yaml", lines)}, {"lines.yaml:100001:", "more than 100,000 values"});
+  // Brackets and commas in quotes and comments are text, not structure.
+  rejects({"run", dir.write("quoted.yaml", "name: '" + std::string(100, '[') + "' # " + std::string(100, '{') +
+                                               "\nnot_a_key: \"[[,,]]\"\n")},
+          {"quoted.yaml:2:1: not_a_key: unknown key"});
+  // Block nesting past yaml-cpp's own guard: said as nesting, not "bad file".
+  std::string block = "a:\n";
+  for (int i = 0; i < 1100; ++i) block += std::string(std::size_t(i + 1), ' ') + "- \n";
+  CliResult r = cli({"run", dir.write("block.yaml", block)});
+  CHECK(r.status == 2);
+  CHECK_FALSE(contains(r.err, "bad file"));
+}
+
+// A sweep's key that reaches into the cluster file is located at the sweep,
+// and a key of letters beyond ASCII is shown, not hidden as '?'.
+TEST_CASE("a swept key that is no collsim key is located at the sweep and shown") {
+  TempDir dir;
+  const std::string study = dir.write("s.yaml", "name: x\ncluster: " + source("configs/clusters/atlas-2x8.yaml") +
+                                                    "\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nsweep:\n"
+                                                    "  \"cluster.fabric.t\xc3\xa9pe\": [switch]\n");
+  rejects({"run", study}, {"s.yaml:7:", ": sweep cluster.fabric.t\xc3\xa9pe=switch",
+                           "cluster.fabric.t\xc3\xa9pe: unknown key 't\xc3\xa9pe'; did you mean 'type'?"});
+}

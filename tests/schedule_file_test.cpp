@@ -199,9 +199,10 @@ TEST_CASE("a schedule file runs where it fits and says why not elsewhere") {
   CliResult none = cli({"verify", "--algo", "file:"});
   CHECK(none.status == 2);
   CHECK(contains(none.err, "'file:' names no schedule file"));
-  // What cannot be written says so: a 1,024-rank ring is more values than a
-  // file holds, and AllToAll's buffer is not chunks.
-  CliResult big = cli({"schedule", "--ranks", "1024"});
+  // What cannot be written says so: a 256-rank ring is more values than a
+  // file holds (a 1,024-rank one more than the checker reading it holds,
+  // refused before it is made), and AllToAll's buffer is not chunks.
+  CliResult big = cli({"schedule", "--ranks", "256"});
   CHECK(big.status == 2);
   CHECK(contains(big.err, "a schedule file holds at most 100000"));
   CliResult alltoall = cli({"schedule", "--op", "alltoall", "--algo", "pairwise", "--ranks", "4"});
@@ -264,4 +265,11 @@ TEST_CASE("every schedule collsim writes reads back and takes the algorithm's ow
     for (const std::string& file : pipelined) CHECK(times.at(file) > 0);
   }
   CHECK(written > (kSanitized ? 40 : 100));
+}
+
+TEST_CASE("a schedule too large to read back is refused before it is made") {
+  CliResult huge = cli({"schedule", "--ranks", "65536", "--algo", "ring"});
+  CHECK(huge.status == 2);
+  CHECK(contains(huge.err, "--ranks 65536 --chunks 65536: 65536 ranks of 65536 chunks are more than the symbolic checker holds"));
+  CHECK(cli({"schedule", "--ranks", "64", "--algo", "ring"}).status == 0);
 }

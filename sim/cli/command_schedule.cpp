@@ -27,6 +27,10 @@ int writeSchedule(const ScheduleOptions& o, CliStreams io) {
   if (chunks < 1 || chunks > (1 << 20) || chunks % o.ranks)
     throw UsageError("--chunks: " + std::to_string(chunks) + " is not a multiple of --ranks (" + std::to_string(o.ranks) +
                      ") up to 1048576");
+  // Before the schedule is made: at 65,536 ranks it would take hours to be refused.
+  if (std::string why = scheduleFileTooLarge(o.ranks, chunks); !why.empty())
+    throw UsageError("--ranks " + std::to_string(o.ranks) + " --chunks " + std::to_string(chunks) + ": " + why +
+                     ", so the file could not be read back; write it for fewer ranks or chunks");
   auto algo = findAlgorithm(spec.op, o.algo);
   if (!algo) throw UsageError("--algo: no algorithm '" + o.algo + "' for " + o.op + didYouMean(o.algo, algorithmNames(spec.op)) + " (collsim algorithms lists them)");
   spec.ranks = o.ranks;

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <set>
+
+#include <yaml-cpp/depthguard.h>
 
 #include "sim/core/closest_name.h"
 #include "sim/core/text_list.h"
@@ -11,6 +14,38 @@
 #include "sim/config/input_file.h"
 
 namespace collsim {
+
+// A key is quoted in messages only when it looks like one (letters, also
+// beyond ASCII, digits, _ - .): the content of a file that is not a collsim
+// file (--set cluster=/etc/shadow) is never echoed. Paths keep every key as
+// written, so that a key is located wherever it came from (a sweep's key
+// reaching into a cluster file is the sweep's); only what is shown hides one.
+static bool looksLikeKey(const std::string& key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (unsigned char c : key)
+    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c >= 0x80)) return false;
+  return true;
+}
+
+static std::string keyName(const std::string& key) { return looksLikeKey(key) ? key : "?"; }
+
+// A dotted path as messages show it: each key that does not look like one as '?'.
+static std::string shownPath(const std::string& path) {
+  std::string out, key;
+  auto flush = [&] {
+    if (!key.empty()) out += keyName(key), key.clear(); // nothing between "[0]" and "."
+  };
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '.') flush(), out += '.';
+    else if (path[i] == '[' && path.find(']', i) != std::string::npos) {
+      flush();
+      out += path.substr(i, path.find(']', i) - i + 1);
+      i = path.find(']', i);
+    } else key += path[i];
+  }
+  flush();
+  return out;
+}
 
 std::string ConfigOrigins::asTyped(const std::string& path) const {
   for (const auto& [stored, typed] : spellings_)
@@ -53,20 +88,9 @@ void ConfigNode::fail(const std::string& problem) const { failAt(node_.Mark(), f
 
 void ConfigNode::failAt(const YAML::Mark& mark, bool key, const std::string& problem) const {
   std::string where = origins_->locate(path_, mark, key);
-  std::string shown = origins_->asTyped(path_);
+  std::string shown = shownPath(origins_->asTyped(path_));
   throw ConfigError(printable(where + ": " + (shown.empty() ? "" : shown + ": ") + problem));
 }
-
-// A key is quoted in messages only when it looks like one: the content of a
-// file that is not a collsim file (--set cluster=/etc/shadow) is never echoed.
-static bool looksLikeKey(const std::string& key) {
-  if (key.empty() || key.size() > 64) return false;
-  for (unsigned char c : key)
-    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.')) return false;
-  return true;
-}
-
-static std::string keyName(const std::string& key) { return looksLikeKey(key) ? key : "?"; }
 
 YamlMarks recordMarks(const YAML::Node& root) {
   YamlMarks marks;
@@ -80,7 +104,7 @@ YamlMarks recordMarks(const YAML::Node& root) {
     auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
     if (node.IsMap()) {
       for (auto it = node.begin(); it != node.end(); ++it) {
-        std::string at = child(keyName(it->first.Scalar()));
+        std::string at = child(it->first.Scalar());
         marks.keys.emplace(at, it->first.Mark());
         todo.emplace_back(it->second, at);
       }
@@ -129,7 +153,7 @@ void ConfigNode::allowDeclared(InputKind file,
     std::string shown = looksLikeKey(key) ? "unknown key '" + key + "'" : "a line that is not a collsim key";
     std::string near = looksLikeKey(key) ? closestName(key, allowed) : "";
     if (!near.empty()) shown += "; did you mean '" + near + "'?";
-    ConfigNode(it->first, origins_, childPath(keyName(key))).failAt(it->first.Mark(), true, shown + " (expected one of: " + joinNames(allowed) + ")");
+    ConfigNode(it->first, origins_, childPath(key)).failAt(it->first.Mark(), true, shown + " (expected one of: " + joinNames(allowed) + ")");
   }
 }
 
@@ -150,7 +174,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     std::string key = it->first.Scalar();
-    out.emplace_back(key, ConfigNode(it->second, origins_, childPath(keyName(key))));
+    out.emplace_back(key, ConfigNode(it->second, origins_, childPath(key)));
   }
   return out;
 }
@@ -381,10 +405,59 @@ static int secondDocumentLine(const std::string& text) {
   return 0;
 }
 
+// What checkTree refuses, found in the text before yaml-cpp reads it:
+// yaml-cpp holds about 100 bytes per byte of a file, and 240 of a flood of
+// '{' (16 MiB of them took 3.9 GB), and stops deep nesting with "bad file".
+// Outside quotes and comments, each '[' or '{' opens a level, and each ','
+// in a flow and each line with content outside one holds at least one
+// value: more than checkTree allows is refused here, where it is passed. (A block scalar's
+// lines count as values: no collsim file has 100,000 of them.)
+static void checkTextShape(const std::string& text, const std::string& file) {
+  constexpr int kMaxDepth = 64;
+  constexpr std::size_t kMaxValues = 100'000;
+  std::size_t line = 1, column = 0, values = 0;
+  int depth = 0;
+  char quote = 0;
+  bool comment = false, content = false;
+  auto at = [&] { return printable(file) + ":" + std::to_string(line) + ":" + std::to_string(column); };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      values += content && depth == 0; // a flow's lines are counted by its commas
+      if (values > kMaxValues) break;
+      content = comment = false, ++line, column = 0;
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i, ++column;
+      else if (c == quote && !(quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'')) quote = 0;
+      else if (c == quote) ++i, ++column; // '' inside single quotes
+      continue;
+    }
+    if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])))) {
+      comment = true;
+      continue;
+    }
+    if (!std::isspace(static_cast<unsigned char>(c))) content = true;
+    if ((c == '"' || c == '\'') && (i == 0 || std::strchr(" \t[{,:-", text[i - 1]))) quote = c;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) throw ConfigError(at() + ": nested more than 64 levels deep");
+    } else if ((c == ']' || c == '}') && depth > 0) --depth;
+    else if (c == ',' && depth > 0 && ++values > kMaxValues) break;
+  }
+  if (values > kMaxValues)
+    throw ConfigError(at() + ": more than 100,000 values; no collsim file needs that many");
+}
+
 YAML::Node parseYaml(const std::string& text, const std::string& file) {
+  checkTextShape(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(text); // the first document; a second is refused below
+  } catch (const YAML::DeepRecursion& e) { // yaml-cpp says "bad file"
+    throw ConfigError(located(file, e.mark) + ": nested more than 64 levels deep");
   } catch (const YAML::Exception& e) {
     throw ConfigError(located(file, e.mark) + ": YAML syntax error: " + printable(e.msg));
   }

@@ -1,5 +1,6 @@
 #include "sim/config/schedule_file.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -100,6 +101,15 @@ std::shared_ptr<const ChunkedSchedule> readScheduleFile(const std::string& path)
   return readScheduleText(readInputFile(path, "a schedule file"), path);
 }
 
+std::string scheduleFileTooLarge(int ranks, int chunks) {
+  // The checker holds a set of ranks per chunk of every rank's buffer.
+  const double checkerWords = double(ranks) * chunks * ((ranks + 63) / 64);
+  if (checkerWords <= kMaxCheckerWords) return "";
+  return std::to_string(ranks) + " ranks of " + std::to_string(chunks) +
+         " chunks are more than the symbolic checker holds (ranks x chunks x ranks / 64 up to " +
+         std::to_string(std::llround(kMaxCheckerWords)) + ")";
+}
+
 std::shared_ptr<const ChunkedSchedule> readScheduleText(const std::string& text, const std::string& path) {
   auto origins = std::make_shared<ConfigOrigins>(path);
   ConfigNode root(parseYamlMapping(text, path, "a schedule file"), origins);
@@ -113,12 +123,7 @@ std::shared_ptr<const ChunkedSchedule> readScheduleText(const std::string& text,
   r.s.chunks = int(root.at("chunks").integer(1, 1 << 20));
   if (r.s.chunks % r.s.ranks != 0)
     root.at("chunks").fail("the chunks must be a multiple of the ranks (" + std::to_string(r.s.ranks) + "): each rank's block is cut into chunks / ranks");
-  // The checker holds a set of ranks per chunk of every rank's buffer.
-  const double checkerWords = double(r.s.ranks) * r.s.chunks * ((r.s.ranks + 63) / 64);
-  if (checkerWords > kMaxCheckerWords)
-    root.at("chunks").fail(std::to_string(r.s.ranks) + " ranks of " + std::to_string(r.s.chunks) +
-                           " chunks are more than the symbolic checker holds (ranks x chunks x ranks / 64 up to " +
-                           std::to_string(kMaxCheckerWords) + ")");
+  if (std::string why = scheduleFileTooLarge(r.s.ranks, r.s.chunks); !why.empty()) root.at("chunks").fail(why);
   if (auto n = root.find("root")) r.s.root = int(n->integer(0, r.s.ranks - 1));
   r.readProgram(root.at("program"));
   for (auto& stream : r.s.streams) stream.resize(std::size_t(r.s.ranks));

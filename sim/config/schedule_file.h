@@ -38,6 +38,10 @@ std::shared_ptr<const ChunkedSchedule> readScheduleFile(const std::string& path)
 // The same for a file's text (`path` names it in messages).
 std::shared_ptr<const ChunkedSchedule> readScheduleText(const std::string& text, const std::string& path);
 
+// Why a schedule of `ranks` ranks cut into `chunks` chunks cannot be a
+// file (more than the symbolic checker holds when it is read), or "".
+std::string scheduleFileTooLarge(int ranks, int chunks);
+
 // The file's text; throws InputError when it would hold more values than
 // a schedule file may.
 std::string scheduleFileText(const ChunkedSchedule& s);
