@@ -62,6 +62,16 @@ TEST_CASE("a --set on a key the sweep varies is refused, naming both, and a file
              "cluster.hccs={shape: ring, bandwidth: 24GB/s, latency: 1us}"}).status == 2);
   CHECK(cli({"run", kHierarchical, "--set", "sweep[cluster.hccs]=[{shape: ring, bandwidth: 24GB/s, latency: 1us}]",
              "--set", "cluster.hccs.latency=2us"}).status == 2);
+  // A key above a variant's: it would replace what the variant sets.
+  CHECK(contains(cli({"run", source("tests/data/training/toy-study.yaml"), "--set",
+                      "training={model: toy-model.yaml}"}).err, "the study's variant 'plain' sets training.overlap"));
+  // Below a variant's file, applied on top of each: the rows name the variant.
+  TempDir dir;
+  const std::string two = dir.write("two.yaml", "name: two\nop: allreduce\nalgo: ring\nsizes: [1MiB]\nvariants:\n"
+                                                "  - {name: a, set: {cluster: " + kAtlas + "}}\n"
+                                                "  - {name: b, set: {cluster: " + kAtlas + ", cluster.servers: 4}}\n");
+  CliResult below = cli({"run", two, "--set", "cluster.hccs.bandwidth=24GB/s", "--format", "csv"});
+  CHECK_MESSAGE(below.status == 0, below.err);
   // A variant's key, and the variant named.
   CliResult v = cli({"run", source("tests/data/training/toy-study.yaml"), "--set", "training.overlap=true"});
   CHECK(v.status == 2);

@@ -306,9 +306,14 @@ static bool isUnder(const std::string& key, const std::string& ancestor) {
 
 // A --set on a key the sweep or a variant sets would either replace every
 // point's value (the rows would name values they did not run) or be
-// replaced by it (the --set silently ignored): both are refused. A file
-// --set (cluster=other.yaml) under a swept key of it (cluster.servers) is
-// what it says: the sweep reaches into the new file.
+// replaced by it (the --set silently ignored): both are refused, and so is
+// a --set above such a key (it replaces what the points set), or below a
+// swept value (the row names the value, the run ran another). What is
+// refused is not ambiguous: a file --set (cluster=other.yaml) above a swept
+// key (cluster.servers) is what it says, the sweep reaching into the new
+// file; a --set below a variant's key or a swept file (cluster.servers under
+// a variant's cluster: b.yaml) is applied on top of each, as --set is, and
+// the rows name the variant or the file.
 static void refuseSetsOnVariedKeys(const YAML::Node& root, const StudyPoints& points,
                                    const std::vector<std::string>& overrides) {
   const auto varied = points.variedKeys();
@@ -320,7 +325,9 @@ static void refuseSetsOnVariedKeys(const YAML::Node& root, const StudyPoints& po
     const bool namesFile = isFileKey(o, "cluster") || isFileKey(o, "training.model") || isFileKey(o, "cluster.device");
     for (const auto& v : varied) {
       const std::string vkey = canonicalKey(root, v.key);
-      if (!(key == vkey || isUnder(key, vkey) || (isUnder(vkey, key) && !namesFile))) continue;
+      const bool belowSweptValue = v.by == "sweep" && v.key != "cluster" && v.key != "training.model" &&
+                                   v.key != "cluster.device" && isUnder(key, vkey);
+      if (!(key == vkey || belowSweptValue || (isUnder(vkey, key) && !namesFile))) continue;
       std::string fix = v.by == "sweep" ? "change the sweep instead: --set 'sweep[" + v.key + "]=[" +
                                               o.substr(o.find('=') + 1) + "]'"
                                         : "change the variant's set: block, or drop the --set";
