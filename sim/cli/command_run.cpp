@@ -5,19 +5,18 @@
 #include "default_scenario.h"
 #include "sim/cli/command.h"
 #include "sim/core/fingerprint.h"
-#include "sim/config/input_file.h"
 #include "sim/scenario/scenario.h"
 #include "sim/hccl/hccl_env.h"
 
 namespace collsim {
 
-// Everything that decides a study's results: --resume refuses partial
-// results made from other inputs.
+// What decides a study's results besides the files it reads (the journal
+// lists those by path and content): --resume refuses partial results made
+// otherwise. The embedded default is no file, so its text counts here.
 static std::string studyFingerprint(const std::string& file, const OutputOptions& output, const EnvOptions& env) {
   Fingerprint f;
-  f.add(COLLSIM_VERSION_STRING).add(file.empty() ? kDefaultScenarioYaml : readInputFile(file, "scenario file"));
+  f.add(COLLSIM_VERSION_STRING).add(file.empty() ? kDefaultScenarioYaml : "");
   for (const auto& s : output.sets) f.add(s);
-  f.add(env.file.empty() ? "" : readInputFile(env.file, "--env-file"));
   if (env.process)
     for (const auto& e : readProcessEnv()) f.add(e.name + "=" + e.value);
   f.add(output.seed ? std::to_string(*output.seed) : "scenario seed");

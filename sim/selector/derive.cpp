@@ -123,11 +123,7 @@ WorkEstimate estimateDerive(const Grid& grid, const std::vector<std::string>& on
     const ClusterSetup& c = grid.clusters[std::size_t(ci)];
     const ClusterCases cases = casesOf(grid, ci);
     const CollectiveEstimator estimate(c.cluster);
-    auto one = [&](Collective op, const std::string& name, Bytes bytes) {
-      AlgorithmEntry e = *findAlgorithm(op, name);
-      CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, c.roce.mtu, c.roce.queuePairs};
-      return estimate(w);
-    };
+    auto one = [&](Collective op, const std::string& name, Bytes bytes) { return estimateOne(estimate, op, bytes, c, name); };
     for (Collective op : cases.ops) {
       const std::vector<std::string> names = namesFor(op, c.cluster, only);
       for (Bytes s : cases.sizes)

@@ -67,11 +67,16 @@ WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& 
   const CollectiveEstimator estimate(cluster.cluster);
   for (const auto& name : candidates(op, cluster.cluster)) {
     if (stopSumming(total, stop)) break;
-    AlgorithmEntry e = *findAlgorithm(op, name);
-    CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, cluster.roce.mtu, cluster.roce.queuePairs};
-    total.addSequential(estimate(w));
+    total.addSequential(estimateOne(estimate, op, bytes, cluster, name));
   }
   return total;
+}
+
+WorkEstimate estimateOne(const CollectiveEstimator& estimate, Collective op, Bytes bytes, const ClusterSetup& cluster,
+                         const std::string& algorithm) {
+  AlgorithmEntry e = *findAlgorithm(op, algorithm);
+  CollectiveWork w{op, &e, bytes, 4, 0, Bytes(1) << 20, Fidelity::Fast, 0, cluster.roce.mtu, cluster.roce.queuePairs};
+  return estimate(w);
 }
 
 double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm) {

@@ -40,6 +40,9 @@ struct CandidateTime {
 // Simulates every candidate (float32, 1 MiB segments, fast model), fastest first.
 std::vector<CandidateTime> simulateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster);
 double simulateOne(Collective op, Bytes bytes, const ClusterSetup& cluster, const std::string& algorithm);
+// The work of one simulateOne, with an estimator of its cluster (made once for many).
+WorkEstimate estimateOne(const CollectiveEstimator& estimate, Collective op, Bytes bytes, const ClusterSetup& cluster,
+                         const std::string& algorithm);
 // The work simulateCandidates will do, known before it starts.
 WorkEstimate estimateCandidates(Collective op, Bytes bytes, const ClusterSetup& cluster, const WorkLimits* stop = nullptr);
 

@@ -24,8 +24,7 @@ std::string holderOf(int fd) {
 
 } // namespace
 
-JournalLock::JournalLock(std::string path) : path_(std::move(path)) {
-  const std::string journal = path_.substr(0, path_.size() - 5); // without ".lock"
+JournalLock::JournalLock(const std::string& journal) : path_(journal + ".lock") {
   // A holder ending between our open and our flock removes the file we
   // locked: a lock on a removed file guards nothing, so take it again.
   for (int attempt = 0; attempt < 100; ++attempt) {

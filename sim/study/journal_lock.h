@@ -13,8 +13,9 @@ namespace collsim {
 
 class JournalLock {
 public:
-  // Throws UsageError when another run holds it, or it cannot be made.
-  explicit JournalLock(std::string path);
+  // The lock of `journal` (its path + ".lock"). Throws UsageError when
+  // another run holds it, or it cannot be made.
+  explicit JournalLock(const std::string& journal);
   ~JournalLock();
   JournalLock(const JournalLock&) = delete;
   JournalLock& operator=(const JournalLock&) = delete;

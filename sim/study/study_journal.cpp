@@ -323,8 +323,8 @@ JournalContents parseJournal(const std::string& text, const std::string& fingerp
                      " only; remove it or run without --resume");
   refuseChangedInputs(header, inputs, path);
   if (!header.contains("study") || header["study"] != fingerprint)
-    throw UsageError("--resume: " + path + " holds partial results of another study (the scenario, --set, HCCL "
-                     "settings, seed or collsim changed); remove it or run without --resume");
+    throw UsageError("--resume: " + path + " holds partial results of another study (--set, the "
+                     "environment's HCCL settings, the seed or collsim changed); remove it or run without --resume");
   while (std::getline(in, line)) {
     try {
       if (line.size() > kMaxJournalRecordBytes) throw std::invalid_argument("too long");
@@ -345,7 +345,7 @@ JournalContents parseJournal(const std::string& text, const std::string& fingerp
 
 StudyJournal::StudyJournal(const std::string& path, const std::string& fingerprint, bool resume,
                            const std::vector<InputRead>& inputs)
-    : path_(path), lock_(path + ".lock") {
+    : path_(path), lock_(path) {
   if (resume) read_ = parseJournal(readJournal(path), fingerprint, path, inputs);
   // Written anew, like --out: whatever regular file holds the name is
   // unlinked first (another hard link to it keeps its content), anything

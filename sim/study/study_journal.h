@@ -3,8 +3,8 @@
 //
 // While a study runs with --out FILE, every completed point is appended to
 // FILE.partial as one JSON line (its key and its full result); the first
-// line holds the study's fingerprint (scenario text, --set, HCCL settings,
-// seed, collsim version) and every file the study read, by absolute path
+// line holds the study's fingerprint (--set, the environment's HCCL
+// settings, seed, collsim version) and every file the study read, by absolute path
 // and content: a resume that reads another file, or one that changed since
 // (the model, the cluster, a device file named by --set), is refused,
 // naming it; so is a journal of another format, or none. When the study completes, FILE is written and the
