@@ -276,6 +276,30 @@ TEST_CASE("select answers with the cluster's library, and says which rules answe
   CHECK_FALSE(hccl.contains("note"));
 }
 
+// NCCL's buffers are its channels': per channel a buffer per protocol of
+// NCCL_STEPS slots, 512 KiB (LL) + 4,915,200 B (LL128) + 4 MiB (Simple) =
+// 9,633,792 B, on the DGX H100's 16 channels 154,140,672 B a communicator
+// (data parallelism alone: one). HCCL's were charged: 2 x 200 MiB.
+TEST_CASE("a step on an NCCL cluster holds NCCL's channel buffers, not HCCL's") {
+  TempDir dir;
+  dir.write("toy-model.yaml", slurp(source("tests/data/training/toy-model.yaml")));
+  const std::string scenario = dir.write("s.yaml", "name: s\ncluster: " + source("configs/clusters/dgx-h100-8.yaml") +
+                                                       "\nalgo: ring\ntraining: {model: toy-model.yaml, bucket: 4MB}\n");
+  auto buffers = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"run", scenario, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = cli(args);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    return nlohmann::json::parse(r.out)["points"][0]["memory_bytes"]["communicator_buffers"].get<std::uint64_t>();
+  };
+  CHECK(buffers({}) == 154'140'672);
+  // NCCL_BUFFSIZE=8MiB: Simple's chunk of 4 MiB, its buffer 8 MiB: 4 MiB more a channel.
+  CHECK(buffers({"--set", "cluster.library.protocols.Simple.chunk=4MiB"}) == 154'140'672 + 16 * (4ULL << 20));
+  CHECK(buffers({"--set", "cluster.library.channels=8"}) == 154'140'672 / 2);
+  // HCCL's two of HCCL_BUFFSIZE on an Ascend cluster.
+  CHECK(buffers({"--set", "cluster=" + kAtlas}) == 2 * (200ULL << 20));
+}
+
 // verify allocates every rank's buffer: past --max-memory it is refused
 // before (it ended in bad_alloc, exit 1), and --estimate says what it takes.
 TEST_CASE("verify is under the same limit as the simulations: estimated first, refused or printed") {

@@ -155,7 +155,7 @@ TextTable breakdownTable(const TrainingReport& r) {
 TextTable memoryTable(const TrainingReport& r) {
   std::vector<std::string> h = labelHeaders(r);
   for (const char* c : {"weights", "master", "gradients", "optimizer", "accum_buffer", "activations", "buckets",
-                        "hccl_buffers", "total_GiB", "fits"})
+                        "comm_buffers", "total_GiB", "fits"})
     h.push_back(c);
   TextTable t(h);
   for (const auto& p : r.points) {
@@ -363,7 +363,7 @@ nlohmann::json pointJson(const TrainingPoint& p) {
        {{"weights", m.weights}, {"master_weights", m.masterWeights}, {"gradients", m.gradients},
         {"optimizer_state", m.optimizerState}, {"accumulation_buffer", m.accumulationBuffer},
         {"activations", m.activations}, {"bucket_buffers", m.bucketBuffers},
-        {"hccl_buffers", m.communicatorBuffers}, {"total", m.total()}, {"device", s.deviceMemory}}},
+        {"communicator_buffers", m.communicatorBuffers}, {"total", m.total()}, {"device", s.deviceMemory}}},
       {"fits", s.deviceMemory == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.memory.total() <= s.deviceMemory)},
       {"global_batch", globalBatch(s)},
       {"network", networkJson(s.network)},

@@ -13,6 +13,7 @@ StepOptions stepOptionsOf(const Scenario& s, const std::string& algorithm, std::
   o.roce = s.roce;
   if (s.simulation.loopBytes > 0) o.hcclBufferSize = s.simulation.loopBytes;
   o.bufferLoops = s.library.kind != LibraryKind::Nccl;
+  o.communicatorBuffer = communicatorBufferBytes(s.library, o.hcclBufferSize);
   o.verify = s.simulation.verify;
   o.symmetry = s.simulation.symmetry;
   o.trace = trace;

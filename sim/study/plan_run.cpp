@@ -33,7 +33,7 @@ PlanWork planWork(const std::vector<Scenario>& study, const WorkLimits* stop) {
   if (first.training->model.transformer) report.sequence = first.training->model.transformer->sequence;
   for (const Scenario& s : study) {
     StepOptions options = stepOptionsOf(s, s.algorithms.front(), s.simulation.seed, nullptr); // the seed sets no estimate
-    for (LayoutCandidate& c : enumerateLayouts(s.cluster, *s.training, *s.plan, options.hcclBufferSize)) {
+    for (LayoutCandidate& c : enumerateLayouts(s.cluster, *s.training, *s.plan, options.communicatorBuffer)) {
       if (!c.pruned.empty()) {
         report.pruned.push_back(plannedOf(s, std::move(c)));
         continue;

@@ -63,7 +63,7 @@ TrainingSpec trainingFor(const TrainingSpec& base, const LayoutCandidate& c) {
 }
 
 std::vector<LayoutCandidate> enumerateLayouts(const Cluster& cluster, const TrainingSpec& training,
-                                              const PlanSpace& space, Bytes hcclBufferSize) {
+                                              const PlanSpace& space, Bytes communicatorBuffer) {
   const ModelSpec& model = training.model;
   const TransformerShape* shape = model.transformer ? &*model.transformer : nullptr;
   std::vector<int> tps = space.tp, pps = space.pp, microBatches = space.microBatch;
@@ -100,7 +100,7 @@ std::vector<LayoutCandidate> enumerateLayouts(const Cluster& cluster, const Trai
                     c.pruned = whyNot(cluster, training, space, c);
                     if (c.pruned.empty()) {
                       TrainingSpec t = trainingFor(training, c);
-                      c.memory = parallelMemoryPerDevice(t.model, l, t.bucket, std::max(1, t.pipeline), hcclBufferSize,
+                      c.memory = parallelMemoryPerDevice(t.model, l, t.bucket, std::max(1, t.pipeline), communicatorBuffer,
                                                          t.paramPrefetch);
                       if (cluster.device.memory > 0 && c.memory.total() > cluster.device.memory)
                         c.pruned = "needs " + gibText(c.memory.total()) + " a device, which has " +

@@ -45,7 +45,7 @@ struct LayoutCandidate {
 
 // `training` gives the model, bucket and overlap; its own layout is ignored.
 std::vector<LayoutCandidate> enumerateLayouts(const Cluster& cluster, const TrainingSpec& training,
-                                              const PlanSpace& space, Bytes hcclBufferSize);
+                                              const PlanSpace& space, Bytes communicatorBuffer);
 
 // The training spec that runs `candidate`.
 TrainingSpec trainingFor(const TrainingSpec& base, const LayoutCandidate& candidate);

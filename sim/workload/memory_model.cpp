@@ -6,20 +6,12 @@
 
 namespace collsim {
 
-MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes bucketBytes, int bucketsInFlight,
-                                Bytes hcclBufferSize) {
-  const std::uint64_t p = model.parameters();
-  const Precision& x = model.precision;
-  MemoryBreakdown m;
-  m.weights = p * x.weights;
-  m.masterWeights = p * x.masterWeights;
-  m.gradients = p * x.gradients;
-  m.optimizerState = p * x.optimizerState;
-  m.accumulationBuffer = accumulation > 1 ? p * x.accumulation : 0;
-  m.activations = model.activationsPerSample * Bytes(model.microBatch);
-  m.bucketBuffers = Bytes(bucketsInFlight) * std::min(bucketBytes, model.gradientBytes());
-  m.communicatorBuffers = 2 * hcclBufferSize;
-  return m;
+Bytes communicatorBufferBytes(const LibraryModel& library, Bytes hcclBufferSize) {
+  if (library.kind != LibraryKind::Nccl) return 2 * hcclBufferSize;
+  double perChannel = 0;
+  for (const ProtocolModel& p : library.protocols)
+    perChannel += double(std::max(1, p.slots)) * double(p.chunk) / std::max(p.dataShare, 1e-9);
+  return Bytes(std::max(1, library.channels)) * Bytes(perChannel);
 }
 
 // The activations a stage holds: `chunkPasses` chunk forwards at once, each
@@ -52,7 +44,7 @@ DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& 
 }
 
 MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& l, Bytes bucketBytes,
-                                        int bucketsInFlight, Bytes hcclBufferSize, bool prefetched) {
+                                        int bucketsInFlight, Bytes communicatorBuffer, bool prefetched) {
   const Precision& x = model.precision;
   const int communicators =
       (l.tp > 1) + (l.pp > 1) + (l.gradientReplicas() > 1) + (l.ep > 1) + (l.ep > 1 && l.ep < l.dp) + (l.cp > 1);
@@ -89,7 +81,7 @@ MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLa
     int inFlight = activationsInFlight(l.schedule, l.pp, l.microBatches, stage, chunks);
     m.activations = stageActivations(model, l, layers, inFlight, chunks);
     m.bucketBuffers = Bytes(bucketsInFlight) * std::min(bucketBytes, p * x.gradients);
-    m.communicatorBuffers = 2 * hcclBufferSize * Bytes(std::max(1, communicators));
+    m.communicatorBuffers = communicatorBuffer * Bytes(std::max(1, communicators));
     if (m.total() > most.total()) most = m;
   }
   return most;

@@ -6,10 +6,11 @@
 // accumulation run one after another, so accumulation adds activations of
 // none; it adds a separate accumulation buffer only when the model keeps
 // one). Communication adds one staging buffer per bucket in flight (a
-// pipeline of depth d holds d) and HCCL's two communicator buffers of
-// HCCL_BUFFSIZE (200 MB by default).
+// pipeline of depth d holds d) and the library's buffers of each
+// communicator (communicatorBufferBytes).
 #pragma once
 
+#include "sim/run/library_model.h"
 #include "sim/workload/model.h"
 #include "sim/workload/parallel_layout.h"
 
@@ -26,9 +27,18 @@ struct MemoryBreakdown {
 
 constexpr Bytes kHcclDefaultBufferSize = Bytes(200) << 20;
 
-// `bucketsInFlight` is the pipeline depth, capped by the number of buckets.
-MemoryBreakdown memoryPerDevice(const ModelSpec& model, int accumulation, Bytes bucketBytes, int bucketsInFlight,
-                                Bytes hcclBufferSize);
+// The device memory one communicator's buffers hold on a device:
+// - HCCL (and the ideal library, collsim's Ascend default): two CCL buffers,
+//   in and out, of HCCL_BUFFSIZE each (hccl-facts.md; 200 MB by default);
+// - NCCL: per channel, a buffer per protocol for the peer it receives from
+//   (NCCL's transport/p2p.cc and net.cc size each by comm->buffSizes), of
+//   NCCL_STEPS slots: slots x chunk / data share, which is NCCL's default
+//   512 KiB (LL), 4,915,200 B (LL128) and 4 MiB (Simple, NCCL_BUFFSIZE) from
+//   library_model.cpp's protocols. The ring's connection only: NCCL
+//   connects trees and NVLS when an algorithm first runs on them
+//   (NCCL_RUNTIME_CONNECT), and a send across servers stages as much again
+//   in the proxy's memory; neither is counted.
+Bytes communicatorBufferBytes(const LibraryModel& library, Bytes hcclBufferSize);
 
 // The parameters of model layer `layer` on one device under a layout: its
 // dense part / tp, and its experts / (ep x tp) (the part the expert-DP
@@ -48,8 +58,9 @@ DeviceParameters deviceParameters(const ModelSpec& model, const ParallelLayout& 
 // micro-batches the pipeline schedule holds at once (a transformer's by
 // TransformerShape::blockActivations; other models' share of
 // activations_per_sample / tp); bucket buffers of the stage's gradients;
-// HCCL's two buffers per communicator the device is in (TP, PP, DP).
+// `communicatorBuffer` for each communicator the device is in (TP, PP, DP,
+// EP, CP).
 MemoryBreakdown parallelMemoryPerDevice(const ModelSpec& model, const ParallelLayout& layout, Bytes bucketBytes,
-                                        int bucketsInFlight, Bytes hcclBufferSize, bool prefetched);
+                                        int bucketsInFlight, Bytes communicatorBuffer, bool prefetched);
 
 } // namespace collsim

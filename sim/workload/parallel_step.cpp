@@ -854,7 +854,7 @@ StepResult simulateParallelStep(const Cluster& cluster, const TrainingSpec& give
   // A bucket buffer for each bucket in flight, where the framework copies into one.
   const int inFlight = training.bucketCopy ? std::min<int>(training.pipeline, int(result.buckets.size())) : 0;
   result.memory =
-      parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.hcclBufferSize, training.paramPrefetch);
+      parallelMemoryPerDevice(model, l, training.bucket, inFlight, options.communicatorBuffer, training.paramPrefetch);
   result.deviceMemory = cluster.device.memory;
   if (!model.forward) result.flopsPerSample = model.flopsPerSample, result.devicePeakFlops = cluster.device.flops;
   if (model.transformer) result.tokensPerSample = model.transformer->sequence;
@@ -964,7 +964,7 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   // costs per device whether it runs or not. Both events slow down as the
   // run's state outgrows the caches: 40 % more per doubling past 32 MiB (a
   // training step touches a smaller share of its state per event than a
-  // collective's pair states do: secondsForEvents). Fitted (least squares
+  // collective's pair states do). Fitted (least squares
   // of the log ratio) to nine runs on this 2-core machine: the 70 B step
   // folded and in full on 1,024 NPUs (0.23, 3.4 s), the 405 B step folded
   // on 1,024, 16,384 and 131,072 H100s (0.66, 0.87, 1.8 s) and in full on
@@ -980,10 +980,11 @@ WorkEstimate walkParallelStep(const Cluster& cluster, const TrainingSpec& traini
   // log2(copies) in all). Fitted like the above to the 405 B step folded
   // on 131,072 H100s, where it is a third of the run (0.4 of 1.4 s).
   constexpr double kSecondsPerLinkMove = 40e-9;
-  // And what does not grow with the step: reading the inputs, building the
-  // stage programs, starting the process (a folded 70 B step on 1,024 NPUs
-  // runs 0.13 M events in 0.10 s).
-  constexpr double kSecondsBase = 0.06;
+  // And what does not grow with the step: building the stage programs and
+  // the cluster's tables (starting the process is the command's, once: a
+  // plan runs dozens of steps). A folded 70 B step on 1,024 NPUs runs 0.13 M
+  // events in 0.10 s.
+  constexpr double kSecondsBase = 0.03;
   e.wallSeconds += kSecondsBase;
   if (simulated < cluster.ranks())
     e.wallSeconds += 2 * std::log2(double(cluster.ranks()) / simulated) * double(cluster.links.size()) * kSecondsPerLinkMove;

@@ -93,6 +93,9 @@ struct StepOptions {
   // Collectives larger than hcclBufferSize run in loops of it (HCCL's CCL
   // buffer); NCCL's have no such buffer (it still holds device memory).
   bool bufferLoops = true;
+  // Device memory a communicator's buffers hold (communicatorBufferBytes:
+  // HCCL's two of HCCL_BUFFSIZE, or NCCL's per channel and protocol).
+  Bytes communicatorBuffer = 2 * kHcclDefaultBufferSize;
   bool verify = true;            // check each algorithm with the symbolic checker first
   TraceRecorder* trace = nullptr;
   // The share of a device's compute that its running collectives hold
