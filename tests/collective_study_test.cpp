@@ -8,6 +8,7 @@
 #include "test_support.h"
 
 #include "sim/config/config_node.h"
+#include "sim/core/parallel.h"
 #include "sim/study/execute.h"
 #include "sim/study/study_estimate.h"
 
@@ -152,6 +153,12 @@ TEST_CASE("a study's estimate reads a sample of its points - every point of a sm
   const WorkEstimate exact = exactSum(large);
   CHECK(e.events == doctest::Approx(exact.events).epsilon(0.02));
   CHECK(e.memoryBytes == exact.memoryBytes);
+  // The run holds every point it read, and its result, to the end: per
+  // point alike here (one cluster), and one run each.
+  CHECK(e.heldBytes == doctest::Approx(estimateStudy(small).heldBytes * 4000 / 6).epsilon(0.01));
+  CHECK(e.heldBytes > 4000 * 1000.0);
+  CHECK(e.runs == doctest::Approx(4000));
+  CHECK(e.serialSeconds > 0); // reading them, timed on the sample
 
   // Past a limit, the first round that passes it is the answer.
   WorkLimits tight;
@@ -160,4 +167,23 @@ TEST_CASE("a study's estimate reads a sample of its points - every point of a sm
   e = estimateStudy(large, &tight);
   CHECK(e.partial);
   CHECK(read == 1);
+}
+
+// A command runs its runs `threads` at once on this machine's cores: the
+// time that is not serial divides among them, the memory of a run
+// multiplies by those in flight, and what the command holds adds once.
+TEST_CASE("a command's estimate is its runs in parallel: time divided, memory multiplied, the held part once") {
+  WorkEstimate e;
+  e.wallSeconds = 10, e.serialSeconds = 2, e.runs = 8, e.memoryBytes = 100, e.heldBytes = 50;
+  const WorkEstimate one = inParallel(e, 1);
+  CHECK(one.wallSeconds == doctest::Approx(0.01 + 10)); // the process's start, then all of it
+  CHECK(one.memoryBytes == 150);
+  if (hardwareThreads() >= 2) {
+    const WorkEstimate two = inParallel(e, 2);
+    CHECK(two.wallSeconds == doctest::Approx(0.01 + 2 + 8.0 / 2));
+    CHECK(two.memoryBytes == 2 * 100 + 50);
+  }
+  e.runs = 1; // a single run has nothing to share a core with
+  CHECK(inParallel(e, 4).memoryBytes == 150);
+  CHECK(inParallel(e, 4).wallSeconds == doctest::Approx(0.01 + 10));
 }

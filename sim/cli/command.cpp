@@ -226,14 +226,15 @@ bool checkWork(const WorkLimitOptions& o, int parallelRuns, const std::string& w
                const EstimateWork& estimate) {
   const WorkLimits limits = workLimitsOf(o, parallelRuns);
   const WorkEstimate e = estimate(o.estimateOnly ? nullptr : &limits);
+  const WorkEstimate whole = inParallel(e, parallelRuns);
   if (o.estimateOnly) {
-    io.out << what << ": " << describeEstimate(e);
+    io.out << what << ": " << describeEstimate(whole);
     if (e.events > 0) io.out << "; simulated time at least " << e.simulatedSeconds << " s";
     io.out << "\n";
     return false;
   }
   enforceLimits(e, limits, what);
-  if (io.progress && e.seconds() > 10) io.err << "collsim: " << what << ": " << describeEstimate(e) << "\n";
+  if (io.progress && whole.seconds() > 10) io.err << "collsim: " << what << ": " << describeEstimate(whole) << "\n";
   return true;
 }
 

@@ -93,6 +93,7 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   if (!checkWork(o.limits, 2 * hardwareThreads(), "calibrating against " + curve.source, io,
                  [&](const WorkLimits*) { return estimateCalibration(curve, op, o.cluster, sets, options); }))
     return 0;
+  options.compare.approved = true;
   io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
   std::unique_ptr<ProgressLine> line;
   std::string stage;

@@ -50,6 +50,7 @@ int run(const CompareCliOptions& o, CliStreams io) {
   if (!checkWork(o.limits, hardwareThreads(), "compare with " + curve.source, io,
                  [&](const WorkLimits*) { return estimateComparison(curve, op, setup, options); }))
     return 0;
+  options.approved = true;
   std::unique_ptr<ProgressLine> line;
   if (io.progress)
     options.progress = [&](std::size_t done, std::size_t total) {

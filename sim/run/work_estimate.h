@@ -17,12 +17,13 @@
 //   sim. time  ~ the slowest sampled rank's chain of steps at the slowest
 //                link and the largest latency (no contention: a lower
 //                bound, so a refusal is never wrong about overflow);
-//   wall time  ~ events x the cost of one, which grows with the memory the
-//                run touches (state that no longer fits the caches).
+//   wall time  ~ a cost per event, per message and per pair of ranks that
+//                talk (its route), fitted to runs on this machine (.cpp).
 // It is an estimate: within a small factor of the real run (tests hold it
 // to 4x on the shipped clusters), which is what a limit needs.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -40,28 +41,35 @@ struct WorkEstimate {
   // The slowest link the run crosses, as a message names it ("HCCS at 1 B/s"): what
   // to look at when the simulated time passes the clock.
   std::string slowestLink;
-  // Seconds of this machine's time, one collective's events at a time (see
-  // secondsForEvents); 0 where only events were counted: they count at 100 ns.
+  // Seconds of this machine's time, the runs one after another (see the
+  // .cpp); 0 where only events were counted: they count at 100 ns.
   double wallSeconds = 0;
   // A sum of runs that stopped once it passed a limit (stopSumming): the
   // work is at least this much, which is all a refusal needs to know.
   bool partial = false;
+  // Runs summed (0: one, as estimated alone); the command may run several
+  // at once (inParallel).
+  double runs = 0;
+  // Of wallSeconds, what runs on one thread whatever the runs (reading a
+  // study's points); and memory held beside the runs for the whole command
+  // (the points read, their results).
+  double serialSeconds = 0;
+  double heldBytes = 0;
   // Runs one after another: events and seconds add up, memory is the largest.
   void addSequential(const WorkEstimate& o);
   double seconds() const { return wallSeconds > 0 ? wallSeconds : events * 100e-9; }
+  double runCount() const { return std::max(1.0, runs); }
 };
 
-// The wall time of `events` in a run whose state takes `memoryBytes`: ~100 ns
-// an event while it stays within 32 MiB, then 100 ns more for each doubling
-// (measured with scripts/bench_estimate.sh: a mesh AllReduce's ranks^2 pair
-// states at 512 to 2,048 ranks run at 5 to 1.8 M events/s). The state of
-// one collective, all of it touched as it runs; a training step's idle
-// lanes do not count.
-double secondsForEvents(double events, double memoryBytes);
+// The command as a whole when it runs `threads` of the runs at once (CPU
+// bound: this machine's cores): the parallel part of the time divided
+// among them, the memory of one run times those in flight plus what is
+// held beside them.
+WorkEstimate inParallel(WorkEstimate e, int threads);
 
 struct WorkLimits {
   double maxEvents = 1e9;                       // ~2 min at 10 M events/s, more on large state
-  double maxMemoryBytes = double(8ULL << 30);   // per run in flight
+  double maxMemoryBytes = double(8ULL << 30);   // the command's, all runs in flight
   int parallelRuns = 1;                         // runs in flight at once (memory adds up)
 };
 
@@ -125,8 +133,9 @@ std::size_t sizesToEstimate(std::size_t sizes, int ranks, std::size_t algorithms
 WorkEstimate interpolateEstimate(Bytes bytes, Bytes lowBytes, const WorkEstimate& low, Bytes highBytes,
                                  const WorkEstimate& high);
 
-// Throws InputError when `total` (the whole scenario or study) passes a
-// limit: "<what>: about 2.1e12 events (~60 h), ...".
+// Throws InputError when `total` (the whole scenario or study, run as
+// inParallel(total, limits.parallelRuns)) passes a limit: "<what>: about
+// 2.1e12 events (~60 h), ...".
 void enforceLimits(const WorkEstimate& total, const WorkLimits& limits, const std::string& what);
 // Only the clock: for one run of a study, whose events count towards the whole.
 void enforceClock(const WorkEstimate& run, const std::string& what);

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -405,8 +406,23 @@ WorkEstimate estimateCalibration(const MeasuredCurve& curve, Collective op, cons
   const double one = std::max(fit.events, 1.0);
   const double searched = std::min(double(kMaxEvaluations), std::max(kEventBudget / one, double(kMinEvaluations)));
   const double comparisons = searched + 2.0 * double(fitted) + 1;
+  // What a comparison costs varies with its algorithms more than the
+  // model of a run's events, messages and routes says (a hierarchy of NVLS
+  // and a tree asks its schedule for far more a message than a ring: 3.5x
+  // on the H100 pair's log). One estimated well under a second is run
+  // once, on one thread as the search runs it, and timed.
+  constexpr double kTimedComparison = 0.5;
+  if (fit.seconds() < kTimedComparison) {
+    CompareOptions once = o.compare;
+    once.approved = true;
+    once.threads = 1;
+    const auto started = std::chrono::steady_clock::now();
+    compareWithMeasured(curve, op, start, once);
+    fit.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
   fit.events *= comparisons;
   fit.wallSeconds *= comparisons;
+  fit.runs = comparisons; // the search runs two at once
   return fit;
 }
 

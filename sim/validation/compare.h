@@ -59,6 +59,10 @@ struct CompareOptions {
   // Refused above this (sim/run/work_estimate.h: every size and algorithm
   // estimated before any runs); calibrate runs a comparison hundreds of times.
   WorkLimits limits;
+  // The caller estimated this work and approved it (checkWork): it is not
+  // estimated again. Estimating a comparison costs about as much as running
+  // it on small clusters, and calibrate runs hundreds.
+  bool approved = false;
   // After each size: how many of how many are simulated.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
