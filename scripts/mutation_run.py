@@ -30,7 +30,10 @@ replace a value with one of a list of hostile values (negative, zero, huge,
 NaN, infinities, empty, lists, mappings, anchors, control characters,
 invalid UTF-8); nest deeply. Logs and journals have their fields (numbers,
 JSON values) replaced instead. Each run has a small --max-events so that
-valid mutants finish quickly (or are refused).
+valid mutants finish quickly (or are refused). Each kind's summary also
+counts the refusals (exit 2) that show a key as '?' (one that is not a
+name: its bytes are never echoed, its line and column are) or say only
+yaml-cpp's "bad file".
 """
 import argparse, json, os, random, re, resource, signal, subprocess, sys, tempfile, time
 
@@ -428,8 +431,21 @@ def kinds(binary, tmp):
     }
 
 
+# A refusal must say where: a key shown as '?' (a path segment collsim could
+# not print) or yaml-cpp's bare "bad file" leave the user to search.
+UNLOCATED_KEY = re.compile(r"(^|[.\[ ])\?([.\]:]|$)", re.M)
+
+
+def message_quality(stderr, tally):
+    text = stderr.decode(errors="replace")
+    if UNLOCATED_KEY.search(text):
+        tally["key shown as '?'"] = tally.get("key shown as '?'", 0) + 1
+    if "bad file" in text:
+        tally["'bad file'"] = tally.get("'bad file'", 0) + 1
+
+
 def run_kind(name, seeds, mutator, command, args, rnd, tmp):
-    counts, findings = {}, 0
+    counts, findings, quality = {}, 0, {}
     for n in range(args.count):
         src = rnd.choice(seeds)
         mutant = open(src, "rb").read()
@@ -454,6 +470,8 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
             run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=10 * args.timeout,
                                  preexec_fn=limit)
             status = run.returncode
+            if status == 2:
+                message_quality(run.stderr, quality)
             if args.verbose:
                 print(name, status, " ".join(cmd), run.stderr.decode(errors="replace")[-300:])
         except subprocess.TimeoutExpired:
@@ -471,8 +489,8 @@ def run_kind(name, seeds, mutator, command, args, rnd, tmp):
                   flush=True)
         if (n + 1) % 1000 == 0:
             print("  %s: %d mutants: %s" % (name, n + 1, counts), flush=True)
-    print("%s: %d mutants of %d files: exit statuses %s; %d findings" % (name, args.count, len(seeds), counts, findings),
-          flush=True)
+    print("%s: %d mutants of %d files: exit statuses %s; %d findings; refusals without a place: %s"
+          % (name, args.count, len(seeds), counts, findings, quality or "none"), flush=True)
     return findings
 
 
