@@ -171,3 +171,24 @@ TEST_CASE("collsim profile sets a profile beside the run it measured") {
   CHECK(wrong.status == 2);
   CHECK(contains(wrong.err, "no variant 'x' in"));
 }
+
+// The step --scenario simulates is under the limits every command keeps
+// (it ran unbounded: a 16,384-device step in full took what it took).
+TEST_CASE("collsim profile's prediction is estimated first: refused past a limit, or printed") {
+  const std::vector<std::string> args{"profile", profileFile("kineto-two-steps.json"), "--scenario",
+                                      source("tests/data/training/measured-mpt-125m.yaml"), "--variant", "s512-mb1"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), more.begin(), more.end());
+    return cli(a);
+  };
+  CliResult refused = with({"--max-events", "100"});
+  CHECK(refused.status == 2);
+  CHECK(contains(refused.err, "measured-mpt-125m: about "));
+  CHECK(contains(refused.err, "the limit is 100 events: raise --max-events"));
+  CHECK(refused.out.empty());
+  CliResult estimate = with({"--estimate"});
+  CHECK(estimate.status == 0);
+  CHECK(contains(estimate.out, "measured-mpt-125m: about "));
+  CHECK(!contains(estimate.out, "# profile:")); // nothing simulated, nothing reported
+}

@@ -14,6 +14,7 @@
 #include "sim/scenario/step_options.h"
 #include "sim/study/output_file.h"
 #include "sim/validation/profile.h"
+#include "sim/workload/step_simulation.h"
 #include "sim/workload/layer_compute.h"
 
 namespace collsim {
@@ -24,6 +25,7 @@ struct ProfileCliOptions {
   OutputFormat format = OutputFormat::Table;
   std::vector<std::string> sets;
   int device = -1;
+  WorkLimitOptions limits; // of the step --scenario simulates
 };
 
 // The one run of a study to predict: its only point, or the variant named.
@@ -89,7 +91,11 @@ int run(const ProfileCliOptions& o, CliStreams io) {
   if (!o.scenario.empty()) {
     std::vector<Scenario> study = loadStudyFile(o.scenario, o.sets);
     const Scenario& s = chosenRun(study, o.variant, o.scenario);
-    StepResult step = simulateTrainingStep(s.cluster, *s.training, stepOptionsOf(s, s.algorithms.front(), s.simulation.seed, nullptr));
+    const StepOptions options = stepOptionsOf(s, s.algorithms.front(), s.simulation.seed, nullptr);
+    if (!checkWork(o.limits, 1, s.name, io,
+                   [&](const WorkLimits*) { return estimateTrainingStep(s.cluster, *s.training, options); }))
+      return 0;
+    StepResult step = simulateTrainingStep(s.cluster, *s.training, options);
     predicted = predictedClasses(step);
     const ParallelLayout l = step.layout.value_or(ParallelLayout{});
     std::vector<LayerCompute> layers =
@@ -182,6 +188,7 @@ Command addProfileCommand(CLI::App& app) {
   cmd->add_option("--variant", o->variant, "which variant of the scenario's study");
   cmd->add_option("--device", o->device, "which device of the profile (default: the lowest)")->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--set", o->sets, "override a scenario key: --set cluster.device=fitted.yaml");
+  addWorkLimitOptions(cmd, o->limits);
   addFormatOption(cmd, o->format, kReportFormats);
   addOutOption(cmd, o->out);
   return {cmd, [o](CliStreams io) { return run(*o, io); }};
