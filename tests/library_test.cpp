@@ -15,6 +15,8 @@
 #include "algorithms/core/chunk_loops.h"
 #include "sim/config/cluster_config.h"
 #include "sim/network/link_network.h"
+#include "sim/run/resolve_algorithm.h"
+#include "sim/run/schedule_cache.h"
 #include "sim/run/simulate.h"
 #include "topologies/ring_orders.h"
 
@@ -470,4 +472,35 @@ TEST_CASE("a library run's estimate counts its protocols' channels and loops, wi
     if (bytes == Bytes(64) << 20)
       CHECK(estimate({Collective::AllReduce, &ring, bytes, 4, 0, Bytes(1) << 20}).events < simulated / 4);
   }
+}
+
+// calibrate's comparisons share their schedules (sim/run/schedule_cache.h):
+// a run whose schedule comes from the cache is the run that builds its
+// own, to the picosecond and the event, and a shape's schedule is built
+// once however many runs ask for it (NVLS's tree, the tree and the ring
+// under NCCL's protocols, each size its own shapes).
+TEST_CASE("runs that share a schedule cache time exactly as runs that build their own") {
+  ClusterSetup h100 = loadClusterFile(source("configs/clusters/h100-2x8-ib400.yaml"), {});
+  ScheduleCache cache;
+  for (const char* name : {"ring", "tree", "hierpipe:nvls+tree"})
+    for (Bytes bytes : {Bytes(64) << 10, Bytes(4) << 20, Bytes(256) << 20}) {
+      CAPTURE(name);
+      CAPTURE(bytes);
+      AlgorithmEntry algo = requireAlgorithm(Collective::AllReduce, name, h100.cluster, "the test");
+      RunRequest req{Collective::AllReduce, &algo, DataType::Float32, bytes, Bytes(1) << 20, false};
+      req.roce = h100.roce;
+      req.library = h100.library;
+      const CollectiveRun fresh = simulateCollective(h100.cluster, req);
+      req.schedules = &cache;
+      const CollectiveRun first = simulateCollective(h100.cluster, req);
+      const std::size_t built = cache.size();
+      const CollectiveRun again = simulateCollective(h100.cluster, req);
+      CHECK(cache.size() == built);
+      for (const CollectiveRun* r : {&first, &again}) {
+        CHECK(r->execution.finish == fresh.execution.finish);
+        CHECK(r->execution.events == fresh.execution.events);
+        CHECK(r->protocol == fresh.protocol);
+      }
+    }
+  CHECK(cache.size() >= 9); // a shape or more for each algorithm and size
 }

@@ -12,6 +12,7 @@
 #include "sim/core/input_error.h"
 #include "sim/network/network_models.h"
 #include "sim/run/in_network_chunk.h"
+#include "sim/run/schedule_cache.h"
 #include "sim/trace/trace_recorder.h"
 #include "topologies/cluster_rates.h"
 
@@ -315,7 +316,18 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& requ
                              " ranks: " + why);
   bool checked = req.verify && verifyAlgorithm(*req.algorithm, req.op, spec.ranks, elemSize, spec.devicesPerServer);
 
-  SchedulePtr schedule = buildSchedule(*req.algorithm, spec);
+  auto build = [&] { return buildSchedule(*req.algorithm, spec); };
+  // What the schedule depends on beyond the algorithm's name: the spec, and
+  // the shape's channels and chunk loops (loopBytes: the chunk times the
+  // pieces of a loop), on one cluster.
+  const std::shared_ptr<const Schedule> schedule =
+      req.schedules ? req.schedules->get(std::string(req.algorithm->name) + "|" + std::to_string(int(req.op)) + "|" +
+                                             std::to_string(spec.ranks) + "|" + std::to_string(spec.count) + "|" +
+                                             std::to_string(spec.elemSize) + "|" + std::to_string(spec.root) + "|" +
+                                             std::to_string(spec.devicesPerServer) + "|" +
+                                             std::to_string(shape.channels) + "|" + std::to_string(shape.loopBytes),
+                                         build)
+                    : std::shared_ptr<const Schedule>(build());
   EventEngine engine;
   std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed, req.roce});
   TraceSink* sink = nullptr;

@@ -12,6 +12,8 @@
 
 namespace collsim {
 
+class ScheduleCache;
+
 class TraceRecorder;
 
 struct CollectiveRun {
@@ -48,6 +50,8 @@ struct RunRequest {
   int channels = 1; // > 1: the algorithm as that many channels (algorithms/core/channels.h)
   LibraryModel library = {}; // ideal: the algorithm as it is; else protocols, chunk loops, channels per size
   std::string studyPoint = {}; // its point in a study ("cluster.servers=8"), named in its trace
+  // Runs that repeat the same schedules share them here (schedule_cache.h); none: each builds its own.
+  ScheduleCache* schedules = nullptr;
 };
 
 // Throws std::runtime_error if the checker rejects the schedule. With a

@@ -11,6 +11,7 @@
 
 #include "sim/config/cluster_config.h"
 #include "sim/core/input_error.h"
+#include "sim/run/schedule_cache.h"
 
 namespace collsim {
 namespace {
@@ -431,7 +432,11 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   ClusterTree tree = startingTree(clusterFile, overrides);
   ClusterSetup start = tree.load({});
 
-  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), o.compare, {}, 0, 0, kEventBudget, o.progress};
+  // Every comparison runs the log's sizes again, on the same cluster shape.
+  ScheduleCache schedules;
+  CompareOptions compare = o.compare;
+  compare.schedules = &schedules;
+  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), compare, {}, 0, 0, kEventBudget, o.progress};
   CalibrationResult r;
   Point fileStart;
   for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
@@ -480,7 +485,7 @@ CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std
   // The figures as the written file has them.
   auto origins = std::make_shared<ConfigOrigins>(clusterFile + " (calibrated)");
   r.after = compareWithMeasured(
-      curve, op, loadCluster(ConfigNode(parseYamlMapping(r.yaml, clusterFile, "a cluster"), origins)), o.compare);
+      curve, op, loadCluster(ConfigNode(parseYamlMapping(r.yaml, clusterFile, "a cluster"), origins)), compare);
   return r;
 }
 

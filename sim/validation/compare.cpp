@@ -40,6 +40,7 @@ RunRequest comparedRun(const MeasuredCurve& curve, Collective op, const ClusterS
   req.library.launch = 0;
   if (protocol) req.library.protocol = ProtocolSet::only(*protocol);
   req.channels = o.channels;
+  req.schedules = o.schedules;
   return req;
 }
 

@@ -44,6 +44,7 @@ struct Comparison {
 };
 
 struct SelectorRules;
+class ScheduleCache;
 
 struct CompareOptions {
   // "library" (library_algorithms.h): per size what the cluster's library
@@ -63,6 +64,8 @@ struct CompareOptions {
   // estimated again. Estimating a comparison costs about as much as running
   // it on small clusters, and calibrate runs hundreds.
   bool approved = false;
+  // Shared by comparisons that run the same sizes again (calibrate's): none, each builds its schedules.
+  ScheduleCache* schedules = nullptr;
   // After each size: how many of how many are simulated.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
