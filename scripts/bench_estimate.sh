@@ -5,7 +5,7 @@
 # one flow a link; a mesh's ranks^2 pairs in flight at once; hierarchical
 # and packet-level runs), training steps (Llama 3 70B and 405B folded and
 # in full, 256 to 131,072 devices), a sweep of 99,856 points, a plan, a
-# topology, a calibration, a threads verification, derived selector rules
+# topology, a comparison and a calibration, a threads verification, derived selector rules
 # and select --explain. The target (#63): every wall time and memory within
 # 2x of the real one, both ways; the script exits 1 when one is not.
 #
@@ -93,6 +93,7 @@ run 405B, 131,072 H100s, folded | run $tmp/llama3-405b-h100.yaml --set cluster.s
 run a sweep of 99,856 points | run $tmp/sweep.yaml | --format csv
 plan Llama 3 70B on 128 NPUs, batch 32 | plan scenarios/plan-llama3-70b.yaml --set sweep[cluster.servers]=[16] --set plan.global_batch=32 | --format csv
 topology of 262,144 devices as JSON | topology --cluster configs/clusters/atlas-2x8.yaml --set servers=32768 --format json |
+compare the H100 pair's log | compare tests/data/measured/h100-2x8-ib400-nccl2.26.txt --cluster configs/clusters/h100-2x8-ib400.yaml |
 calibrate the H100 pair's log | calibrate tests/data/measured/h100-2x8-ib400-nccl2.26.txt --cluster configs/clusters/h100-2x8-ib400.yaml | --out $tmp/fitted.yaml
 verify ring, 64 threads, 16 MiB | verify --ranks 64 --bytes 16MiB |
 selector derive, 2 ops x 4 sizes x 4 clusters | selector derive --grid $tmp/grid.yaml --out $tmp/derived.yaml |

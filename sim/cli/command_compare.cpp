@@ -1,5 +1,7 @@
 // collsim compare: a measured nccl-tests or hccl_test log against collsim's
 // prediction of the same collective on a cluster (sim/validation/compare.h).
+#include <chrono>
+
 #include <CLI/CLI.hpp>
 
 #include "sim/report/provenance.h"
@@ -47,9 +49,18 @@ int run(const CompareCliOptions& o, CliStreams io) {
   options.channels = o.channels;
   // The sizes run on every core at once.
   options.limits = workLimitsOf(o.limits, hardwareThreads());
-  if (!checkWork(o.limits, hardwareThreads(), "compare with " + curve.source, io,
-                 [&](const WorkLimits*) { return estimateComparison(curve, op, setup, options); }))
-    return 0;
+  // The estimate walks every size's schedules under every protocol, which
+  // on a small cluster costs about as long as running them: it is part of
+  // the command's time (on one thread, before the runs).
+  auto estimate = [&](const WorkLimits*) {
+    const auto started = std::chrono::steady_clock::now();
+    WorkEstimate e = estimateComparison(curve, op, setup, options);
+    const double walked = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    e.wallSeconds = e.seconds() + walked;
+    e.serialSeconds += walked;
+    return e;
+  };
+  if (!checkWork(o.limits, hardwareThreads(), "compare with " + curve.source, io, estimate)) return 0;
   options.approved = true;
   std::unique_ptr<ProgressLine> line;
   if (io.progress)

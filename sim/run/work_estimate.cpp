@@ -102,10 +102,16 @@ std::string duration(double seconds); // "3 h", "11 days" (below)
 // within 0.61-1.56x (scripts/bench_estimate.sh holds the benchmark's to
 // 2x). A packet-level event is a packet's arrival or departure at a port,
 // ~100 ns each.
-double secondsOf(Fidelity fidelity, double events, double messages, double routes) {
+//
+// And each run sets up its lanes (a rank's stream each: its executor
+// state, its schedule's parts) whatever it sends: ~2 us a lane, which is
+// most of a small run (a sweep point's 8 lanes: 16 us of its ~50; a
+// comparison's NCCL runs of 16 ranks x 16 channels, 0.5 ms each).
+double secondsOf(Fidelity fidelity, double events, double messages, double routes, double lanes) {
   constexpr double kPerEvent = 19e-9, kPerMessage = 134e-9, kPerRoute = 3.8e-6, kPerPacketEvent = 100e-9;
+  constexpr double kPerLane = 2e-6;
   const double eventSeconds = events * (fidelity == Fidelity::Packet ? kPerPacketEvent : kPerEvent);
-  return eventSeconds + messages * kPerMessage + routes * kPerRoute;
+  return eventSeconds + messages * kPerMessage + routes * kPerRoute + lanes * kPerLane;
 }
 
 } // namespace
@@ -244,7 +250,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
     if (latency >= Time(1'000'000'000'000)) e.slowestLink += ", the longest latency " + duration(toSeconds(latency));
   }
   e.lanes = double(p) * schedule->streamCount();
-  e.wallSeconds = secondsOf(w.fidelity, e.events, messages, routes);
+  e.wallSeconds = secondsOf(w.fidelity, e.events, messages, routes, e.lanes);
   return e;
 }
 
