@@ -62,7 +62,8 @@ void addWorkLimitOptions(CLI::App* cmd, WorkLimitOptions& o) {
       ->capture_default_str()
       ->check(finiteAtLeast(1));
   cmd->add_option("--max-memory", o.maxMemory, "refuse work estimated to need more memory")->capture_default_str();
-  cmd->add_flag("--estimate", o.estimateOnly, "print the estimated events, memory and time, and simulate nothing");
+  cmd->add_flag("--estimate", o.estimateOnly,
+                "print the estimated events, memory and time, and simulate nothing (calibrate times one short comparison)");
 }
 
 TraceRecorder traceRecorderOf(const OutputOptions& o) {
