@@ -401,10 +401,10 @@ TEST_CASE("compare and calibrate show a progress line with the time left on a te
   CHECK(afterProvenance(shown.out) == afterProvenance(quiet.out));
   CHECK(contains(shown.err, " % of the fit (searching), "));
   // The last stage ends the line full: every fitted figure checked against its prior.
-  CHECK(contains(shown.err, "[####################] 100 % of the fit (which figures the curve determines)"));
+  CHECK(contains(shown.err, "[####################] 100 % of the fit (which figures the curves determine)"));
   CHECK(!contains(quiet.err, "of the fit"));
   // Every fitted figure carries its unit.
-  CHECK(contains(quiet.out, "#  parameter  value  unit  determined\n   launch     7.812  us    by the curve\n"));
+  CHECK(contains(quiet.out, "#  parameter  value  unit  range         determined\n   launch     7.234  us    1.000-20.000  by the curves\n"));
   calibrate.insert(calibrate.end(), {"--format", "json"});
   auto json = nlohmann::json::parse(run(calibrate, false).out);
   CHECK(json.at("fitted_units").at("launch") == "us");
@@ -427,7 +427,7 @@ TEST_CASE("calibrate: --out is the report, --write-cluster the YAML, and --out F
   CliResult both = with({"--out", dir / "report.txt", "--write-cluster", dir / "calibrated.yaml"});
   REQUIRE(both.status == 0);
   CHECK(both.out.empty());
-  CHECK(contains(slurp(dir / "report.txt"), "launch     7.812  us    by the curve"));
+  CHECK(contains(slurp(dir / "report.txt"), "launch     7.234  us    1.000-20.000  by the curves"));
   CHECK(contains(slurp(dir / "calibrated.yaml"), "launch"));
   CHECK(slurp(dir / "calibrated.yaml").find("by the curve") == std::string::npos);
 
@@ -443,4 +443,32 @@ TEST_CASE("calibrate: --out is the report, --write-cluster the YAML, and --out F
   CliResult device = with({"--write-device", dir / "d.yaml"});
   CHECK(device.status == 2);
   CHECK(contains(device.err, "--write-device: a benchmark log calibrates a cluster; write it with --write-cluster"));
+}
+
+// Several logs at once: each runs on as many of the file's servers as its
+// ranks fill (a note says so), the fit pools their sizes, and the report
+// has a table for each (JSON: other_logs). A log of ranks that fill no
+// whole servers is refused with its name.
+TEST_CASE("calibrate fits several logs at once, each on the servers its ranks fill") {
+  const std::string twoNodes = source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt");
+  const std::string oneNode = source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt");
+  const std::string cluster = source("configs/clusters/p4d-2x8-efa.yaml");
+  const std::vector<std::string> calibrate = {"calibrate", twoNodes, oneNode, "--cluster", cluster,
+                                              "--fit", "launch", "--min-bytes", "64MiB"};
+  CliResult r = cli(calibrate);
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.err, oneNode + ": 8 ranks: compared on 1 servers"));
+  CHECK(contains(r.out, "tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt: nccl-tests, allreduce float32, 16 ranks"));
+  CHECK(contains(r.out, "tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt: nccl-tests, allreduce float32, 8 ranks"));
+  std::vector<std::string> json = calibrate;
+  json.insert(json.end(), {"--format", "json"});
+  auto j = nlohmann::json::parse(cli(json).out);
+  REQUIRE(j.at("other_logs").size() == 1);
+  CHECK(j.at("other_logs")[0].at("ranks") == 8);
+  CHECK(j.at("fitted_ranges").at("launch")[0] == 1.0);
+  std::vector<std::string> odd = calibrate;
+  odd.insert(odd.end(), {"--set", "devices=6", "--set", "nic.count=2"});
+  CliResult refused = cli(odd);
+  CHECK(refused.status == 2);
+  CHECK(contains(refused.err, "a100-2x8-efa4x100-nccl2.8.txt: measured on 16 ranks, not whole servers of p4d-2x8-efa's 6 devices"));
 }

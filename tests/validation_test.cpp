@@ -29,50 +29,96 @@ namespace {
 struct Sweep {
   const char* log;
   const char* cluster;
+  // Calibrated, the median and largest |error| stay under these.
+  double median = 0.10, max = 0.30;
 };
 
+// The A100 sweep calibrates within 10 % (max 30 %). The V100 sweep does not
+// inside the figures' physical ranges: its mid sizes (2-32 MiB) stay 13-31 %
+// fast, as collsim has NCCL's rings there, and the old fit reached 3.5 % by
+// setting the launch to 0 and NCCL's per-hop latencies to 1.8-4.2 times
+// their own (issue 64). Its bound is today's gap, so that it cannot grow
+// unnoticed and a mechanism that closes it shows.
 const Sweep kSingleNode[] = {
-    {"tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt", "configs/clusters/dgx-a100-8.yaml"},
-    {"tests/data/measured/v100-1x8-cubemesh-nccl.txt", "configs/clusters/v100-cubemesh-8.yaml"},
+    {"tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt", "configs/clusters/dgx-a100-8.yaml", 0.10, 0.30},
+    {"tests/data/measured/v100-1x8-cubemesh-nccl.txt", "configs/clusters/v100-cubemesh-8.yaml", 0.16, 0.33},
 };
 
 } // namespace
 
-TEST_CASE("single-node sweeps: within 32 % uncalibrated, within 10 % (max 30 %) calibrated") {
+TEST_CASE("single-node sweeps: within 32 % uncalibrated, and calibrated inside the figures' physical ranges") {
   for (const Sweep& s : kSingleNode) {
     CAPTURE(s.log);
     MeasuredCurve curve = readMeasuredCurve(source(s.log));
     CalibrationResult r = calibrate(curve, Collective::AllReduce, source(s.cluster), {}, {});
-    MESSAGE(std::string(s.log) << ": before median " << r.before.medianAbsError << " max " << r.before.maxAbsError << "; after median "
-                  << r.after.medianAbsError << " max " << r.after.maxAbsError << "; line median "
-                  << r.after.lineMedianAbsError);
-    CHECK(r.before.medianAbsError < 0.32);
-    CHECK(r.after.medianAbsError < 0.10);
-    CHECK(r.after.maxAbsError < 0.30);
-    CHECK(r.after.medianAbsError < r.after.lineMedianAbsError); // better than the two-point line
-    // Physical: no bandwidth above line rate, no negative latency.
-    CHECK(r.fitted.at("efficiency") <= 1.0);
-    CHECK(r.fitted.at("launch") >= 0.0);
-    CHECK(r.evaluations <= 410); // the search's budget (calibrate.cpp), plus one move
+    MESSAGE(std::string(s.log) << ": before median " << r.before[0].medianAbsError << " max " << r.before[0].maxAbsError << "; after median "
+                  << r.after[0].medianAbsError << " max " << r.after[0].maxAbsError << "; line median "
+                  << r.after[0].lineMedianAbsError);
+    CHECK(r.before[0].medianAbsError < 0.32);
+    CHECK(r.after[0].medianAbsError < s.median);
+    CHECK(r.after[0].maxAbsError < s.max);
+    CHECK(r.after[0].medianAbsError < r.before[0].medianAbsError);
+    // Every figure inside its range (calibrate.h), whatever the curve wants.
+    for (const auto& [name, value] : r.fitted)
+      if (auto range = calibrationRange(name)) {
+        CAPTURE(name);
+        CHECK(value >= range->lo - 1e-9);
+        CHECK(value <= range->hi + 1e-9);
+      }
+    // The search's budget (calibrate.cpp), plus one move, the starts of the
+    // two stages, and the looks past a range's edge.
+    CHECK(r.evaluations <= 400 + 2 + 2 + 4 * int(r.fitted.size()));
   }
+}
+
+// A figure the curve wants past its range keeps the edge, and the result
+// says what the curve wants and which sizes pull it: a curve collsim made
+// with NVLink at 0.6 of line rate (below NCCL's 0.8, past the range's
+// 0.75) fits 0.75 and wants less, pulled by its largest sizes.
+TEST_CASE("calibrate keeps a figure inside its physical range and says what the curve wants past it") {
+  const std::string a100 = source(kSingleNode[0].cluster);
+  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
+  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(32) << 20); });
+  Comparison made = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(a100, {"hccs.efficiency=0.6"}), {});
+  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
+  CalibrateOptions o;
+  o.fit = {"efficiency"};
+  CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
+  CHECK(r.fitted.at("efficiency") == doctest::Approx(0.75));
+  REQUIRE(r.outsideRange.size() == 1);
+  const OutsideRange& w = r.outsideRange[0];
+  CHECK(w.name == "efficiency");
+  CHECK(w.kept == doctest::Approx(0.75));
+  CHECK(w.wanted < 0.75);
+  CHECK(w.wanted >= 0.55); // looked at no further than two widths past the edge
+  CHECK(w.lo == doctest::Approx(0.75));
+  CHECK(contains(w.source, "topo.h"));
+  REQUIRE(!w.pulledBy.empty());
+  CHECK(contains(w.pulledBy[0], "MiB"));
+  CHECK(contains(r.yaml, "efficiency: 0.75"));
 }
 
 // A fixed cost per pipeline step (#37), fitted only when asked: it lands on
 // the protocol that ends each step with a fence and a flag (Simple), not on
-// LL or LL128, whose lines carry their flags; a fit with it does no worse
-// than the same fit without it (it can stay 0), and on the A100 sweep it
-// takes the mid sizes, which Simple runs from 32 MiB, nearer.
+// LL or LL128, whose lines carry their flags. On a curve collsim made with
+// 3 us a step on Simple (the sweep's sizes from 32 MiB, which Simple runs)
+// the fit finds it.
 TEST_CASE("calibrate fits a cost per pipeline step when asked, on the protocol that fences each step") {
+  const std::string a100 = source(kSingleNode[0].cluster);
   MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
+  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(32) << 20); });
+  Comparison made = compareWithMeasured(curve, Collective::AllReduce,
+                                        loadClusterFile(a100, {"library.protocols.Simple.step_overhead=3us"}), {});
+  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
   CalibrateOptions o;
-  o.fit = {"efficiency", "hop_scale"};
-  const CalibrationResult without = calibrate(curve, Collective::AllReduce, source(kSingleNode[0].cluster), {}, o);
+  o.fit = {"efficiency"};
+  const CalibrationResult without = calibrate(curve, Collective::AllReduce, a100, {}, o);
   CHECK(without.fitted.count("step_cost") == 0);
-  o.fit.push_back("step_cost");
-  const CalibrationResult with = calibrate(curve, Collective::AllReduce, source(kSingleNode[0].cluster), {}, o);
+  o.fit = {"step_cost"};
+  const CalibrationResult with = calibrate(curve, Collective::AllReduce, a100, {}, o);
   REQUIRE(with.fitted.count("step_cost") == 1);
-  CHECK(with.fitted.at("step_cost") > 0.0);
-  CHECK(with.after.medianAbsError <= without.after.medianAbsError);
+  CHECK(with.fitted.at("step_cost") == doctest::Approx(3.0).epsilon(0.1));
+  CHECK(with.after[0].medianAbsError < 0.01);
   ClusterSetup fitted = loadCluster(ConfigNode(YAML::Load(with.yaml), std::make_shared<ConfigOrigins>("calibrated")));
   CHECK(toMicroseconds(fitted.library.find(Protocol::Simple)->stepOverhead) == doctest::Approx(with.fitted.at("step_cost")));
   CHECK(fitted.library.find(Protocol::LL)->stepOverhead == 0);
@@ -85,7 +131,7 @@ TEST_CASE("calibrate fits only what it is asked to, and refuses what the cluster
   o.fit = {"efficiency"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, source(kSingleNode[0].cluster), {}, o);
   CHECK(r.fitted.size() == 1);
-  CHECK(r.after.medianAbsError <= r.before.medianAbsError);
+  CHECK(r.after[0].medianAbsError <= r.before[0].medianAbsError);
   // The calibrated file loads back: its figures are the ones fitted, under
   // the section's name as the file writes it (scale_up, not its alias hccs).
   YAML::Node calibrated = YAML::Load(r.yaml);
@@ -103,7 +149,8 @@ TEST_CASE("calibrate fits only what it is asked to, and refuses what the cluster
 
 // p4d's small sizes sit far above what 5 us links give (EFA of 2021 took
 // tens of microseconds a message): fitting the links' latency alone brings
-// them closer, within its physical range, and the file says what was fitted.
+// them closer, up to its range's 10 us, and the result says the curve wants
+// more (its 512 KiB-2 MiB pull it); the file has what was fitted.
 TEST_CASE("calibrate fits the network latency, asked or by default across servers") {
   MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt"));
   std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes > (Bytes(2) << 20); }); // a quick fit
@@ -113,10 +160,11 @@ TEST_CASE("calibrate fits the network latency, asked or by default across server
   CalibrationResult r = calibrate(curve, Collective::AllReduce, source("configs/clusters/p4d-2x8-efa.yaml"), {}, o);
   REQUIRE(r.fitted.size() == 1);
   double us = r.fitted.at("network_latency");
-  CHECK(us > 5.0);
-  CHECK(us <= 50.0);
-  CHECK(r.after.medianAbsError < r.before.medianAbsError);
-  CHECK(contains(r.yaml, "latency: " + fixedText(us).substr(0, 3)));
+  CHECK(us == doctest::Approx(10.0));
+  REQUIRE(r.outsideRange.size() == 1);
+  CHECK(r.outsideRange[0].wanted > 10.0);
+  CHECK(r.after[0].medianAbsError < r.before[0].medianAbsError);
+  CHECK(contains(r.yaml, "latency: 10us"));
   // With several servers the default set has it too; with one it has not.
   o.fit = {};
   std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes > (Bytes(64) << 10); }); // one size: quicker still
@@ -189,7 +237,7 @@ TEST_CASE("compare predicts with the library's own choice: NCCL's candidates, HC
                        InputError);
 }
 
-// A curve collsim made with the links at 0.7 of their rate, at sizes where
+// A curve collsim made with the links at 0.9 of their rate, at sizes where
 // the links set the time and the host's launches hide behind the devices:
 // the fit finds the efficiency, and the launch, which the curve cannot see,
 // stays at the file's 4.2 us under its prior (it could take any value
@@ -198,15 +246,15 @@ TEST_CASE("calibrate's priors hold what the curve cannot see, and say so") {
   const std::string a100 = source(kSingleNode[0].cluster);
   MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
   std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(64) << 20); });
-  Comparison made = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(a100, {"hccs.efficiency=0.7"}), {});
+  Comparison made = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(a100, {"hccs.efficiency=0.9"}), {});
   for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
   CalibrateOptions o;
   o.fit = {"efficiency", "launch"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
-  CHECK(r.fitted.at("efficiency") == doctest::Approx(0.7).epsilon(0.02));
+  CHECK(r.fitted.at("efficiency") == doctest::Approx(0.9).epsilon(0.02));
   CHECK(r.fitted.at("launch") == doctest::Approx(4.2));
   CHECK(r.poorlyDetermined == std::vector<std::string>{"launch"});
-  CHECK(r.after.medianAbsError < 0.01);
+  CHECK(r.after[0].medianAbsError < 0.01);
 }
 
 // A curve collsim made with LL switching to LL128 past 128 KiB (where LL is
@@ -225,11 +273,11 @@ TEST_CASE("calibrate finds the switch point of a curve made with one") {
   CalibrateOptions o;
   o.fit = {"switch_points"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
-  CHECK(r.before.maxAbsError > 0.05);
+  CHECK(r.before[0].maxAbsError > 0.05);
   CHECK(r.fitted.at("LL.max_bytes") == double(Bytes(128) << 10));
   CHECK(r.fitted.count("LL128.max_bytes") == 1); // Simple, the last, runs every size
   CHECK(r.fitted.count("Simple.max_bytes") == 0);
-  CHECK(r.after.maxAbsError < 1e-9);
+  CHECK(r.after[0].maxAbsError < 1e-9);
   CHECK(contains(r.yaml, "max_bytes: 131072"));
   // A library with one protocol to run has no switch to fit.
   CHECK_THROWS_WITH_AS(calibrate(curve, Collective::AllReduce, a100, {"library.protocol=Simple"}, o),
@@ -321,28 +369,25 @@ TEST_CASE("p4d at 1 GiB on one to four servers: within 10 % of NCCL issue 527") 
   CHECK(std::abs(sweep.points.back().error()) < 0.10);
 }
 
-// Calibrated on the shared two-server sweep, a file predicts the other node
-// counts too: its channel scale slows the low-latency protocols' channels,
-// not Simple's rings. Two to four servers stay within 10 %, as the preset
-// has them (three at +8 % where the preset has +1 %: the sweep's mid sizes
-// run NCCL's pick, LL128 to 16 MiB, and the fit bends to them). One server
-// does not: NCCL runs its 1 GiB as a ring under Simple, and the fit set
-// Simple's step inside a node to 14.3 us, fitted on a curve where every
-// step also waits on EFA; one server's ring pays it on every step and comes
-// out 16 % slow (with NCCL's 3.4 us it is within 1 %). A fit on one node
-// count cannot part a step inside a node from one across nodes
-// (docs/hardware.md). (Release only: "node sweeps".)
-TEST_CASE("p4d node sweeps calibrated on two servers predict two to four within 10 %, and one server pays the fitted step") {
+// Scale transfer: calibrated on the two-server sweep, the file predicts
+// 1 GiB on one to four p4d (NVIDIA/nccl #527, NCCL 2.9.9, held out of the
+// fit) within 5 %: +2.9, -0.0, +2.4 and -4.6 % (the preset: +0.9, -1.1,
+// +1.3, -5.6 %, its EFA rate taken from those runs). The line rates are
+// fitted first on the sweep's largest sizes (EFA 0.63 of its line rate),
+// the rest on every size with them held. Fitted on every size at once, the
+// mid sizes, which the model runs 30-45 % fast, pulled EFA to 0.34 and the
+// links' latency to 50 us (issue 64), and one server came out 16 % slow
+// through a fitted step cost. (Release only: "node sweeps".)
+TEST_CASE("p4d node sweeps calibrated on two servers predict one to four within 5 %") {
   MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/a100-2x8-efa4x100-nccl2.8.txt"));
   CalibrateOptions o;
   o.compare.algorithm = "ring"; // the sweep's NCCL_ALGO=RING
   CalibrationResult r = calibrate(curve, Collective::AllReduce, source("configs/clusters/p4d-2x8-efa.yaml"), {}, o);
+  CHECK(r.fitted.at("network_efficiency") == doctest::Approx(0.63).epsilon(0.05));
   TempDir dir;
   std::vector<double> after = issue527Errors(dir.write("p4d-calibrated.yaml", r.yaml));
   std::vector<double> before = issue527Errors(source("configs/clusters/p4d-2x8-efa.yaml"));
-  for (std::size_t i = 1; i < after.size(); ++i) CHECK(std::abs(after[i]) < 0.10);
-  CHECK(after[0] > 0.10); // the gap named above, so that a fix shows
-  CHECK(after[0] < 0.20);
+  for (double e : after) CHECK(std::abs(e) < 0.05);
   for (double e : before) CHECK(std::abs(e) < 0.10);
 }
 
@@ -354,11 +399,11 @@ TEST_CASE("H100 pair node sweeps with NVLS and the tree: within 10 % (max 30 %) 
   MeasuredCurve curve = readMeasuredCurve(source("tests/data/measured/h100-2x8-ib400-nccl2.26.txt"));
   CalibrateOptions o;
   CalibrationResult r = calibrate(curve, Collective::AllReduce, source("configs/clusters/h100-2x8-ib400.yaml"), {}, o);
-  MESSAGE("h100 pair: before median " << r.before.medianAbsError << " max " << r.before.maxAbsError << "; after median "
-                                      << r.after.medianAbsError << " max " << r.after.maxAbsError);
-  CHECK(r.after.medianAbsError < 0.10);
-  CHECK(r.after.maxAbsError < 0.30);
-  CHECK(r.after.medianAbsError < r.after.lineMedianAbsError);
+  MESSAGE("h100 pair: before median " << r.before[0].medianAbsError << " max " << r.before[0].maxAbsError << "; after median "
+                                      << r.after[0].medianAbsError << " max " << r.after[0].maxAbsError);
+  CHECK(r.after[0].medianAbsError < 0.10);
+  CHECK(r.after[0].maxAbsError < 0.30);
+  CHECK(r.after[0].medianAbsError < r.after[0].lineMedianAbsError);
 }
 
 // docs/hardware.md's "remaining error by size region" table, uncalibrated

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/report/provenance.h"
 #include "sim/core/closest_name.h"
@@ -22,7 +23,8 @@ namespace collsim {
 namespace {
 
 struct CalibrateCliOptions {
-  std::string measured, cluster, out, algo = "library", op, minBytes = "64KiB";
+  std::vector<std::string> measured; // logs, or one training study
+  std::string cluster, out, algo = "library", op, minBytes = "64KiB";
   OutputFormat format = OutputFormat::Table;
   std::string writeCluster, writeDevice; // the calibrated YAML; --out is the report
   std::vector<std::string> sets, fit, on, predict;
@@ -56,33 +58,78 @@ std::string fittedUnit(const std::string& name) {
 // Training runs in a YAML study, rather than a benchmark's log.
 bool namesTrainingRuns(const std::string& file) { return file.ends_with(".yaml") || file.ends_with(".yml"); }
 
+// A log as the fit compares it: its collective, the NCCL release and
+// settings its run records (in `sets`), and `servers`: "servers=N" when its
+// rank count fills another number of the file's servers.
+CalibrationLog logToFit(const std::string& file, const CalibrateCliOptions& o, const ClusterSetup& shape,
+                        std::string& servers, CliStreams io) {
+  CalibrationLog log{readMeasuredCurve(file), Collective::AllReduce, {}, o.algo};
+  io.err << measuredCurveNotes(log.curve);
+  log.op = log.curve.op;
+  if (!o.op.empty() && !parseCollective(o.op, log.op)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
+  const int ranks = ranksOf(log.curve, log.op), perServer = shape.cluster.devicesPerServer;
+  servers.clear();
+  if (ranks > 0 && ranks != shape.cluster.ranks()) {
+    if (ranks % perServer != 0)
+      throw InputError(file + ": measured on " + std::to_string(ranks) + " ranks, not whole servers of " +
+                       shape.cluster.name + "'s " + std::to_string(perServer) + " devices");
+    servers = "servers=" + std::to_string(ranks / perServer);
+    io.err << "collsim: note: " << file << ": " << ranks << " ranks: compared on " << ranks / perServer << " servers\n";
+  }
+  std::vector<std::string> algorithms{o.algo};
+  applyRecordedVersion(log.curve, log.sets, io);
+  applyNcclEnv(o.env, o.cluster, log.sets, algorithms, io, log.curve.env);
+  applyHcclAlgorithm(o.env, o.cluster, log.sets, log.op, algorithms, io, log.curve.env);
+  log.algorithm = joinList(algorithms);
+  return log;
+}
+
+// A figure's physical range as a person reads it.
+std::string rangeText(const std::string& name) {
+  std::optional<CalibrationRange> r = calibrationRange(name);
+  return r ? fittedValueText(name, r->lo) + "-" + fittedValueText(name, r->hi) : "-";
+}
+
 int run(const CalibrateCliOptions& o, CliStreams io) {
-  if (namesTrainingRuns(o.measured)) {
+  if (namesTrainingRuns(o.measured.front())) {
+    if (o.measured.size() > 1) throw UsageError("calibrate: one training study at a time (" + o.measured[1] + ")");
     if (!o.cluster.empty())
       throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE");
     if (!o.writeCluster.empty())
       throw UsageError("--write-cluster: training runs calibrate a device; write it with --write-device FILE");
-    return runComputeCalibration({o.measured, o.writeDevice, o.format, o.sets, o.fit, o.limits, o.on, o.predict}, io);
+    return runComputeCalibration({o.measured.front(), o.writeDevice, o.format, o.sets, o.fit, o.limits, o.on, o.predict}, io);
   }
+  for (const auto& m : o.measured)
+    if (namesTrainingRuns(m)) throw UsageError("calibrate: " + m + " is a training study; logs and a study are calibrated apart");
   if (!o.on.empty() || !o.predict.empty()) throw UsageError("--on and --predict choose among training runs (RUNS.yaml)");
   if (!o.writeDevice.empty())
     throw UsageError("--write-device: a benchmark log calibrates a cluster; write it with --write-cluster FILE");
   if (o.cluster.empty()) throw UsageError("--cluster: the cluster file of the measured hardware is required for a log");
   std::optional<OutputFile> out;
   if (!o.writeCluster.empty()) out = OutputFile::check("--write-cluster", o.writeCluster);
-  MeasuredCurve curve = readMeasuredCurve(o.measured);
-  io.err << measuredCurveNotes(curve);
-  Collective op = curve.op;
-  if (!o.op.empty() && !parseCollective(o.op, op)) throw UsageError("--op: " + unknownName("collective", o.op, collectiveNames()));
-  // NCCL settings are part of what is fitted: the calibrated file keeps them.
-  std::vector<std::string> sets = o.sets, algorithms{o.algo};
-  applyRecordedVersion(curve, sets, io);
-  applyNcclEnv(o.env, o.cluster, sets, algorithms, io, curve.env);
-  applyHcclAlgorithm(o.env, o.cluster, sets, op, algorithms, io, curve.env);
+  const ClusterSetup shape = loadClusterFile(o.cluster, o.sets);
+  // NCCL settings are part of what is fitted: the calibrated file keeps the
+  // first log's, then the user's --set (which win). A later log's apply to
+  // its comparisons only, the user's again after them; each log runs on
+  // the servers its ranks fill.
+  std::vector<CalibrationLog> logs;
+  std::vector<std::string> sets;
+  for (const auto& file : o.measured) {
+    std::string servers;
+    logs.push_back(logToFit(file, o, shape, servers, io));
+    std::vector<std::string>& own = logs.back().sets;
+    if (logs.size() == 1) sets = std::exchange(own, {}), sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+    else own.insert(own.end(), o.sets.begin(), o.sets.end());
+    if (!servers.empty()) own.insert(own.begin(), servers);
+  }
   CalibrateOptions options;
   options.fit = o.fit;
-  options.compare.algorithm = joinList(algorithms);
-  noteLibraryRule(options.compare.algorithm, op, loadClusterFile(o.cluster, sets), io, o.channels);
+  options.compare.algorithm = logs.front().algorithm;
+  for (const CalibrationLog& log : logs) {
+    std::vector<std::string> all = sets;
+    all.insert(all.end(), log.sets.begin(), log.sets.end());
+    noteLibraryRule(log.algorithm, log.op, loadClusterFile(o.cluster, all), io, o.channels);
+  }
   SelectorRules rules = defaultSelectorRules();
   options.compare.rules = &rules;
   options.compare.minBytes = optionBytes("--min-bytes", o.minBytes);
@@ -90,11 +137,13 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
   // Each comparison runs its sizes on every core; the last stage runs two
   // comparisons at once.
   options.compare.limits = workLimitsOf(o.limits, hardwareThreads());
-  if (!checkWork(o.limits, 2 * hardwareThreads(), "calibrating against " + curve.source, io,
-                 [&](const WorkLimits*) { return estimateCalibration(curve, op, o.cluster, sets, options); }))
+  std::string sources;
+  for (const CalibrationLog& log : logs) sources += (sources.empty() ? "" : ", ") + log.curve.source;
+  if (!checkWork(o.limits, 2 * hardwareThreads(), "calibrating against " + sources, io,
+                 [&](const WorkLimits*) { return estimateCalibration(logs, o.cluster, sets, options); }))
     return 0;
   options.compare.approved = true;
-  io.err << "collsim: calibrating " << o.cluster << " against " << curve.source << "\n";
+  io.err << "collsim: calibrating " << o.cluster << " against " << sources << "\n";
   std::unique_ptr<ProgressLine> line;
   std::string stage;
   if (io.progress)
@@ -102,31 +151,62 @@ int run(const CalibrateCliOptions& o, CliStreams io) {
       if (now != stage || !line) stage = now, line = std::make_unique<ProgressLine>(&io.err, 1, "of the fit (" + now + ")");
       line->showShare(share);
     };
-  CalibrationResult r = calibrate(curve, op, o.cluster, sets, options);
+  CalibrationResult r = calibrate(logs, o.cluster, sets, options);
   if (line) line->clear();
   if (out) writeOutputFiles({{*out, r.yaml}});
   std::string name = o.cluster + " (calibrated)";
+  auto determined = [&](const std::string& k) {
+    if (k.ends_with(".max_bytes")) return std::string("-");
+    for (const OutsideRange& w : r.outsideRange)
+      if (w.name == k) return "wants " + fittedValueText(k, w.wanted) + ": kept at its range's edge";
+    bool poorly = std::find(r.poorlyDetermined.begin(), r.poorlyDetermined.end(), k) != r.poorlyDetermined.end();
+    return std::string(poorly ? "poorly: at its prior" : "by the curves");
+  };
   if (o.format == OutputFormat::Json) {
-    nlohmann::ordered_json j = comparisonJson(curve, r.after, name);
-    nlohmann::ordered_json fitted = nlohmann::ordered_json::object(), units = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : r.fitted) fitted[k] = v, units[k] = fittedUnit(k);
+    nlohmann::ordered_json j = comparisonJson(logs.front().curve, r.after.front(), name);
+    nlohmann::ordered_json fitted = nlohmann::ordered_json::object(), units = nlohmann::ordered_json::object(),
+                           ranges = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.fitted) {
+      fitted[k] = v, units[k] = fittedUnit(k);
+      if (auto range = calibrationRange(k)) ranges[k] = {range->lo, range->hi};
+    }
     j["fitted"] = fitted;
     j["fitted_units"] = units;
+    j["fitted_ranges"] = ranges;
     j["poorly_determined"] = r.poorlyDetermined;
-    j["before"] = {{"median_abs_error", r.before.medianAbsError}, {"max_abs_error", r.before.maxAbsError}};
+    nlohmann::ordered_json outside = nlohmann::ordered_json::array();
+    for (const OutsideRange& w : r.outsideRange)
+      outside.push_back({{"parameter", w.name}, {"kept", w.kept}, {"wanted", w.wanted}, {"range", {w.lo, w.hi}},
+                         {"source", w.source}, {"pulled_by", w.pulledBy}});
+    j["outside_range"] = outside;
+    j["before"] = {{"median_abs_error", r.before.front().medianAbsError}, {"max_abs_error", r.before.front().maxAbsError}};
+    nlohmann::ordered_json others = nlohmann::ordered_json::array();
+    for (std::size_t k = 1; k < logs.size(); ++k) {
+      nlohmann::ordered_json one = comparisonJson(logs[k].curve, r.after[k], name);
+      one["before"] = {{"median_abs_error", r.before[k].medianAbsError}, {"max_abs_error", r.before[k].maxAbsError}};
+      others.push_back(one);
+    }
+    if (!others.empty()) j["other_logs"] = others;
     j["evaluations"] = r.evaluations;
     if (out) j["cluster_file"] = o.writeCluster;
     io.out << withProvenance(j.dump(2) + "\n", OutputFormat::Json, io.commandLine, "");
     return 0;
   }
-  TextTable fitted({"parameter", "value", "unit", "determined"});
-  for (const auto& [k, v] : r.fitted) {
-    bool poorly = std::find(r.poorlyDetermined.begin(), r.poorlyDetermined.end(), k) != r.poorlyDetermined.end();
-    bool priored = !k.ends_with(".max_bytes");
-    fitted.add({k, fittedValueText(k, v), fittedUnit(k), !priored ? "-" : poorly ? "poorly: the prior holds it" : "by the curve"});
+  TextTable fitted({"parameter", "value", "unit", "range", "determined"});
+  for (const auto& [k, v] : r.fitted) fitted.add({k, fittedValueText(k, v), fittedUnit(k), rangeText(k), determined(k)});
+  // A figure the curves want outside its range: what the model misses, not physics.
+  std::string wants;
+  for (const OutsideRange& w : r.outsideRange) {
+    wants += "# " + w.name + ": the curves want " + fittedValueText(w.name, w.wanted) + ", past its range " +
+             rangeText(w.name) + "; kept at " + fittedValueText(w.name, w.kept) + "\n#   the range: " + w.source +
+             "\n#   pulled by:";
+    for (const auto& p : w.pulledBy) wants += " " + p + (&p == &w.pulledBy.back() ? "" : ";");
+    wants += "\n";
   }
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.writeCluster : "") << "\n"
-         << fitted.text() << summary("before", r.before) << comparisonTable(curve, r.after, name);
+         << fitted.text() << wants;
+  for (std::size_t k = 0; k < logs.size(); ++k)
+    io.out << (k > 0 ? "\n" : "") << summary("before", r.before[k]) << comparisonTable(logs[k].curve, r.after[k], name);
   return 0;
 }
 
@@ -136,7 +216,8 @@ Command addCalibrateCommand(CLI::App& app) {
   auto o = std::make_shared<CalibrateCliOptions>();
   auto* cmd = app.add_subcommand("calibrate", "fit a cluster file's figures to a measured nccl-tests or hccl_test log, "
                                               "or a device's compute to measured training runs (RUNS.yaml)");
-  cmd->add_option("measured", o->measured, "the benchmark's output, as printed; or a training study whose runs "
+  cmd->add_option("measured", o->measured, "the benchmark's output, as printed (several: fitted together, each on "
+                                           "as many servers as its ranks fill); or a training study whose runs "
                                            "carry measured: figures (.yaml)")->required();
   cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware (with a library:), for a log");
   cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has but step_cost, or all the runs exercise): " + [] {
@@ -165,7 +246,7 @@ Command addCalibrateCommand(CLI::App& app) {
   addEnvOptions(cmd, o->env);
   return {cmd, [o](CliStreams io) {
             CalibrateCliOptions given = *o;
-            const bool training = namesTrainingRuns(given.measured);
+            const bool training = namesTrainingRuns(given.measured.front());
             std::string& written = training ? given.writeDevice : given.writeCluster;
             const std::string writeOption = training ? "--write-device" : "--write-cluster";
             keepOldCalibrateOut(given.out, written, writeOption, io.err);

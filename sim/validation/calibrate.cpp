@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <thread>
+#include <tuple>
 
 #include "sim/config/cluster_config.h"
 #include "sim/core/input_error.h"
@@ -28,6 +29,7 @@ constexpr int kPassesPerStart = 3;
 
 struct Parameter {
   std::string name;
+  // The physical range: the search stays inside it.
   double lo, hi;
   bool logScale; // searched on a log scale (factors)
   // The prior's width about the file's value: a fitted value one width
@@ -36,7 +38,25 @@ struct Parameter {
   double width;
   // In the default set (calibrate without --fit); else fitted when asked.
   bool byDefault = true;
+  // Where the range's edges come from.
+  const char* source = "";
+  // How far past an edge the fit looks for what the curves want (the
+  // file's loader accepts it: an efficiency stays in (0, 1]).
+  double outerLo = 0, outerHi = 0;
+  // A share of a link's line rate: fitted first, on the sizes that run at
+  // the links' rate (kLineRateFrom), the others held at their starts.
+  bool lineRate = false;
 };
+
+// The sizes a link's rate governs: from 64 MiB (a time some 10-100 times
+// a step's latency on any cluster here), or a log's three largest when it
+// has fewer there. Fitted on every size, a link's efficiency also bends to
+// what the model misses in the mid sizes (per-step and pipeline costs) and
+// carries that to every other size and node count: the p4d pair's fit
+// put EFA at 0.34 of line rate to slow its mid sizes, the H100 pair's
+// NVLink at 0.72 to slow its NVLS tree.
+constexpr Bytes kLineRateFrom = Bytes(64) << 20;
+constexpr std::size_t kLineRateSizes = 3;
 
 // What one prior width costs: as much as 1 % more median error. The data
 // must buy every move away from the file's (sourced) figures, so that a
@@ -58,12 +78,30 @@ const std::vector<Parameter>& parameters() {
       // latency to a factor of 3 (EFA's is ten times InfiniBand's); a
       // launch to 5 us (4.2 us measured on a DGX A100, nccl-tests #123);
       // the library's per-hop latencies and channel rates to a factor of 2.
-      {"efficiency", 0.2, 1, false, 0.1},
-      {"network_efficiency", 0.2, 1, false, 0.15},
-      {"network_latency", 0.5, 50, true, std::log(3.0)},
-      {"launch", 0, 500, false, 5},
-      {"hop_scale", 0.1, 10, true, std::log(2.0)},
-      {"channel_scale", 0.25, 4, true, std::log(2.0)},
+      {"efficiency", 0.75, 1, false, 0.1, true,
+       "NCCL rates NVLink 2-4 at 0.80-0.82 of line rate (src/graph/topo.h: SM70-SM90_NVLINK_BW, 20-20.6 GB/s of a "
+       "25 GB/s link); from that less half a prior width to the line rate",
+       0.3, 1, true},
+      {"network_efficiency", 0.55, 0.98, false, 0.15, true,
+       "EFA on p4d delivers 0.60-0.65 of its line rate to NCCL at 1 GiB (NVIDIA/nccl #527); InfiniBand 46-48 of 50 "
+       "GB/s per NDR NIC (nccl-tests #290) and 24 of 25 per HDR NIC (nccl-tests #119)",
+       0.2, 1, true},
+      {"network_latency", 0.2, 10, true, std::log(3.0), true,
+       "one way, per link: InfiniBand's NIC to NIC is about 0.8 us (ib_send_lat, 32 B), two links through a switch; "
+       "EFA's 10-15 us (AWS), the same two links",
+       0.05, 50},
+      {"launch", 1, 20, false, 5, true,
+       "a collective's launch on a DGX A100 measures 4.2 us (nccl-tests #123); none is free (a host call and a "
+       "doorbell), none costs 20 us on a host that keeps up",
+       0, 200},
+      {"hop_scale", 0.5, 2, true, std::log(2.0), true,
+       "NCCL's per-hop latencies are its own measured constants (src/graph/tuning.cc, hwLatencies); a factor of 2 "
+       "either way",
+       0.1, 10},
+      {"channel_scale", 0.5, 2, true, std::log(2.0), true,
+       "NCCL's per-channel rates are its own (src/graph/tuning.cc, perChMaxRingLL128Bws, llMaxBws); a factor of 2 "
+       "either way",
+       0.25, 4},
       {kSwitchPoints, kSwitchLo, kSwitchHi, true, 0},
       // A fixed cost per pipeline step of the protocols whose lines carry
       // no flags (data share 1: NCCL's Simple, HCCL's), which end each step
@@ -72,7 +110,8 @@ const std::vector<Parameter>& parameters() {
       // timings are microseconds. Known to about 2 us; no source gives
       // NCCL's, so it is fitted when asked (--fit step_cost), from the
       // file's value.
-      {kStepCost, 0, 16, false, 2, false},
+      {kStepCost, 0, 8, false, 2, false,
+       "NPKit's per-step timings of NCCL's Simple protocol are microseconds: a fence and a flag a step", 0, 16},
   };
   return all;
 }
@@ -87,6 +126,12 @@ std::string protocolOfSwitchPoint(const std::string& name) {
 Bytes switchBytes(double value) {
   if (value >= kSwitchHi) return 0;
   return Bytes(1) << int(std::lround(std::log2(std::max(value, kSwitchLo))));
+}
+
+std::string signedPercent(double share) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", share * 100);
+  return b;
 }
 
 std::string number(double v) {
@@ -190,9 +235,11 @@ double fromUnit(const Parameter& p, double u) {
 // What the search minimizes: the median absolute log error, plus half the
 // mean (so that every size pulls) and a third of the largest (the targets
 // bound the largest error as well as the median).
-double objective(const Comparison& c) {
+// Several logs' sizes are pooled.
+double objective(const std::vector<Comparison>& logs) {
   std::vector<double> e;
-  for (const auto& p : c.points) e.push_back(std::abs(std::log(p.predictedUs / p.measuredUs)));
+  for (const Comparison& c : logs)
+    for (const auto& p : c.points) e.push_back(std::abs(std::log(p.predictedUs / p.measuredUs)));
   std::sort(e.begin(), e.end());
   double median = e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
   double mean = 0;
@@ -213,12 +260,13 @@ std::vector<std::string> switchingProtocols(const LibraryModel& library) {
 }
 
 // The parameters asked for, or the default set: all the cluster has.
-std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Cluster& cluster,
+// `network`: a log ran on several servers.
+std::vector<Parameter> chosen(const std::vector<std::string>& asked, bool network, const std::string& clusterName,
                               const LibraryModel& library) {
   std::vector<std::string> names = asked;
   if (names.empty())
     for (const auto& p : parameters())
-      if (p.byDefault && (!betweenServers(p.name) || cluster.servers > 1) &&
+      if (p.byDefault && (!betweenServers(p.name) || network) &&
           (p.name != kSwitchPoints || !switchingProtocols(library).empty()))
         names.push_back(p.name);
   std::vector<Parameter> fit;
@@ -237,8 +285,8 @@ std::vector<Parameter> chosen(const std::vector<std::string>& asked, const Clust
       for (const auto& p : parameters()) all += (all.empty() ? "" : ", ") + p.name;
       throw InputError("--fit: no parameter '" + n + "' (parameters: " + all + ")");
     }
-    if (betweenServers(n) && cluster.servers == 1)
-      throw InputError("--fit " + n + ": " + cluster.name + " has one server");
+    if (betweenServers(n) && !network)
+      throw InputError("--fit " + n + ": " + clusterName + " has one server");
     fit.push_back(*it);
   }
   return fit;
@@ -249,8 +297,7 @@ using Point = std::vector<double>;
 
 // The fit: comparisons at points, and a bounded pattern search over them.
 struct Fit {
-  const MeasuredCurve& curve;
-  Collective op;
+  const std::vector<CalibrationLog>& logs;
   const ClusterTree& tree;
   std::vector<Parameter> parameters;
   const CompareOptions& options;
@@ -259,6 +306,12 @@ struct Fit {
   double spentEvents = 0;
   double budget = kEventBudget;
   std::function<void(double, const std::string&)> progress;
+  // The stage: the line rates on their sizes (lineRateFrom, per log), or
+  // the rest on every size.
+  bool lineRateStage = false;
+  std::vector<Bytes> lineRateFrom;
+
+  bool inStage(std::size_t i) const { return parameters[i].lineRate == lineRateStage; }
 
   void report(double share, const std::string& stage) const {
     if (progress) progress(share, stage);
@@ -276,7 +329,7 @@ struct Fit {
     }
     return kPriorWeight * sum;
   }
-  double score(const Comparison& c, const Point& at) const { return objective(c) + prior(at); }
+  double score(const std::vector<Comparison>& c, const Point& at) const { return objective(c) + prior(at); }
   // `at` with parameter i moved by `widths` of its prior (clamped to its range).
   Point moved(const Point& at, std::size_t i, double widths) const {
     const Parameter& p = parameters[i];
@@ -288,18 +341,39 @@ struct Fit {
   }
 
   bool spent(double untilEvents) const { return spentEvents >= untilEvents || evaluations >= kMaxEvaluations; }
-  std::vector<std::string> assignments(const Point& at) const {
+  std::vector<double> valuesOf(const Point& at) const {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < parameters.size(); ++i) v.push_back(fromUnit(parameters[i], at[i]));
+    return v;
+  }
+  std::vector<std::string> assignments(const std::vector<double>& values) const {
     std::vector<std::string> out;
     const bool stepCost = std::any_of(parameters.begin(), parameters.end(), [](const Parameter& p) { return p.name == kStepCost; });
     for (std::size_t i = 0; i < parameters.size(); ++i)
-      for (auto& a : assignmentsOf(tree, parameters[i].name, fromUnit(parameters[i], at[i]), stepCost)) out.push_back(a);
+      for (auto& a : assignmentsOf(tree, parameters[i].name, values[i], stepCost)) out.push_back(a);
     return out;
   }
-  // One thread per comparison: the search runs two at once.
-  Comparison compare(const Point& at) const {
-    CompareOptions one = options;
-    one.threads = 1;
-    return compareWithMeasured(curve, op, tree.load(assignments(at)), one);
+  // Every log at these figures (values, not a point: past a range's edge
+  // too), one thread per comparison: the search runs two at once.
+  std::vector<Comparison> compareValues(const std::vector<double>& values) const {
+    std::vector<Comparison> out;
+    const std::vector<std::string> fitted = assignments(values);
+    for (const CalibrationLog& log : logs) {
+      CompareOptions one = options;
+      one.threads = 1;
+      one.algorithm = log.algorithm;
+      if (lineRateStage) one.minBytes = std::max(one.minBytes, lineRateFrom[&log - logs.data()]);
+      std::vector<std::string> sets = fitted;
+      sets.insert(sets.end(), log.sets.begin(), log.sets.end());
+      out.push_back(compareWithMeasured(log.curve, log.op, tree.load(sets), one));
+    }
+    return out;
+  }
+  std::vector<Comparison> compare(const Point& at) const { return compareValues(valuesOf(at)); }
+  static std::uint64_t eventsOf(const std::vector<Comparison>& c) {
+    std::uint64_t n = 0;
+    for (const auto& one : c) n += one.events;
+    return n;
   }
 
   // From `best`: each coordinate both ways (the two comparisons on two
@@ -310,6 +384,7 @@ struct Fit {
     for (double step = 0.25; step >= kSmallestStep && !spent(untilEvents);) {
       bool moved = false;
       for (std::size_t i = 0; i < best.size() && !spent(untilEvents); ++i) {
+        if (!inStage(i)) continue;
         Point up = best, down = best;
         up[i] = std::min(1.0, best[i] + step);
         down[i] = std::max(0.0, best[i] - step);
@@ -317,12 +392,12 @@ struct Fit {
         std::uint64_t upEvents = 0, downEvents = 0;
         std::thread other([&] {
           if (up[i] == best[i]) return;
-          Comparison c = compare(up);
-          upScore = score(c, up), upEvents = c.events;
+          std::vector<Comparison> c = compare(up);
+          upScore = score(c, up), upEvents = eventsOf(c);
         });
         if (down[i] != best[i]) {
-          Comparison c = compare(down);
-          downScore = score(c, down), downEvents = c.events;
+          std::vector<Comparison> c = compare(down);
+          downScore = score(c, down), downEvents = eventsOf(c);
         }
         other.join();
         evaluations += 2;
@@ -336,14 +411,14 @@ struct Fit {
     return {best, bestScore};
   }
 
-  // The parameters the curve hardly sees: moving one a prior width either
+  // The parameters the curves hardly see: moving one a prior width either
   // way from `best` changes the fit's error by less than that width costs,
   // so the prior, not the measurement, holds it (two comparisons each, on
   // two threads).
-  std::vector<std::string> poorlyDetermined(const Point& best, double bestError) {
-    std::vector<std::string> out;
+  std::vector<std::size_t> poorlyDetermined(const Point& best, double bestError) {
+    std::vector<std::size_t> out;
     for (std::size_t i = 0; i < parameters.size(); ++i) {
-      if (parameters[i].width <= 0) continue;
+      if (parameters[i].width <= 0 || !inStage(i)) continue;
       Point up = moved(best, i, 1), down = moved(best, i, -1);
       double upError = bestError + 1, downError = bestError + 1;
       std::thread other([&] {
@@ -352,10 +427,78 @@ struct Fit {
       if (down[i] != best[i]) downError = objective(compare(down));
       other.join();
       evaluations += 2;
-      report(double(i + 1) / double(parameters.size()), "which figures the curve determines");
-      if (std::min(upError, downError) - bestError < kPriorWeight) out.push_back(parameters[i].name);
+      report(double(i + 1) / double(parameters.size()), "which figures the curves determine");
+      if (std::min(upError, downError) - bestError < kPriorWeight) out.push_back(i);
     }
     return out;
+  }
+
+  // The priors' cost of figures given as values (past a range's edge too).
+  double priorOfValues(const std::vector<double>& values) const {
+    double sum = 0;
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const Parameter& p = parameters[i];
+      if (p.width <= 0) continue;
+      double x0 = fromUnit(p, center[i]);
+      double z = p.logScale ? std::log(values[i] / x0) / p.width : (values[i] - x0) / p.width;
+      sum += z * z;
+    }
+    return kPriorWeight * sum;
+  }
+
+  // A figure at an edge of its range, looked at a quarter, a half, one and
+  // two prior widths past it (within what the file accepts; two
+  // comparisons at a time): when one scores better than the edge, error
+  // and prior as the search counts them, the curves want it there. The
+  // sizes that pull it: those whose error shrinks most, at most three.
+  std::optional<OutsideRange> pastEdge(const Point& best, const std::vector<Comparison>& atBest, std::size_t i) {
+    const Parameter& p = parameters[i];
+    if (p.width <= 0 || (best[i] > 0 && best[i] < 1)) return std::nullopt;
+    const double edge = fromUnit(p, best[i]), outward = best[i] <= 0 ? -1 : 1;
+    std::vector<double> tried;
+    for (double widths : {0.25, 0.5, 1.0, 2.0}) {
+      double x = p.logScale ? edge * std::exp(outward * widths * p.width) : edge + outward * widths * p.width;
+      x = std::clamp(x, p.outerLo, p.outerHi);
+      if (x != edge && (tried.empty() || x != tried.back())) tried.push_back(x);
+    }
+    const std::vector<double> atEdge = valuesOf(best);
+    double wantedScore = objective(atBest) + priorOfValues(atEdge), wantedValue = edge;
+    std::vector<Comparison> wanted;
+    for (std::size_t k = 0; k < tried.size(); k += 2) {
+      std::vector<double> first = atEdge, second = atEdge;
+      first[i] = tried[k];
+      if (k + 1 < tried.size()) second[i] = tried[k + 1];
+      std::vector<Comparison> a, b;
+      std::thread other([&] { a = compareValues(first); });
+      if (k + 1 < tried.size()) b = compareValues(second);
+      other.join();
+      evaluations += 2;
+      for (auto* c : {&a, &b}) {
+        if (c->empty()) continue;
+        const std::vector<double>& v = c == &a ? first : second;
+        double sc = objective(*c) + priorOfValues(v);
+        if (sc < wantedScore) wantedScore = sc, wantedValue = v[i], wanted = *c;
+      }
+    }
+    if (wanted.empty()) return std::nullopt;
+    OutsideRange r{p.name, edge, wantedValue, p.lo, p.hi, p.source, {}};
+    struct Pull {
+      double gain;
+      std::string text;
+    };
+    std::vector<Pull> pulls;
+    for (std::size_t k = 0; k < wanted.size(); ++k)
+      for (std::size_t j = 0; j < wanted[k].points.size(); ++j) {
+        const ComparedPoint &from = atBest[k].points[j], &to = wanted[k].points[j];
+        double gain = std::abs(std::log(from.predictedUs / from.measuredUs)) - std::abs(std::log(to.predictedUs / to.measuredUs));
+        if (gain <= 0) continue;
+        std::string text = formatBytes(from.bytes) + " " + signedPercent(from.error()) + " -> " + signedPercent(to.error());
+        if (logs.size() > 1) text += " (" + logs[k].curve.source + ")";
+        pulls.push_back({gain, text});
+      }
+    std::sort(pulls.begin(), pulls.end(), [](const Pull& a, const Pull& b) { return a.gain > b.gain; });
+    for (std::size_t k = 0; k < pulls.size() && k < 3; ++k) r.pulledBy.push_back(pulls[k].text);
+    return r;
   }
 };
 
@@ -395,18 +538,39 @@ static ClusterTree startingTree(const std::string& clusterFile, const std::vecto
   return tree;
 }
 
-WorkEstimate estimateCalibration(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
+// Whether any log runs on several servers (the network's figures fitted).
+static bool anyNetwork(const ClusterTree& tree, const std::vector<CalibrationLog>& logs) {
+  for (const CalibrationLog& log : logs)
+    if (tree.load(log.sets).cluster.servers > 1) return true;
+  return false;
+}
+
+static std::vector<Parameter> fittedParameters(const ClusterTree& tree, const std::vector<CalibrationLog>& logs,
+                                               const CalibrateOptions& o) {
+  if (logs.empty()) throw InputError("calibrate: no measured log");
+  return chosen(o.fit, anyNetwork(tree, logs), tree.load({}).cluster.name, tree.library);
+}
+
+WorkEstimate estimateCalibration(const std::vector<CalibrationLog>& logs, const std::string& clusterFile,
                                  const std::vector<std::string>& overrides, const CalibrateOptions& o) {
   ClusterTree tree = startingTree(clusterFile, overrides);
-  ClusterSetup start = tree.load({});
-  const std::size_t fitted = chosen(o.fit, start.cluster, start.library).size();
-  WorkEstimate fit = estimateComparison(curve, op, start, o.compare);
+  const std::size_t fitted = fittedParameters(tree, logs, o).size();
+  // One comparison of every log; its memory is the largest log's.
+  WorkEstimate fit;
+  std::vector<ClusterSetup> setups;
+  for (const CalibrationLog& log : logs) {
+    CompareOptions one = o.compare;
+    one.algorithm = log.algorithm;
+    setups.push_back(tree.load(log.sets));
+    fit.addSequential(estimateComparison(log.curve, log.op, setups.back(), one));
+  }
   // The search's comparisons (its budget of events or kMaxEvaluations,
   // whichever ends it first, at least kMinEvaluations), two a parameter to
-  // say which the curve determines, and the calibrated file's own.
+  // say which the curves determine and two for each figure at an edge of
+  // its range, and the calibrated file's own.
   const double one = std::max(fit.events, 1.0);
   const double searched = std::min(double(kMaxEvaluations), std::max(kEventBudget / one, double(kMinEvaluations)));
-  const double comparisons = searched + 2.0 * double(fitted) + 1;
+  const double comparisons = searched + 4.0 * double(fitted) + 1;
   // What a comparison costs varies with its algorithms more than the
   // model of a run's events, messages and routes says (a hierarchy of NVLS
   // and a tree asks its schedule for far more a message than a ring: 3.5x
@@ -417,13 +581,19 @@ WorkEstimate estimateCalibration(const MeasuredCurve& curve, Collective op, cons
   constexpr double kTimedComparison = 0.5;
   if (fit.seconds() < kTimedComparison) {
     ScheduleCache schedules;
-    CompareOptions once = o.compare;
-    once.approved = true;
-    once.threads = 1;
-    once.schedules = &schedules;
-    compareWithMeasured(curve, op, start, once);
+    auto compareAll = [&] {
+      for (std::size_t k = 0; k < logs.size(); ++k) {
+        CompareOptions once = o.compare;
+        once.algorithm = logs[k].algorithm;
+        once.approved = true;
+        once.threads = 1;
+        once.schedules = &schedules;
+        compareWithMeasured(logs[k].curve, logs[k].op, setups[k], once);
+      }
+    };
+    compareAll();
     const auto started = std::chrono::steady_clock::now();
-    compareWithMeasured(curve, op, start, once);
+    compareAll();
     fit.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   fit.events *= comparisons;
@@ -432,66 +602,127 @@ WorkEstimate estimateCalibration(const MeasuredCurve& curve, Collective op, cons
   return fit;
 }
 
-CalibrationResult calibrate(const MeasuredCurve& curve, Collective op, const std::string& clusterFile,
+CalibrationResult calibrate(const std::vector<CalibrationLog>& logs, const std::string& clusterFile,
                             const std::vector<std::string>& overrides, const CalibrateOptions& o) {
   ClusterTree tree = startingTree(clusterFile, overrides);
-  ClusterSetup start = tree.load({});
 
-  // Every comparison runs the log's sizes again, on the same cluster shape.
+  // Every comparison runs the logs' sizes again, on the same cluster shapes.
   ScheduleCache schedules;
   CompareOptions compare = o.compare;
   compare.schedules = &schedules;
-  Fit fit{curve, op, tree, chosen(o.fit, start.cluster, start.library), compare, {}, 0, 0, kEventBudget, o.progress};
+  Fit fit{logs, tree, fittedParameters(tree, logs, o), compare, {}, 0, 0, kEventBudget, o.progress, false, {}};
+  for (const CalibrationLog& log : logs) {
+    std::vector<Bytes> sizes;
+    for (const auto& p : log.curve.points)
+      if (p.bytes >= compare.minBytes && p.timeUs > 0) sizes.push_back(p.bytes);
+    Bytes from = sizes.empty() ? 0 : std::min(kLineRateFrom, sizes[sizes.size() - std::min(sizes.size(), kLineRateSizes)]);
+    fit.lineRateFrom.push_back(from);
+  }
   CalibrationResult r;
   Point fileStart;
   for (const auto& p : fit.parameters) fileStart.push_back(toUnit(p, startOf(tree, p.name)));
   fit.center = fileStart;
   r.before = fit.compare(fileStart);
   fit.evaluations = 1;
-  fit.spentEvents = double(r.before.events);
-  const double budget = std::max(kEventBudget, kMinEvaluations * double(r.before.events));
+  fit.spentEvents = double(Fit::eventsOf(r.before));
+  const double budget = std::max(kEventBudget, kMinEvaluations * fit.spentEvents);
   fit.budget = budget;
-  // From the file's values, then from up to three points across every
-  // range (a quarter, a half, three quarters); the best end wins (the error
-  // surface has shallow local minima along ridges of coupled parameters).
-  // Each search has an equal share of what is left of the budget, and a
-  // start is made only when that share buys kPassesPerStart passes over the
+
+  // After a stage's search: what the curves do not determine goes back to
+  // its prior; what they want past an edge of its range is said, and the
+  // edge kept.
+  auto settle = [&](Point best, double bestScore) {
+    for (std::size_t i : fit.poorlyDetermined(best, bestScore - fit.prior(best))) {
+      r.poorlyDetermined.push_back(fit.parameters[i].name);
+      best[i] = fit.center[i];
+    }
+    const std::vector<Comparison> atBest = fit.compare(best);
+    ++fit.evaluations;
+    for (std::size_t i = 0; i < best.size(); ++i)
+      if (fit.inStage(i))
+        if (auto wanted = fit.pastEdge(best, atBest, i)) r.outsideRange.push_back(*wanted);
+    return best;
+  };
+
+  // First the line rates, on the sizes they govern, from the file's values
+  // (a quarter of the budget at most).
+  Point best = fileStart;
+  fit.lineRateStage = true;
+  if (std::any_of(fit.parameters.begin(), fit.parameters.end(), [](const Parameter& p) { return p.lineRate; })) {
+    const std::vector<Comparison> start = fit.compare(best);
+    ++fit.evaluations;
+    fit.spentEvents += double(Fit::eventsOf(start));
+    double score;
+    std::tie(best, score) = fit.search(best, fit.score(start, best), fit.spentEvents + budget / 4);
+    best = settle(best, score);
+  }
+
+  // Then the rest on every size, the line rates held: from where the first
+  // stage left them, then from up to three points across every range (a
+  // quarter, a half, three quarters); the best end wins (the error surface
+  // has shallow local minima along ridges of coupled parameters). Each
+  // search has an equal share of what is left of the budget, and a start
+  // is made only when that share buys kPassesPerStart passes over the
   // parameters (a pass: two comparisons a parameter) at the comparisons'
   // cost so far: on a curve whose simulation costs much, one search from
   // the file's values gets further than four that stop halfway.
-  const double pass = 2.0 * double(fit.parameters.size());
-  auto affordable = [&](double events) {
-    return std::min(double(kMaxEvaluations - fit.evaluations), events / (fit.spentEvents / fit.evaluations)) / pass;
-  };
-  const double across[] = {0.25, 0.5, 0.75};
-  const int others = int(std::size(across));
-  int starts = std::clamp(int(affordable(budget) / kPassesPerStart), 1, 1 + others);
-  auto [best, bestScore] = fit.search(fileStart, fit.score(r.before, fileStart), fit.spentEvents + budget / starts);
-  for (int k = 0; k < others; ++k) {
-    starts = std::min(others - k, int(affordable(budget - fit.spentEvents) / kPassesPerStart));
-    if (starts < 1 || fit.spent(budget)) break;
-    Point from(fit.parameters.size(), across[k]);
-    Comparison start = fit.compare(from);
-    double fromScore = fit.score(start, from);
+  fit.lineRateStage = false;
+  std::size_t searched = 0;
+  for (std::size_t i = 0; i < best.size(); ++i) searched += fit.inStage(i);
+  if (searched > 0) {
+    const double pass = 2.0 * double(searched);
+    auto affordable = [&](double events) {
+      return std::min(double(kMaxEvaluations - fit.evaluations), events / (fit.spentEvents / fit.evaluations)) / pass;
+    };
+    const double across[] = {0.25, 0.5, 0.75};
+    const int others = int(std::size(across));
+    const double left = budget - (fit.spentEvents - double(Fit::eventsOf(r.before)));
+    int starts = std::clamp(int(affordable(left) / kPassesPerStart), 1, 1 + others);
+    const std::vector<Comparison> first = fit.compare(best);
     ++fit.evaluations;
-    fit.spentEvents += double(start.events);
-    auto [end, endScore] = fit.search(from, fromScore, fit.spentEvents + (budget - fit.spentEvents) / starts);
-    if (endScore < bestScore) best = end, bestScore = endScore;
+    fit.spentEvents += double(Fit::eventsOf(first));
+    const double until = fit.spentEvents + left;
+    double bestScore;
+    std::tie(best, bestScore) = fit.search(best, fit.score(first, best), fit.spentEvents + left / starts);
+    for (int k = 0; k < others; ++k) {
+      starts = std::min(others - k, int(affordable(until - fit.spentEvents) / kPassesPerStart));
+      if (starts < 1 || fit.spent(until)) break;
+      Point from = best;
+      for (std::size_t i = 0; i < from.size(); ++i)
+        if (fit.inStage(i)) from[i] = across[k];
+      std::vector<Comparison> start = fit.compare(from);
+      double fromScore = fit.score(start, from);
+      ++fit.evaluations;
+      fit.spentEvents += double(Fit::eventsOf(start));
+      auto [end, endScore] = fit.search(from, fromScore, fit.spentEvents + (until - fit.spentEvents) / starts);
+      if (endScore < bestScore) best = end, bestScore = endScore;
+    }
+    best = settle(best, bestScore);
   }
 
-  r.poorlyDetermined = fit.poorlyDetermined(best, bestScore - fit.prior(best));
   r.evaluations = fit.evaluations;
-  r.assignments = fit.assignments(best);
+  r.assignments = fit.assignments(fit.valuesOf(best));
   for (std::size_t i = 0; i < best.size(); ++i) {
     double v = fromUnit(fit.parameters[i], best[i]);
     r.fitted[fit.parameters[i].name] = isSwitchPoint(fit.parameters[i].name) ? double(switchBytes(v)) : std::stod(number(v));
   }
-  r.yaml = calibratedYaml(tree, r, curve.source);
-  // The figures as the written file has them.
-  auto origins = std::make_shared<ConfigOrigins>(clusterFile + " (calibrated)");
-  r.after = compareWithMeasured(
-      curve, op, loadCluster(ConfigNode(parseYamlMapping(r.yaml, clusterFile, "a cluster"), origins)), compare);
+  std::string measured;
+  for (const CalibrationLog& log : logs) measured += (measured.empty() ? "" : ", ") + log.curve.source;
+  r.yaml = calibratedYaml(tree, r, measured);
+  // The figures as the written file has them, each log with its own settings.
+  ClusterTree written{clusterFile, parseYamlMapping(r.yaml, clusterFile, "a cluster"), tree.library};
+  for (const CalibrationLog& log : logs) {
+    CompareOptions one = compare;
+    one.algorithm = log.algorithm;
+    r.after.push_back(compareWithMeasured(log.curve, log.op, written.load(log.sets), one));
+  }
   return r;
+}
+
+std::optional<CalibrationRange> calibrationRange(const std::string& parameter) {
+  for (const auto& p : parameters())
+    if (p.name == parameter && p.width > 0) return CalibrationRange{p.lo, p.hi, p.source};
+  return std::nullopt;
 }
 
 } // namespace collsim
