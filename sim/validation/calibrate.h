@@ -36,8 +36,9 @@
 // the error by less than that width costs: it is written at its prior.
 //
 // The default set is all of them that the cluster has but step_cost
-// (network_efficiency and network_latency with several servers;
-// switch_points with two protocols or more to run). Several logs are fitted
+// (network_efficiency and network_latency with several servers; launch
+// when a log's thread drove several devices, else the launches hide behind
+// the devices; switch_points with two protocols or more to run). Several logs are fitted
 // at once (one node and two, say): each is compared on the file with its
 // own rank count (servers=N) and settings, and the fit's error pools their
 // sizes. The fit is a deterministic bounded pattern search on the absolute
