@@ -8,6 +8,7 @@
 // 15 %, the ones that do not against the gap they show today (so that the
 // gap cannot grow unnoticed; docs/validation.md says why they miss). The
 // tables in docs/validation.md must show what the runs predict.
+#include <array>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -369,4 +370,30 @@ TEST_CASE("published runs - the micro-batch: in line, collsim's error stays flat
                 "median error of %.1f %% and at most %.1f %% with the prefetch, and %.1f %% and at most %.1f %% in line",
                 100 * prefetchMedian, 100 * prefetchMax, 100 * inLineMedian, 100 * inLineMax);
   CHECK(contains(validationProse(), said));
+}
+
+// Scale transfer (docs/validation.md, "fit on the smallest, predict the
+// rest"): a family's smallest run calibrates the device, its larger runs
+// are predicted held out. The MPT table by model size transfers (13.9 ->
+// 3.5 %); Korthikanti's GPTs do not (8.6 -> 13.1 %: the 22B's own gap is
+// fitted into every GEMM), which the test holds as it is so that a fix shows.
+TEST_CASE("published runs - scale transfer: calibrated on the smallest run of a family, the larger predicted") {
+  auto transfer = [](const char* scenario, const char* row, const char* predict) {
+    CliResult r = cli({"calibrate", source(scenario), "--on", row, "--predict", predict, "--format", "json",
+                       "--max-events", "1e10"});
+    REQUIRE(r.status == 0);
+    json doc = json::parse(r.out);
+    return std::array<double, 3>{doc["held_out_median_abs_error_before"].get<double>(),
+                                 doc["held_out_median_abs_error"].get<double>(), doc["held_out_max_abs_error"].get<double>()};
+  };
+  auto mpt = transfer("scenarios/published-curves.yaml", "mpt-125m-s2048-mb32",
+                      "mpt-350m-s2048,mpt-760m-s2048,mpt-1b-s2048,mpt-3b-s2048,mpt-7b-s2048,mpt-13b-s2048,mpt-30b-s2048-ckpt");
+  CHECK(mpt[0] == doctest::Approx(0.139).epsilon(0.01));
+  CHECK(mpt[1] == doctest::Approx(0.035).epsilon(0.02));
+  CHECK(mpt[2] == doctest::Approx(0.131).epsilon(0.01));
+  auto gpt = transfer("scenarios/published-runs.yaml", "korthikanti-22b", "korthikanti-175b,korthikanti-530b,korthikanti-1t");
+  CHECK(gpt[0] == doctest::Approx(0.086).epsilon(0.01));
+  CHECK(gpt[1] == doctest::Approx(0.131).epsilon(0.01));
+  CHECK(gpt[1] > gpt[0]); // worse than uncalibrated: the gap named above
+  CHECK(gpt[2] == doctest::Approx(0.135).epsilon(0.01));
 }
