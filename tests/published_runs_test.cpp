@@ -397,3 +397,36 @@ TEST_CASE("published runs - scale transfer: calibrated on the smallest run of a 
   CHECK(gpt[1] > gpt[0]); // worse than uncalibrated: the gap named above
   CHECK(gpt[2] == doctest::Approx(0.135).epsilon(0.01));
 }
+
+// A sweep and a measured run in one command (issue 64 item 4): the cluster
+// is calibrated on the sweep first, then the device on the run with that
+// cluster, as the two commands would (calibrate LOG --write-cluster C, then
+// calibrate RUNS --set cluster=C).
+TEST_CASE("published runs - one command calibrates the cluster on a sweep and the device on a run") {
+  TempDir dir;
+  std::string study = slurp(source("scenarios/published-runs.yaml"));
+  study = study.substr(0, study.find("  - name: korthikanti-175b"));
+  for (std::size_t at; (at = study.find("../configs/")) != std::string::npos;)
+    study.replace(at, 3, source("") + "/");
+  const std::string runs = dir.write("runs.yaml", study);
+  const std::string log = source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt");
+  const std::string cluster = source("configs/clusters/dgx-a100-8.yaml");
+  CliResult both = cli({"calibrate", log, runs, "--cluster", cluster, "--write-cluster", dir / "cal.yaml",
+                        "--format", "json"});
+  REQUIRE(both.status == 0);
+  json doc = json::parse(both.out);
+  CHECK(doc["cluster"]["fitted"].contains("efficiency"));
+  CHECK(doc["device"]["runs"].size() == 1);
+  CliResult apart = cli({"calibrate", runs, "--set", "cluster=" + (dir / "cal.yaml"), "--format", "json"});
+  REQUIRE(apart.status == 0);
+  json second = json::parse(apart.out);
+  CHECK(doc["device"]["runs"][0]["after_s"].get<double>() == doctest::Approx(second["runs"][0]["after_s"].get<double>()));
+  CHECK(doc["device"]["runs"][0]["before_s"].get<double>() == doctest::Approx(second["runs"][0]["before_s"].get<double>()));
+  // Without --write-cluster the calibrated file is the run's own, and gone after.
+  CliResult own = cli({"calibrate", log, runs, "--cluster", cluster});
+  REQUIRE(own.status == 0);
+  CHECK(contains(own.out, "held for the device's fit"));
+  CliResult noCluster = cli({"calibrate", log, runs});
+  CHECK(noCluster.status == 2);
+  CHECK(contains(noCluster.err, "--cluster"));
+}

@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
 #include <utility>
 
 #include "sim/report/provenance.h"
@@ -90,17 +93,82 @@ std::string rangeText(const std::string& name) {
   return r ? fittedValueText(name, r->lo) + "-" + fittedValueText(name, r->hi) : "-";
 }
 
+int runLogs(const CalibrateCliOptions& o, CliStreams io);
+
+bool isClusterFigure(const std::string& name) {
+  const std::vector<std::string> names = calibrationParameterNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Logs and a training study in one command: the cluster calibrated on the
+// logs first (--write-cluster, or a file of its own for the run), then the
+// device on the study's runs with that cluster (--set applies to the
+// study; --fit's names go to whichever fits them). The reports one after
+// the other; JSON: {"cluster": ..., "device": ...}.
+int runLogsThenStudy(const CalibrateCliOptions& o, const std::string& study, CliStreams io) {
+  if (o.cluster.empty()) throw UsageError("--cluster: the cluster file of the measured hardware is required for a log");
+  CalibrateCliOptions logs = o;
+  std::erase(logs.measured, study);
+  logs.sets.clear();
+  logs.on.clear(), logs.predict.clear(), logs.writeDevice.clear();
+  std::erase_if(logs.fit, [](const std::string& f) { return !isClusterFigure(f); });
+  std::vector<std::string> computeFit = o.fit;
+  std::erase_if(computeFit, isClusterFigure);
+  std::optional<std::filesystem::path> own;
+  if (logs.writeCluster.empty()) {
+    own = std::filesystem::temp_directory_path() / ("collsim-calibrated-" + std::to_string(::getpid()) + ".yaml");
+    logs.writeCluster = own->string();
+  }
+  struct Remove {
+    std::optional<std::filesystem::path>& path;
+    ~Remove() {
+      std::error_code ignored;
+      if (path) std::filesystem::remove(*path, ignored);
+    }
+  } remove{own};
+  std::ostringstream clusterReport, deviceReport;
+  int status = runLogs(logs, {clusterReport, io.err, io.progress, io.commandLine});
+  if (status != 0) return status;
+  std::vector<std::string> sets = o.sets;
+  sets.insert(sets.begin(), "cluster=" + std::filesystem::absolute(logs.writeCluster).string());
+  io.err << "collsim: calibrating the device on " << study << " with the cluster calibrated on the logs\n";
+  status = runComputeCalibration({study, o.writeDevice, o.format, sets, computeFit, o.limits, o.on, o.predict},
+                                 {deviceReport, io.err, io.progress, io.commandLine});
+  if (status != 0) return status;
+  std::string cluster = clusterReport.str();
+  if (own) // the file is this run's: say so, not where it was
+    if (std::size_t at = cluster.find("; written to " + own->string()); at != std::string::npos)
+      cluster.replace(at, own->string().size() + 13, "; held for the device's fit (--write-cluster FILE keeps it)");
+  if (o.format == OutputFormat::Json) {
+    nlohmann::ordered_json j;
+    j["cluster"] = nlohmann::ordered_json::parse(cluster);
+    if (own) j["cluster"].erase("cluster_file");
+    j["device"] = nlohmann::ordered_json::parse(deviceReport.str());
+    io.out << j.dump(2) << "\n";
+  } else {
+    io.out << cluster << "\n" << deviceReport.str();
+  }
+  return 0;
+}
+
 int run(const CalibrateCliOptions& o, CliStreams io) {
-  if (namesTrainingRuns(o.measured.front())) {
-    if (o.measured.size() > 1) throw UsageError("calibrate: one training study at a time (" + o.measured[1] + ")");
+  std::vector<std::string> studies;
+  for (const auto& m : o.measured)
+    if (namesTrainingRuns(m)) studies.push_back(m);
+  if (studies.size() > 1) throw UsageError("calibrate: one training study at a time (" + studies[1] + ")");
+  if (!studies.empty() && studies.size() < o.measured.size()) return runLogsThenStudy(o, studies.front(), io);
+  if (!studies.empty()) {
     if (!o.cluster.empty())
-      throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE");
+      throw UsageError("--cluster: training runs name their cluster; set another with --set cluster=FILE, or give "
+                       "the cluster's benchmark logs beside the study to calibrate both");
     if (!o.writeCluster.empty())
       throw UsageError("--write-cluster: training runs calibrate a device; write it with --write-device FILE");
     return runComputeCalibration({o.measured.front(), o.writeDevice, o.format, o.sets, o.fit, o.limits, o.on, o.predict}, io);
   }
-  for (const auto& m : o.measured)
-    if (namesTrainingRuns(m)) throw UsageError("calibrate: " + m + " is a training study; logs and a study are calibrated apart");
+  return runLogs(o, io);
+}
+
+int runLogs(const CalibrateCliOptions& o, CliStreams io) {
   if (!o.on.empty() || !o.predict.empty()) throw UsageError("--on and --predict choose among training runs (RUNS.yaml)");
   if (!o.writeDevice.empty())
     throw UsageError("--write-device: a benchmark log calibrates a cluster; write it with --write-cluster FILE");
