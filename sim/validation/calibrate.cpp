@@ -50,10 +50,10 @@ struct Parameter {
   bool lineRate = false;
 };
 
-// The sizes a link's rate governs: from 64 MiB (a time some 10-100 times
-// a step's latency on any cluster here), or a log's three largest when it
-// has fewer there. Fitted on every size, a link's efficiency also bends to
-// what the model misses in the mid sizes (per-step and pipeline costs) and
+// The sizes a link's rate governs: from 64 MiB (size_regions.h's large
+// band, bandwidth-bound), or a log's three largest when it has fewer
+// there. Fitted on every size, a link's efficiency also bends to what the
+// model misses in the mid sizes (per-step and pipeline costs) and
 // carries that to every other size and node count: the p4d pair's fit
 // put EFA at 0.34 of line rate to slow its mid sizes, the H100 pair's
 // NVLink at 0.72 to slow its NVLS tree.
