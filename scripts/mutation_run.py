@@ -304,6 +304,9 @@ AIMED = [
     (["perf", "--cluster", "{cluster}", "-e", "1MiB", "--env-file", "{env}"], ["cluster", "env"], ["--out", "--trace"]),
     (["compare", "{measured}", "--cluster", "{nvswitch}"], ["measured", "nvswitch"], ["--out"]),
     (["calibrate", "{measured}", "--cluster", "{nvswitch}"], ["measured", "nvswitch"], ["--out", "--write-cluster"]),
+    # A sweep and training runs in one command: three inputs, three outputs.
+    (["calibrate", "{measured}", "{runs}", "--cluster", "{nvswitch}"], ["measured", "runs", "nvswitch"],
+     ["--out", "--write-cluster", "--write-device"]),
     (["select", "--cluster", "{cluster}", "--rules", "{rules}"], ["cluster", "rules"], ["--out"]),
     (["selector", "check", "--rules", "{rules}", "--grid", "{grid}", "--update-baseline"], ["rules", "grid"],
      ["--baseline", "--out"]),
@@ -315,7 +318,8 @@ AIMED_FILES = {"study": "tests/data/training/toy-study.yaml", "model": "tests/da
                "scenario": "tests/data/small.yaml", "cluster": "configs/clusters/atlas-2x8.yaml",
                "env": "tests/data/env/seed-links.sh", "measured": "tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt",
                "nvswitch": "configs/clusters/dgx-a100-8.yaml", "rules": "configs/selector/hccl-910b.yaml",
-               "grid": "tests/data/selector/small-grid.yaml", "plan": "tests/data/training/plan-llama3-8b-2x8.yaml"}
+               "grid": "tests/data/selector/small-grid.yaml", "plan": "tests/data/training/plan-llama3-8b-2x8.yaml",
+               "runs": "tests/data/training/measured-mpt-125m.yaml"}
 
 
 def output_at_input(binary, rnd, tmp, n):
