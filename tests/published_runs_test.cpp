@@ -426,6 +426,11 @@ TEST_CASE("published runs - one command calibrates the cluster on a sweep and th
   CliResult own = cli({"calibrate", log, runs, "--cluster", cluster});
   REQUIRE(own.status == 0);
   CHECK(contains(own.out, "held for the device's fit"));
+  // --estimate: both fits estimated, nothing written.
+  CliResult estimate = cli({"calibrate", log, runs, "--cluster", cluster, "--estimate", "--format", "json"});
+  REQUIRE(estimate.status == 0);
+  CHECK(contains(estimate.out, "calibrating against " + log));
+  CHECK(contains(estimate.out, "calibrating against " + runs));
   CliResult noCluster = cli({"calibrate", log, runs});
   CHECK(noCluster.status == 2);
   CHECK(contains(noCluster.err, "--cluster"));

@@ -130,8 +130,12 @@ int runLogsThenStudy(const CalibrateCliOptions& o, const std::string& study, Cli
   int status = runLogs(logs, {clusterReport, io.err, io.progress, io.commandLine});
   if (status != 0) return status;
   std::vector<std::string> sets = o.sets;
-  sets.insert(sets.begin(), "cluster=" + std::filesystem::absolute(logs.writeCluster).string());
-  io.err << "collsim: calibrating the device on " << study << " with the cluster calibrated on the logs\n";
+  // --estimate writes no cluster: the device's fit is estimated on the file
+  // as given, the same shape.
+  const std::string& fitted = o.limits.estimateOnly ? o.cluster : logs.writeCluster;
+  sets.insert(sets.begin(), "cluster=" + std::filesystem::absolute(fitted).string());
+  if (!o.limits.estimateOnly)
+    io.err << "collsim: calibrating the device on " << study << " with the cluster calibrated on the logs\n";
   status = runComputeCalibration({study, o.writeDevice, o.format, sets, computeFit, o.limits, o.on, o.predict},
                                  {deviceReport, io.err, io.progress, io.commandLine});
   if (status != 0) return status;
@@ -139,7 +143,7 @@ int runLogsThenStudy(const CalibrateCliOptions& o, const std::string& study, Cli
   if (own) // the file is this run's: say so, not where it was
     if (std::size_t at = cluster.find("; written to " + own->string()); at != std::string::npos)
       cluster.replace(at, own->string().size() + 13, "; held for the device's fit (--write-cluster FILE keeps it)");
-  if (o.format == OutputFormat::Json) {
+  if (o.format == OutputFormat::Json && !o.limits.estimateOnly) {
     nlohmann::ordered_json j;
     j["cluster"] = nlohmann::ordered_json::parse(cluster);
     if (own) j["cluster"].erase("cluster_file");
