@@ -292,7 +292,7 @@ Command addCalibrateCommand(CLI::App& app) {
                                            "as many servers as its ranks fill); or a training study whose runs "
                                            "carry measured: figures (.yaml)")->required();
   cmd->add_option("--cluster", o->cluster, "cluster file of the measured hardware (with a library:), for a log");
-  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster has but step_cost, or all the runs exercise): " + [] {
+  cmd->add_option("--fit", o->fit, "parameters to fit (default: all the cluster and logs can show but step_cost, each inside its physical range; or all the runs exercise): " + [] {
     std::string s;
     for (const auto& n : calibrationParameterNames()) s += (s.empty() ? "" : ", ") + n;
     s += "; for training runs: ";
