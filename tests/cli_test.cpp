@@ -472,3 +472,32 @@ TEST_CASE("calibrate fits several logs at once, each on the servers its ranks fi
   CHECK(refused.status == 2);
   CHECK(contains(refused.err, "a100-2x8-efa4x100-nccl2.8.txt: measured on 16 ranks, not whole servers of p4d-2x8-efa's 6 devices"));
 }
+
+// A figure the log wants past its physical range: the table says so at
+// the figure, then what it wants, the range's source and the sizes that
+// pull it, in lines of at most 100 columns; JSON has the same in
+// outside_range. The A100 sweep's largest sizes want NVLink at 0.65 of its
+// line rate (the range starts at 0.75).
+TEST_CASE("calibrate says what a log wants past a figure's range, in lines a person reads") {
+  const std::vector<std::string> calibrate = {"calibrate", source("tests/data/measured/a100-1x8-nvswitch-nccl2.19.txt"),
+                                              "--cluster", source("configs/clusters/dgx-a100-8.yaml"),
+                                              "--fit", "efficiency", "--min-bytes", "32MiB"};
+  CliResult r = cli(calibrate);
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "   efficiency  0.7500  of line rate  0.7500-1.0000  wants 0.6500: kept at its range's edge\n"));
+  CHECK(contains(r.out, "# efficiency: the curves want 0.6500, past its range 0.7500-1.0000; kept at 0.7500\n"));
+  CHECK(contains(r.out, "#   the range: NCCL rates NVLink 2-4 at 0.80-0.82 of line rate"));
+  CHECK(contains(r.out, "#   pulled by: 128MiB -15.1% -> -2.7%; 64MiB"));
+  std::istringstream lines(r.out.substr(r.out.find("# efficiency: the curves want")));
+  for (std::string line; std::getline(lines, line) && line.rfind("# before", 0) != 0;) {
+    CAPTURE(line);
+    CHECK(line.size() <= 100);
+  }
+  std::vector<std::string> json = calibrate;
+  json.insert(json.end(), {"--format", "json"});
+  auto j = nlohmann::json::parse(cli(json).out);
+  REQUIRE(j.at("outside_range").size() == 1);
+  CHECK(j.at("outside_range")[0].at("parameter") == "efficiency");
+  CHECK(j.at("outside_range")[0].at("wanted").get<double>() == doctest::Approx(0.65));
+  CHECK(j.at("outside_range")[0].at("pulled_by").size() == 3);
+}

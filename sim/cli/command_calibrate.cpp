@@ -87,6 +87,20 @@ CalibrationLog logToFit(const std::string& file, const CalibrateCliOptions& o, c
   return log;
 }
 
+// `text` as comment lines of at most kColumns (a word longer than a line
+// keeps its own): the first after `prefix`, the others indented under it.
+std::string commentLines(const std::string& prefix, const std::string& text) {
+  constexpr std::size_t kColumns = 100;
+  std::string out, line, lead = prefix;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!line.empty() && lead.size() + line.size() + 1 + word.size() > kColumns)
+      out += lead + line + "\n", line.clear(), lead = prefix + "  ";
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + lead + line + "\n";
+}
+
 // A figure's physical range as a person reads it.
 std::string rangeText(const std::string& name) {
   std::optional<CalibrationRange> r = calibrationRange(name);
@@ -269,11 +283,11 @@ int runLogs(const CalibrateCliOptions& o, CliStreams io) {
   // A figure the curves want outside its range: what the model misses, not physics.
   std::string wants;
   for (const OutsideRange& w : r.outsideRange) {
-    wants += "# " + w.name + ": the curves want " + fittedValueText(w.name, w.wanted) + ", past its range " +
-             rangeText(w.name) + "; kept at " + fittedValueText(w.name, w.kept) + "\n#   the range: " + w.source +
-             "\n#   pulled by:";
-    for (const auto& p : w.pulledBy) wants += " " + p + (&p == &w.pulledBy.back() ? "" : ";");
-    wants += "\n";
+    std::string pulled;
+    for (const auto& p : w.pulledBy) pulled += (pulled.empty() ? "" : "; ") + p;
+    wants += commentLines("# ", w.name + ": the curves want " + fittedValueText(w.name, w.wanted) + ", past its range " +
+                                    rangeText(w.name) + "; kept at " + fittedValueText(w.name, w.kept)) +
+             commentLines("#   ", "the range: " + w.source) + commentLines("#   ", "pulled by: " + pulled);
   }
   io.out << withProvenance("", OutputFormat::Table, io.commandLine, "") << "# fitted in " << r.evaluations << " comparisons" << (out ? "; written to " + o.writeCluster : "") << "\n"
          << fitted.text() << wants;
