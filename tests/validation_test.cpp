@@ -42,6 +42,19 @@ const Sweep kSingleNode[] = {
     {"tests/data/measured/v100-1x8-cubemesh-nccl.txt", "configs/clusters/v100-cubemesh-8.yaml", 0.10, 0.30},
 };
 
+// The A100 sweep's sizes from `from` to `to` as collsim times them on the
+// A100 preset under `sets`: a curve whose figures are known, and the
+// comparison that made it.
+std::pair<MeasuredCurve, Comparison> curveMadeWith(const std::vector<std::string>& sets, Bytes from,
+                                                   Bytes to = ~Bytes(0)) {
+  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
+  std::erase_if(curve.points, [&](const MeasuredPoint& p) { return p.bytes < from || p.bytes > to; });
+  Comparison made = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(source(kSingleNode[0].cluster), sets), {});
+  REQUIRE(made.points.size() == curve.points.size());
+  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
+  return {curve, made};
+}
+
 } // namespace
 
 TEST_CASE("single-node sweeps: within 32 % uncalibrated, and calibrated inside the figures' physical ranges") {
@@ -63,9 +76,10 @@ TEST_CASE("single-node sweeps: within 32 % uncalibrated, and calibrated inside t
         CHECK(fitted.second >= range->lo - 1e-9);
         CHECK(fitted.second <= range->hi + 1e-9);
       }
-    // The search's budget (calibrate.cpp), plus one move, the starts of the
-    // two stages, and the looks past a range's edge.
-    CHECK(r.evaluations <= 400 + 2 + 2 + 4 * int(r.fitted.size()));
+    // The search's budget (calibrate.cpp), plus its last pair, then per
+    // figure two to say whether the curve determines it and four past an
+    // edge of its range, per stage a start and two at its end.
+    CHECK(r.evaluations <= 400 + 2 + 6 * int(r.fitted.size()) + 2 * 3);
   }
 }
 
@@ -75,10 +89,7 @@ TEST_CASE("single-node sweeps: within 32 % uncalibrated, and calibrated inside t
 // 0.75) fits 0.75 and wants less, pulled by its largest sizes.
 TEST_CASE("calibrate keeps a figure inside its physical range and says what the curve wants past it") {
   const std::string a100 = source(kSingleNode[0].cluster);
-  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
-  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(32) << 20); });
-  Comparison made = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(a100, {"hccs.efficiency=0.6"}), {});
-  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
+  const MeasuredCurve curve = curveMadeWith({"hccs.efficiency=0.6"}, Bytes(32) << 20).first;
   CalibrateOptions o;
   o.fit = {"efficiency"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
@@ -103,11 +114,7 @@ TEST_CASE("calibrate keeps a figure inside its physical range and says what the 
 // the fit finds it.
 TEST_CASE("calibrate fits a cost per pipeline step when asked, on the protocol that fences each step") {
   const std::string a100 = source(kSingleNode[0].cluster);
-  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
-  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(32) << 20); });
-  Comparison made = compareWithMeasured(curve, Collective::AllReduce,
-                                        loadClusterFile(a100, {"library.protocols.Simple.step_overhead=3us"}), {});
-  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
+  const MeasuredCurve curve = curveMadeWith({"library.protocols.Simple.step_overhead=3us"}, Bytes(32) << 20).first;
   CalibrateOptions o;
   o.fit = {"efficiency"};
   const CalibrationResult without = calibrate(curve, Collective::AllReduce, a100, {}, o);
@@ -242,10 +249,7 @@ TEST_CASE("compare predicts with the library's own choice: NCCL's candidates, HC
 // without one) and is reported poorly determined.
 TEST_CASE("calibrate's priors hold what the curve cannot see, and say so") {
   const std::string a100 = source(kSingleNode[0].cluster);
-  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
-  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(64) << 20); });
-  Comparison made = compareWithMeasured(curve, Collective::AllReduce, loadClusterFile(a100, {"hccs.efficiency=0.9"}), {});
-  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
+  const MeasuredCurve curve = curveMadeWith({"hccs.efficiency=0.9"}, Bytes(64) << 20).first;
   CalibrateOptions o;
   o.fit = {"efficiency", "launch"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);
@@ -260,14 +264,10 @@ TEST_CASE("calibrate's priors hold what the curve cannot see, and say so") {
 // the prediction then has no error.
 TEST_CASE("calibrate finds the switch point of a curve made with one") {
   const std::string a100 = source(kSingleNode[0].cluster);
-  MeasuredCurve curve = readMeasuredCurve(source(kSingleNode[0].log));
   // 64 KiB (compare's smallest by default) to 2 MiB: a quick fit.
-  std::erase_if(curve.points, [](const MeasuredPoint& p) { return p.bytes < (Bytes(64) << 10) || p.bytes > (Bytes(2) << 20); });
-  Comparison made = compareWithMeasured(curve, Collective::AllReduce,
-                                        loadClusterFile(a100, {"library.protocols.LL.max_bytes=128KiB"}), {});
-  REQUIRE(made.points.size() == curve.points.size());
-  for (std::size_t i = 0; i < curve.points.size(); ++i) curve.points[i].timeUs = made.points[i].predictedUs;
-  CHECK(made.points[2].protocol == Protocol::LL128); // 256 KiB
+  const auto made = curveMadeWith({"library.protocols.LL.max_bytes=128KiB"}, Bytes(64) << 10, Bytes(2) << 20);
+  const MeasuredCurve& curve = made.first;
+  CHECK(made.second.points[2].protocol == Protocol::LL128); // 256 KiB
   CalibrateOptions o;
   o.fit = {"switch_points"};
   CalibrationResult r = calibrate(curve, Collective::AllReduce, a100, {}, o);

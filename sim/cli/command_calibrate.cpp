@@ -154,9 +154,11 @@ int runLogsThenStudy(const CalibrateCliOptions& o, const std::string& study, Cli
                                  {deviceReport, io.err, io.progress, io.commandLine});
   if (status != 0) return status;
   std::string cluster = clusterReport.str();
-  if (own) // the file is this run's: say so, not where it was
-    if (std::size_t at = cluster.find("; written to " + own->string()); at != std::string::npos)
-      cluster.replace(at, own->string().size() + 13, "; held for the device's fit (--write-cluster FILE keeps it)");
+  if (own) { // the file is this run's: say so, not where it was
+    const std::string written = "; written to " + own->string();
+    if (std::size_t at = cluster.find(written); at != std::string::npos)
+      cluster.replace(at, written.size(), "; held for the device's fit (--write-cluster FILE keeps it)");
+  }
   if (o.format == OutputFormat::Json && !o.limits.estimateOnly) {
     nlohmann::ordered_json j;
     j["cluster"] = nlohmann::ordered_json::parse(cluster);

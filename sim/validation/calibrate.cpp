@@ -28,6 +28,10 @@ constexpr double kEventBudget = 6e7;
 constexpr int kMinEvaluations = 40;
 constexpr double kSmallestStep = 1.0 / 64;
 constexpr int kPassesPerStart = 3;
+// Comparisons past the search's budget, for `figures` fitted: per figure two
+// to say whether the curves determine it and at most four past an edge of
+// its range; per stage (two) a start and at most two at its end.
+constexpr double comparisonsAfterSearch(double figures) { return 6 * figures + 2 * 3; }
 
 struct Parameter {
   std::string name;
@@ -322,18 +326,20 @@ struct Fit {
     if (progress) progress(share, stage);
   }
 
-  // The priors' cost of `at`: kPriorWeight per squared width from the centre.
-  double prior(const Point& at) const {
+  // The priors' cost of figures given as values (past a range's edge too):
+  // kPriorWeight per squared width from the centre.
+  double priorOfValues(const std::vector<double>& values) const {
     double sum = 0;
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const Parameter& p = parameters[i];
       if (p.width <= 0) continue;
-      double x = fromUnit(p, at[i]), x0 = fromUnit(p, center[i]);
-      double z = p.logScale ? std::log(x / x0) / p.width : (x - x0) / p.width;
+      double x0 = fromUnit(p, center[i]);
+      double z = p.logScale ? std::log(values[i] / x0) / p.width : (values[i] - x0) / p.width;
       sum += z * z;
     }
     return kPriorWeight * sum;
   }
+  double prior(const Point& at) const { return priorOfValues(valuesOf(at)); }
   double score(const std::vector<Comparison>& c, const Point& at) const { return objective(c) + prior(at); }
   // `at` with parameter i moved by `widths` of its prior (clamped to its range).
   Point moved(const Point& at, std::size_t i, double widths) const {
@@ -375,6 +381,19 @@ struct Fit {
     return out;
   }
   std::vector<Comparison> compare(const Point& at, int threads = 1) const { return compareValues(valuesOf(at), threads); }
+  // Two sets of figures compared at once, a thread each (one alone on every
+  // core); an absent one is not compared (its result is empty).
+  std::pair<std::vector<Comparison>, std::vector<Comparison>> compareTwo(const std::optional<std::vector<double>>& a,
+                                                                         const std::optional<std::vector<double>>& b) const {
+    const int each = a && b ? 1 : 0;
+    std::vector<Comparison> first, second;
+    std::thread other([&] {
+      if (a) first = compareValues(*a, each);
+    });
+    if (b) second = compareValues(*b, each);
+    other.join();
+    return {std::move(first), std::move(second)};
+  }
   // One comparison alone: on every core.
   std::vector<Comparison> compareAlone(const Point& at) const { return compare(at, 0); }
   static std::uint64_t eventsOf(const std::vector<Comparison>& c) {
@@ -395,19 +414,11 @@ struct Fit {
         Point up = best, down = best;
         up[i] = std::min(1.0, best[i] + step);
         down[i] = std::max(0.0, best[i] - step);
-        double upScore = bestScore, downScore = bestScore;
-        std::uint64_t upEvents = 0, downEvents = 0;
-        const int each = up[i] != best[i] && down[i] != best[i] ? 1 : 0; // a move alone takes every core
-        std::thread other([&] {
-          if (up[i] == best[i]) return;
-          std::vector<Comparison> c = compare(up, each);
-          upScore = score(c, up), upEvents = eventsOf(c);
-        });
-        if (down[i] != best[i]) {
-          std::vector<Comparison> c = compare(down, each);
-          downScore = score(c, down), downEvents = eventsOf(c);
-        }
-        other.join();
+        auto [upC, downC] = compareTwo(up[i] != best[i] ? std::optional(valuesOf(up)) : std::nullopt,
+                                       down[i] != best[i] ? std::optional(valuesOf(down)) : std::nullopt);
+        const double upScore = upC.empty() ? bestScore : score(upC, up);
+        const double downScore = downC.empty() ? bestScore : score(downC, down);
+        const std::uint64_t upEvents = eventsOf(upC), downEvents = eventsOf(downC);
         evaluations += 2;
         spentEvents += double(upEvents + downEvents);
         report(std::max(spentEvents / budget, double(evaluations) / kMaxEvaluations), "searching");
@@ -428,30 +439,15 @@ struct Fit {
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       if (parameters[i].width <= 0 || !inStage(i)) continue;
       Point up = moved(best, i, 1), down = moved(best, i, -1);
-      double upError = bestError + 1, downError = bestError + 1;
-      std::thread other([&] {
-        if (up[i] != best[i]) upError = objective(compare(up));
-      });
-      if (down[i] != best[i]) downError = objective(compare(down));
-      other.join();
+      auto [upC, downC] = compareTwo(up[i] != best[i] ? std::optional(valuesOf(up)) : std::nullopt,
+                                     down[i] != best[i] ? std::optional(valuesOf(down)) : std::nullopt);
+      const double upError = upC.empty() ? bestError + 1 : objective(upC);
+      const double downError = downC.empty() ? bestError + 1 : objective(downC);
       evaluations += 2;
       report(double(i + 1) / double(parameters.size()), "which figures the curves determine");
       if (std::min(upError, downError) - bestError < kPriorWeight) out.push_back(i);
     }
     return out;
-  }
-
-  // The priors' cost of figures given as values (past a range's edge too).
-  double priorOfValues(const std::vector<double>& values) const {
-    double sum = 0;
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-      const Parameter& p = parameters[i];
-      if (p.width <= 0) continue;
-      double x0 = fromUnit(p, center[i]);
-      double z = p.logScale ? std::log(values[i] / x0) / p.width : (values[i] - x0) / p.width;
-      sum += z * z;
-    }
-    return kPriorWeight * sum;
   }
 
   // A figure at an edge of its range, looked at a quarter, a half, one and
@@ -476,16 +472,12 @@ struct Fit {
       std::vector<double> first = atEdge, second = atEdge;
       first[i] = tried[k];
       if (k + 1 < tried.size()) second[i] = tried[k + 1];
-      std::vector<Comparison> a, b;
-      std::thread other([&] { a = compareValues(first); });
-      if (k + 1 < tried.size()) b = compareValues(second);
-      other.join();
+      auto [a, b] = compareTwo(first, k + 1 < tried.size() ? std::optional(second) : std::nullopt);
       evaluations += 2;
-      for (auto* c : {&a, &b}) {
+      for (const auto& [c, v] : {std::pair{&a, &first}, std::pair{&b, &second}}) {
         if (c->empty()) continue;
-        const std::vector<double>& v = c == &a ? first : second;
-        double sc = objective(*c) + priorOfValues(v);
-        if (sc < wantedScore) wantedScore = sc, wantedValue = v[i], wanted = *c;
+        const double sc = objective(*c) + priorOfValues(*v);
+        if (sc < wantedScore) wantedScore = sc, wantedValue = (*v)[i], wanted = *c;
       }
     }
     if (wanted.empty()) return std::nullopt;
@@ -574,12 +566,11 @@ WorkEstimate estimateCalibration(const std::vector<CalibrationLog>& logs, const 
     fit.addSequential(estimateComparison(log.curve, log.op, setups.back(), one));
   }
   // The search's comparisons (its budget of events or kMaxEvaluations,
-  // whichever ends it first, at least kMinEvaluations), two a parameter to
-  // say which the curves determine and two for each figure at an edge of
-  // its range, and the calibrated file's own.
+  // whichever ends it first, at least kMinEvaluations), those after it, and
+  // the calibrated file's own.
   const double one = std::max(fit.events, 1.0);
   const double searched = std::min(double(kMaxEvaluations), std::max(kEventBudget / one, double(kMinEvaluations)));
-  const double comparisons = searched + 4.0 * double(fitted) + 1;
+  const double comparisons = searched + comparisonsAfterSearch(double(fitted)) + 1;
   // What a comparison costs varies with its algorithms more than the
   // model of a run's events, messages and routes says (a hierarchy of NVLS
   // and a tree asks its schedule for far more a message than a ring: 3.5x
