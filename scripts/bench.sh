@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks the simulator: Ring AllReduce on an HCCS ring of P devices,
 # then hierarchical AllReduce on multi-server clusters up to 512 x 8, then
-# packet-level RoCE runs on 2 x 8 and 16 x 8, then training-step studies (the seed table, a capacity plan, a 7 B model on
+# stand-alone 64 MiB rings on 256 to 16,384 H100s (NCCL and ideal) and a
+# 19-size NCCL sweep at 16,384, packet-level RoCE runs on 2 x 8 and 16 x 8, then training-step studies (the seed table, a capacity plan, a 7 B model on
 # 512 devices, Llama 3 70B on 1,024 devices under TP x PP x DP, Llama 3 405B on 1,024 to 131,072 H100s), collsim plan
 # on that 70 B model, and a 2,000-point selector check.
 # The work limit (--max-events) is lifted: the cases here are sized on purpose.
@@ -93,6 +94,43 @@ for spec in "atlas-16x8-leafspine hier:ring+rhd 1GiB" "atlas-16x8-leafspine ring
     'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
              printf "%-22s %-18s %-6s %10.2f %12d %12s %10.1f %14.1f\n", c, a, size, wall, ev, rate, peak / 1024, sim }'
 done
+echo
+echo "Stand-alone collectives at frontier scale: a 64 MiB ring AllReduce on H100 servers on one switch, NCCL's"
+echo "channels and protocols against the ideal library; alike servers simulated once (#68); est_s = --estimate's wall"
+printf "%-26s %-7s %6s %-8s %10s %8s %12s %12s %10s %14s\n" cluster library ranks size wall_s est_s events Mevents/s peak_MiB sim_time_us
+frontier() { # CLUSTER SERVERS LIBRARY SIZE RUNS
+  local cluster="$1" servers="$2" library="$3" size="$4" keep=$runs
+  local args=(--cluster "configs/clusters/$cluster.yaml" --algo ring -b "$size" -e "$size")
+  [ -n "$servers" ] && args+=(--set "servers=$servers")
+  [ "$library" = ideal ] && args+=(--set library=ideal)
+  [ "$library" = nccl ] && [ "$cluster" != h100-2x8-ib400 ] && args+=(--set library=nccl)
+  runs="$5"
+  measure "${args[@]}"
+  runs=$keep
+  local est ranks
+  est=$(build/collsim perf --op allreduce --no-verify --max-events 1e12 --estimate "${args[@]}" 2>&1 |
+        sed -n 's/.*(~\([0-9.]*\) \(s\|min\|h\)).*/\1 \2/p' | awk '{print $2 == "min" ? $1 * 60 : $2 == "h" ? $1 * 3600 : $1}')
+  ranks=$(awk -F, '!/^#/ && ++n == 2 {print $3}' "$tmp/out.csv")
+  awk -v c="$cluster" -v l="$library" -v r="$ranks" -v size="$size" -v wall="$wall" -v est="$est" -v ev="$events" \
+      -v peak="$peak" -v sim="$simtime" \
+    'BEGIN { rate = wall >= 0.05 ? sprintf("%.1f", ev / wall / 1e6) : "-";
+             printf "%-26s %-7s %6d %-8s %10.2f %8s %12d %12s %10.1f %14.1f\n", c, l, r, size, wall, est, ev, rate, peak / 1024, sim }'
+}
+for servers in 32 256 2048; do
+  for library in nccl ideal; do frontier h100-2x8-ib400 "$servers" "$library" 64MiB "$runs"; done
+done
+# Three tiers: the SuperPOD's rail leaves and spines choose among spines by
+# hashing node numbers, which a shift of the servers does not keep: every
+# rank runs (the NCCL run once: minutes).
+[ "$quick" = 1 ] || frontier h100-superpod-4su "" ideal 64MiB "$runs"
+[ "$quick" = 1 ] || frontier h100-superpod-4su "" nccl 64MiB 1
+if [ "$quick" = 0 ]; then
+  /usr/bin/time -f "%e %M" -o "$tmp/time" build/collsim perf --op allreduce --no-verify --max-events 1e12 --format csv \
+    --cluster configs/clusters/h100-2x8-ib400.yaml --set servers=2048 --algo ring -b 1KiB -e 256MiB > "$tmp/out.csv"
+  read -r w p < "$tmp/time"
+  awk -v wall="$w" -v peak="$p" -v ev="$(awk -F, '!/^#/ && ++n > 1 {s += $10} END {print s}' "$tmp/out.csv")" \
+    'BEGIN { printf "NCCL ring, 19 sizes 1 KiB-256 MiB on 16,384 ranks (one run): %.1f s wall, %d events, %.1f MiB peak\n", wall, ev, peak / 1024 }'
+fi
 echo
 echo "Packet level (RoCE packets, ECN, DCQCN, PFC off): engine events, and packet hops per second"
 printf "%-22s %-18s %-6s %10s %12s %12s %12s %10s %14s\n" cluster algorithm size wall_s events packet_hops Mhops/s peak_MiB sim_time_us

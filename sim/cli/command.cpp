@@ -265,7 +265,7 @@ int simulateStudyAndReport(const StudyReader& reader, const std::string& command
   const int parallelRuns = o.trace.empty() ? hardwareThreads() : 1;
   const bool trainingWhole = first.training && reader.size() <= kStudySamplePoints;
   if (!trainingWhole && !checkWork(o.limits, parallelRuns, first.name, io,
-                                   [&](const WorkLimits* stop) { return withTrace(estimateStudy(reader, stop), o); }))
+                                   [&](const WorkLimits* stop) { return withTrace(estimateStudy(reader, stop, !o.trace.empty()), o); }))
     return 0;
   const std::vector<Scenario> study = reader.all();
   OutputFormat format = o.format;
@@ -299,7 +299,7 @@ int simulateAndReport(const Scenario& scenario, const std::string& command, cons
   OutputFormat format = o.format;
   PlannedOutputs outputs(o);
   if (!checkWork(o.limits, 1, scenario.name, io,
-                 [&](const WorkLimits* stop) { return withTrace(estimateScenario(scenario, stop), o); }))
+                 [&](const WorkLimits* stop) { return withTrace(estimateScenario(scenario, stop, !o.trace.empty()), o); }))
     return 0;
   TraceRecorder recorder = traceRecorderOf(o);
   ExecuteOptions options{o.trace.empty() ? nullptr : &recorder, io.progress ? &io.err : nullptr,

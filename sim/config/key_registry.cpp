@@ -40,7 +40,7 @@ const std::vector<DeclaredKey> kKeys = {
     {S, "simulation", "", "verify", "boolean", "true", "check each schedule symbolically before it runs"},
     {S, "simulation", "", "seed", "integer >= 0", "1", "random seed of the jitter draws"},
     {S, "simulation", "", "channels", "integer 1-64", "1", "run each collective as this many channels"},
-    {S, "simulation", "", "symmetry", "one of: on, off", "on", "a training step's alike devices (DP replicas, TP positions) simulated once"},
+    {S, "simulation", "", "symmetry", "one of: on, off", "on", "alike devices simulated once (DP replicas, TP positions, a collective's servers)"},
     {S, "hccl", "", "buffer_size", "bytes", "-", "HCCL_BUFFSIZE: larger data runs in loops of it"},
     {S, "reference", "", "source", "text", "-", "where the published figures come from"},
     {S, "reference", "", "tolerance", "number > 0", "-", "the relative error accepted, e.g. 0.2"},

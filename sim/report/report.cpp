@@ -205,6 +205,8 @@ nlohmann::ordered_json collectiveRunJson(const CollectiveRun& r, bool fastest) {
           {"bytes_sent", r.execution.bytesSent},
           {"bytes_received", r.execution.bytesReceived},
           {"fastest", fastest},
+          {"simulated_ranks", r.simulatedRanks},
+          {"symmetry", r.symmetry},
           {"network", networkJson(r.execution.network)}};
 }
 
@@ -217,8 +219,42 @@ static std::string networkBlock(const Report& report, bool md) {
   return networkTable({"algo", "size"}, rows, md);
 }
 
-static std::string notes(const Report& report, bool md) {
+// Which runs simulated one unit of alike servers for all
+// (sim/run/collective_symmetry.h), and why the others of a cluster of
+// several servers ran every rank: a line an algorithm, its sizes named
+// where they differ.
+static std::string symmetryNotes(const Report& report, bool md) {
+  std::vector<std::pair<std::string, std::vector<const CollectiveRun*>>> lines; // algorithm: text, runs
+  for (const CollectiveRun& r : report.results) {
+    if (r.symmetry.empty() || r.symmetry == "one server") continue;
+    const std::string text = r.simulatedRanks < r.ranks
+                                 ? std::to_string(r.simulatedRanks) + " of " + std::to_string(r.ranks) +
+                                       " ranks simulated, " + r.symmetry
+                                 : "every rank simulated: " + r.symmetry;
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) {
+      return l.second.front()->algorithm == r.algorithm && l.first == text;
+    });
+    if (it == lines.end()) lines.push_back({text, {&r}});
+    else it->second.push_back(&r);
+  }
   std::string out;
+  for (const auto& [text, runs] : lines) {
+    const std::string& algorithm = runs.front()->algorithm;
+    const bool everySize = std::none_of(lines.begin(), lines.end(), [&](const auto& l) {
+      return l.second.front()->algorithm == algorithm && l.first != text;
+    });
+    std::string sizes;
+    for (const CollectiveRun* r : runs) sizes += (sizes.empty() ? "" : ", ") + formatBytes(r->bytes);
+    out += (md ? "- " : "#   ") + algorithm + (everySize ? "" : " at " + sizes) + ": " + text + "\n";
+  }
+  if (out.empty()) return out;
+  return (md ? "\nAlike servers simulated once, exactly (`simulation.symmetry: off` runs them all):\n\n"
+             : "# alike servers simulated once, exactly (simulation.symmetry: off runs them all):\n") +
+         out;
+}
+
+static std::string notes(const Report& report, bool md) {
+  std::string out = symmetryNotes(report, md);
   for (const auto& n : report.notes) out += (md ? "\nNote: " : "# note: ") + n + "\n";
   return out;
 }

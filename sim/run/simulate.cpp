@@ -11,6 +11,7 @@
 #include "algorithms/core/chunk_loops.h"
 #include "sim/core/input_error.h"
 #include "sim/network/network_models.h"
+#include "sim/run/collective_symmetry.h"
 #include "sim/run/in_network_chunk.h"
 #include "sim/run/schedule_cache.h"
 #include "sim/trace/trace_recorder.h"
@@ -255,7 +256,7 @@ WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cl
   const std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
   auto work = [&](const AlgorithmEntry& entry, Bytes bytes) {
     return estimate({req.op, &entry, bytes, elemSize, req.root, req.segment, req.fidelity, req.loopBytes,
-                     req.roce.mtu, req.roce.queuePairs});
+                     req.roce.mtu, req.roce.queuePairs, req.symmetry, req.algorithm->name});
   };
   if (req.library.ideal()) return work(*req.algorithm, req.bytes);
   // Every candidate protocol as simulateCollective builds it (the bound
@@ -328,20 +329,39 @@ static CollectiveRun simulateOnce(const Cluster& cluster, const RunRequest& requ
                                              std::to_string(shape.channels) + "|" + std::to_string(shape.loopBytes),
                                          build)
                     : std::shared_ptr<const Schedule>(build());
-  EventEngine engine;
-  std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed, req.roce});
-  TraceSink* sink = nullptr;
-  if (trace) {
-    std::string label = std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " + formatBytes(spec.bytes());
-    sink = trace->beginRun(req.studyPoint.empty() ? label : label + " [" + req.studyPoint + "]", cluster);
-    network->setTrace(sink);
+  CollectiveSymmetry fold;
+  fold.why = collectiveFoldRuledOut(cluster, req.symmetry, req.fidelity, trace != nullptr);
+  if (fold.why.empty()) fold = findCollectiveSymmetry(cluster, *schedule, req.op, request.algorithm->name, elemSize);
+  auto execute = [&](const CollectiveSymmetry* folded) {
+    EventEngine engine;
+    std::unique_ptr<Network> network = makeNetwork(engine, cluster, {req.fidelity, req.segment, req.seed, req.roce});
+    if (folded && !network->fold(folded->channelFold, folded->symmetry->copies()))
+      throw SymmetryBroken("the network model cannot be folded");
+    TraceSink* sink = nullptr;
+    if (trace) {
+      std::string label = std::string(collectiveName(req.op)) + " " + req.algorithm->name + " " + formatBytes(spec.bytes());
+      sink = trace->beginRun(req.studyPoint.empty() ? label : label + " [" + req.studyPoint + "]", cluster);
+      network->setTrace(sink);
+    }
+    ScheduleExecutor executor(engine, *network, cluster, *schedule, sink, folded ? &*folded->symmetry : nullptr);
+    executor.setCosts(shape.costs);
+    return executor.run();
+  };
+  std::optional<ExecutionResult> execution;
+  if (fold.symmetry) {
+    try {
+      execution = execute(&fold);
+    } catch (const SymmetryBroken& e) { // met at run time (a route with a choice of paths): all ranks run
+      fold = CollectiveSymmetry{};
+      fold.why = e.what();
+    }
   }
-  ScheduleExecutor executor(engine, *network, cluster, *schedule, sink);
-  executor.setCosts(shape.costs);
-  CollectiveRun run{req.op, req.algorithm->name, spec.ranks, req.dtype, spec.count, spec.bytes(), executor.run(), checked,
-                    shape.protocol, shape.channels};
-  run.simulatedEvents = run.execution.events;
-  return run;
+  if (!execution) execution = execute(nullptr);
+  const std::uint64_t events = execution->events;
+  return {req.op,           req.algorithm->name, spec.ranks, req.dtype,
+          spec.count,       spec.bytes(),        std::move(*execution), checked,
+          shape.protocol,   shape.channels,      events,      fold.simulatedRanks(spec.ranks),
+          fold.text()};
 }
 
 } // namespace collsim

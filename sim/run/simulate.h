@@ -28,6 +28,8 @@ struct CollectiveRun {
   std::optional<Protocol> protocol; // the library's protocol that ran (none when ideal)
   int channels = 1;                 // channels it ran as
   std::uint64_t simulatedEvents = 0; // events actually simulated (every protocol tried, before extending loops): its cost
+  int simulatedRanks = 0;            // ranks that ran: all, or a symmetry's representatives (collective_symmetry.h)
+  std::string symmetry;              // the symmetry it ran under, or why none
 
   double timeUs() const { return toMicroseconds(execution.finish); }
   // nccl-tests: algbw = bytes / time, busbw = algbw * factor; GB/s = 1e9 B/s.
@@ -52,6 +54,7 @@ struct RunRequest {
   std::string studyPoint = {}; // its point in a study ("cluster.servers=8"), named in its trace
   // Runs that repeat the same schedules share them here (schedule_cache.h); none: each builds its own.
   ScheduleCache* schedules = nullptr;
+  bool symmetry = true; // simulation.symmetry: alike servers run once for all (collective_symmetry.h)
 };
 
 // Throws std::runtime_error if the checker rejects the schedule. With a

@@ -8,6 +8,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/parallel.h"
+#include "sim/run/collective_symmetry.h"
 #include "sim/run/simulate.h"
 
 namespace collsim {
@@ -131,6 +132,11 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
   spec.elemSize = w.elemSize;
   spec.root = w.root;
   SchedulePtr schedule = buildSchedule(*w.algorithm, spec);
+  // The ranks that run: all, or one unit of alike servers for all.
+  int ran = p;
+  if (w.symmetry && collectiveFoldRuledOut(c, true, w.fidelity, false).empty())
+    ran = findCollectiveSymmetry(c, *schedule, w.op, w.asked.empty() ? w.algorithm->name : w.asked, w.elemSize)
+              .simulatedRanks(p);
 
   auto hops = [&](int src, int dst) {
     int d = hopsFromRankZero_[std::size_t(c.rankNode[std::size_t(((dst - src) % p + p) % p)])];
@@ -230,7 +236,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
     total.chainSeconds = std::max(total.chainSeconds, walk.chainSeconds);
     total.maxInFlight = std::max(total.maxInFlight, walk.maxInFlight);
   }
-  const double perRank = double(p) / double(sample.size());
+  const double perRank = double(ran) / double(sample.size());
   double messages = total.messages * perRank;
   WorkEstimate e;
   e.events = w.fidelity == Fidelity::Packet
@@ -240,8 +246,8 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
   double routes = total.peers * perRank;
   double hopsPerRoute = total.messages > 0 ? total.routeHops / total.messages : 1;
   e.memoryBytes = kBaseBytes + 2.0 * double(c.links.size()) * kBytesPerLink +
-                  double(p) * schedule->streamCount() * kBytesPerRankStream +
-                  double(p) * total.maxInFlight * kBytesPerMessageInFlight +
+                  double(ran) * schedule->streamCount() * kBytesPerRankStream +
+                  double(ran) * total.maxInFlight * kBytesPerMessageInFlight +
                   routes * (kBytesPerRoute + kBytesPerRouteHop * hopsPerRoute);
   if (p <= kMaxCheckedRanks) e.memoryBytes = std::max(e.memoryBytes, kBaseBytes + routes * kBytesPerCheckedPair);
   e.simulatedSeconds = total.chainSeconds;
@@ -249,7 +255,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
     e.slowestLink = c.tierName(*slowestLink) + " at " + readableRate(double(slowestLink->params.bandwidth));
     if (latency >= Time(1'000'000'000'000)) e.slowestLink += ", the longest latency " + duration(toSeconds(latency));
   }
-  e.lanes = double(p) * schedule->streamCount();
+  e.lanes = double(ran) * schedule->streamCount();
   e.wallSeconds = secondsOf(w.fidelity, e.events, messages, routes, e.lanes);
   return e;
 }

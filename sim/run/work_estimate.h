@@ -98,6 +98,11 @@ struct CollectiveWork {
   Bytes loopBytes = 0; // HCCL_BUFFSIZE loops: one loop and the tail are simulated
   std::uint32_t mtu = 4096; // packet level: the RoCE MTU
   int queuePairs = 1;       // fast model: a RoCE message's parts, one per QP
+  // simulation.symmetry: alike servers may run once for all, as the run
+  // finds them (collective_symmetry.h) from the algorithm asked for (a
+  // library's channels keep its name; empty: algorithm's own).
+  bool symmetry = false;
+  std::string asked = {};
 };
 
 // Estimates collectives on one cluster. What depends on the cluster alone

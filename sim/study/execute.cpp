@@ -26,10 +26,12 @@ CollectiveRun runPoint(const Scenario& s, const ScenarioPoint& point, TraceRecor
   AlgorithmEntry algo = requireAlgorithm(s.op, point.algorithm, s.cluster, s.name);
   RunRequest req{s.op,   &algo, s.dtype, point.size, s.simulation.segment, point.verify, s.root, s.simulation.loopBytes,
                  s.simulation.fidelity, seed, s.roce, s.simulation.channels, s.library, studyPoint};
+  req.symmetry = s.simulation.symmetry;
   return simulateCollective(s.cluster, req, trace);
 }
 
-WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop) {
+// `traced`: a trace shows every rank, so no run folds (collective_symmetry.h).
+WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop, bool traced) {
   WorkEstimate total;
   const CollectiveEstimator estimate(s.cluster);
   const std::size_t n = s.sizes.size();
@@ -48,6 +50,7 @@ WorkEstimate estimateScenario(const Scenario& s, const WorkLimits* stop) {
       if (stopSumming(total, stop)) return total;
       RunRequest req{s.op, &algo, s.dtype, s.sizes[i], s.simulation.segment, false, s.root, s.simulation.loopBytes,
                      s.simulation.fidelity, 1, s.roce, s.simulation.channels, s.library};
+      req.symmetry = s.simulation.symmetry && !traced;
       at[i] = estimateCollectiveRun(estimate, s.cluster, req);
       total.addSequential(at[i]);
     }

@@ -19,7 +19,7 @@ struct ExecuteOptions {
 
 Report executeScenario(const Scenario& scenario, const std::string& command, const ExecuteOptions& options);
 // The work of every point, one after another (sim/run/work_estimate.h).
-WorkEstimate estimateScenario(const Scenario& scenario, const WorkLimits* stop = nullptr);
+WorkEstimate estimateScenario(const Scenario& scenario, const WorkLimits* stop = nullptr, bool traced = false);
 
 // The same, point by point, for callers that spread the points (collsim-mpi
 // sweep): one point is one algorithm at one size, in report order.

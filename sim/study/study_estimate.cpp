@@ -55,9 +55,9 @@ double heldBytes(const Scenario& s) {
   return point + runs * (result + kRowBytes);
 }
 
-WorkEstimate estimatePoint(const Scenario& s, const WorkLimits* stop) {
+WorkEstimate estimatePoint(const Scenario& s, const WorkLimits* stop, bool traced) {
   if (!s.loadError.empty()) return {};
-  if (!s.training) return estimateScenario(s, stop);
+  if (!s.training) return estimateScenario(s, stop, traced);
   std::vector<Scenario> one{s};
   std::vector<TrainingJob> jobs = trainingJobs(one);
   return estimateTrainingJobs(jobs, stop);
@@ -76,7 +76,7 @@ std::vector<std::size_t> studySampleRound(std::size_t points, int round) {
   return at;
 }
 
-WorkEstimate estimateStudy(const StudyReader& study, const WorkLimits* stop) {
+WorkEstimate estimateStudy(const StudyReader& study, const WorkLimits* stop, bool traced) {
   const std::size_t n = study.size();
   std::map<std::size_t, WorkEstimate> estimated; // rounds share points on small studies
   double cost = 0;
@@ -95,7 +95,7 @@ WorkEstimate estimateStudy(const StudyReader& study, const WorkLimits* stop) {
         const double read = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         cost += costOf(s);
         anyRead = anyRead || s.loadError.empty();
-        WorkEstimate e = estimatePoint(s, stop);
+        WorkEstimate e = estimatePoint(s, stop, traced);
         e.serialSeconds = read;
         e.wallSeconds = e.seconds() + read;
         e.heldBytes = heldBytes(s);
@@ -119,7 +119,7 @@ WorkEstimate estimateStudy(const StudyReader& study, const WorkLimits* stop) {
   }
   if (!anyRead) { // every point sampled failed: if all do, all() says why (the study is wrong)
     WorkEstimate sum;
-    for (const Scenario& s : study.all()) sum.addSequential(estimatePoint(s, stop));
+    for (const Scenario& s : study.all()) sum.addSequential(estimatePoint(s, stop, traced));
     return sum;
   }
   return last;

@@ -21,7 +21,8 @@ inline constexpr std::size_t kStudySamplePoints = 256;
 // Events and seconds summed over the study's points (extrapolated from the
 // sample), memory and simulated time the largest sampled. With `stop`,
 // returns (partial) as soon as a round passes its limits.
-WorkEstimate estimateStudy(const StudyReader& study, const WorkLimits* stop = nullptr);
+// `traced`: under --trace (no collective folds).
+WorkEstimate estimateStudy(const StudyReader& study, const WorkLimits* stop = nullptr, bool traced = false);
 
 // The point indices of round `round` for a study of `points` points: the
 // middles of 2^round equal strata, or every point once that many reach it.

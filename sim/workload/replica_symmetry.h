@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "algorithms/core/schedule.h"
+#include "sim/executor/schedule_symmetry.h"
 #include "sim/network/rank_symmetry.h"
 #include "sim/workload/parallel_layout.h"
 
@@ -55,28 +56,5 @@ struct GroupCollective {
 ReplicaSymmetry findReplicaSymmetry(const Cluster& cluster, const RankPlacement& placement,
                                     const std::function<std::vector<GroupCollective>(int rank)>& groupCollectives,
                                     bool positions = true);
-
-// Checking a schedule member by member costs as much as walking every
-// member's steps: a group larger than this, whose members are the replicas
-// in order, is trusted to move along as its algorithm does by construction
-// (a ring with d -> d + 1, halving-doubling on a power of two with
-// d -> d xor 2^j), which tests check past it.
-inline constexpr int kLargestGroupChecked = 256;
-
-// Whether algorithm `name` on `members` ranks moves along with `law` by
-// construction (then checked up to kLargestGroupChecked members).
-bool movesAlongByConstruction(const std::string& name, int members, RankSymmetry::Law law);
-
-// Whether every member of `members` sees `schedule` alike under each of the
-// symmetry's generators: as many steps, and each step's operations with
-// their peers moved along (offsets aside: they place data, not time), their
-// sizes within `slack` bytes (an uneven split gives some blocks an element
-// more: elemSize x members covers it, and moves a step by picoseconds).
-bool movesAlong(const Schedule& schedule, const std::vector<int>& members, const RankSymmetry& symmetry,
-                std::uint64_t slack = 0);
-// The same where each rank runs a schedule of its own group's
-// (`scheduleOf(rank)`), the members' images another group's.
-bool movesAlong(const std::function<const Schedule*(int rank)>& scheduleOf, const std::vector<int>& members,
-                const RankSymmetry& symmetry, std::uint64_t slack = 0);
 
 } // namespace collsim

@@ -86,7 +86,8 @@ nlohmann::json runRecord(const StudyRow& row) {
           {"messages", x.messages},    {"bytes_sent", x.bytesSent},
           {"bytes_received", x.bytesReceived}, {"network", networkJson(x.network)},
           {"protocol", protocolText(row.run.protocol)}, {"channels", row.run.channels},
-          {"checked", row.run.symbolicallyChecked}};
+          {"checked", row.run.symbolicallyChecked}, {"simulated_ranks", row.run.simulatedRanks},
+          {"symmetry", row.run.symmetry}};
 }
 
 void applyRunRecord(const nlohmann::json& j, const Scenario& s, StudyRow& row) {
@@ -111,6 +112,8 @@ void applyRunRecord(const nlohmann::json& j, const Scenario& s, StudyRow& row) {
   r.protocol = protocolOfName(j["protocol"].get<std::string>());
   r.channels = j["channels"].get<int>();
   r.symbolicallyChecked = j["checked"].get<bool>();
+  r.simulatedRanks = j["simulated_ranks"].get<int>();
+  r.symmetry = j["symmetry"].get<std::string>();
 }
 
 int sweep(const SweepOptions& o, MpiRunner& runner, std::ostream& out) {

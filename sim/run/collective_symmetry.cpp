@@ -1,0 +1,125 @@
+#include "sim/run/collective_symmetry.h"
+
+#include <algorithm>
+
+#include "sim/executor/schedule_symmetry.h"
+
+namespace collsim {
+namespace {
+
+bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Steps of each stream the representatives' check walks past
+// kLargestGroupChecked ranks: a 16,384-rank ring's 32,766 steps on 16
+// channels would cost as much as the folded run.
+constexpr int kStepsChecked = 64;
+
+// The ranks `first` talks to, both ways: routes the fold must keep.
+// `crossesServers`: whether one of its in-network sends leaves its server
+// (a switch would wait there for contributions of ranks that do not run).
+std::vector<std::pair<int, int>> talksTo(const Cluster& cluster, const Schedule& schedule, int first,
+                                         bool& crossesServers) {
+  auto serverOf = [&](int rank) { return cluster.nodes[std::size_t(cluster.rankNode[std::size_t(rank)])].server; };
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<Op> ops;
+  for (int s = 0; s < schedule.streamCount(); ++s) {
+    const Schedule& stream = schedule.stream(s);
+    for (int step = 0; step < stream.stepCount(first); ++step) {
+      ops.clear();
+      stream.appendOps(first, step, ops);
+      for (const Op& op : ops) {
+        if (!communicates(op)) continue;
+        pairs.push_back(op.kind == OpKind::Send ? std::pair{first, op.peer} : std::pair{op.peer, first});
+        crossesServers = crossesServers || (op.net != InNetwork::None && serverOf(op.peer) != serverOf(first));
+      }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  }
+  return pairs;
+}
+
+// Whether `schedule` moves along under `symmetry`, its sizes within `slack`
+// bytes: checked on every rank, or past kLargestGroupChecked by
+// construction and on the representatives.
+bool scheduleMovesAlong(const Schedule& schedule, Collective op, const std::string& algorithm,
+                        const RankSymmetry& symmetry, std::uint64_t slack) {
+  const int ranks = schedule.ranks();
+  if (ranks <= kLargestGroupChecked) {
+    std::vector<int> all(std::size_t(ranks), 0);
+    for (int r = 0; r < ranks; ++r) all[std::size_t(r)] = r;
+    return movesAlong(schedule, all, symmetry, slack);
+  }
+  // A root stays where it is; AllToAll's pairs are not a ring's.
+  const bool rootless = op == Collective::AllReduce || op == Collective::AllGather || op == Collective::ReduceScatter;
+  if (!rootless || !movesAlongByConstruction(algorithm, ranks, symmetry.digits().front().law)) return false;
+  std::vector<int> representatives;
+  for (int i = 0; i < symmetry.representatives(); ++i) representatives.push_back(symmetry.representativeAt(i));
+  return movesAlongOnSteps(schedule, representatives, symmetry, kStepsChecked, slack);
+}
+
+} // namespace
+
+std::string CollectiveSymmetry::text() const {
+  if (!symmetry) return why;
+  return symmetry->text() + (unevenBlocks ? ", its blocks alike to an element (the buffer does not split evenly)" : "");
+}
+
+std::string collectiveFoldRuledOut(const Cluster& cluster, bool symmetry, Fidelity fidelity, bool traced) {
+  if (!symmetry) return "simulation.symmetry is off";
+  if (fidelity != Fidelity::Fast) return "the packet model's queues and jitter are per port";
+  if (traced) return "a trace shows every rank";
+  if (cluster.servers < 2) return "one server";
+  return "";
+}
+
+CollectiveSymmetry findCollectiveSymmetry(const Cluster& cluster, const Schedule& schedule, Collective op,
+                                          const std::string& algorithm, std::uint32_t elemSize) {
+  CollectiveSymmetry found;
+  const int servers = cluster.servers, stride = cluster.devicesPerServer;
+  if (servers < 2 || stride * servers != schedule.ranks()) {
+    found.why = "the ranks do not fill whole servers";
+    return found;
+  }
+  std::vector<std::pair<int, int>> pairs;
+  found.why = "the " + algorithm + " schedule does not look alike from every server";
+  for (int unit = 1; unit < servers; ++unit) {
+    if (servers % unit != 0) continue;
+    for (RankSymmetry::Law law : {RankSymmetry::Law::Cyclic, RankSymmetry::Law::Xor}) {
+      if (law == RankSymmetry::Law::Xor && (!powerOfTwo(servers) || !powerOfTwo(unit))) continue;
+      RankSymmetry symmetry(schedule.ranks(), {{stride, servers, unit, law, "servers", 's'}});
+      // Where the buffer does not split evenly, a block is an element
+      // larger on some ranks than on their images: their steps end that
+      // element's time apart, which the fold does not see. Only past
+      // kLargestGroupChecked ranks, where running every rank costs what a
+      // fold saves, is that taken; below it the run is exact or in full.
+      bool uneven = false;
+      if (!scheduleMovesAlong(schedule, op, algorithm, symmetry, 0)) {
+        if (schedule.ranks() <= kLargestGroupChecked ||
+            !scheduleMovesAlong(schedule, op, algorithm, symmetry, elemSize))
+          continue;
+        uneven = true;
+      }
+      bool crossesServers = false;
+      if (pairs.empty()) pairs = talksTo(cluster, schedule, 0, crossesServers);
+      if (crossesServers) {
+        found.why = "its in-network sends cross servers (a switch would wait for ranks that do not run)";
+        return found;
+      }
+      std::string why;
+      std::optional<std::vector<std::uint32_t>> fold = foldChannels(cluster, symmetry, why, pairs);
+      if (!fold) { // a larger unit may move whole groups of servers (a SuperPOD's units)
+        found.why = why;
+        continue;
+      }
+      found.symmetry = std::move(symmetry);
+      found.channelFold = std::move(*fold);
+      found.why.clear();
+      found.unevenBlocks = uneven;
+      return found;
+    }
+  }
+  return found;
+}
+
+} // namespace collsim
