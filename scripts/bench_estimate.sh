@@ -79,7 +79,9 @@ perf ring 4096 ranks, 1 GiB | perf --cluster $tmp/ring.yaml --set devices=4096 -
 perf mesh 256 ranks, 1 GiB | perf --cluster $tmp/switch.yaml --set devices=256 --algo mesh -b 1GiB -e 1GiB | --format csv
 perf mesh 512 ranks, 1 GiB | perf --cluster $tmp/switch.yaml --set devices=512 --algo mesh -b 1GiB -e 1GiB | --format csv
 perf mesh 1024 ranks, 1 GiB | perf --cluster $tmp/switch.yaml --set devices=1024 --algo mesh -b 1GiB -e 1GiB | --format csv
-perf hier ring+rhd 512x8, 1 GiB | perf --cluster configs/clusters/atlas-512x8-rail.yaml --algo hier:ring+rhd -b 1GiB -e 1GiB | --format csv
+perf hier ring+rhd 512x8, 16 GiB, folded | perf --cluster configs/clusters/atlas-512x8-rail.yaml --algo hier:ring+rhd -b 16GiB -e 16GiB | --format csv
+perf NCCL ring 2,048 H100s, 64 MiB, folded | perf --cluster configs/clusters/h100-2x8-ib400.yaml --set servers=256 --algo ring -b 64MiB -e 64MiB | --format csv
+perf NCCL ring 16,384 H100s, 19 sizes, folded | perf --cluster configs/clusters/h100-2x8-ib400.yaml --set servers=2048 --algo ring -b 1KiB -e 256MiB | --format csv
 perf packet 2x8 ring, 64 MiB | perf --cluster configs/clusters/atlas-2x8.yaml --algo ring -b 64MiB -e 64MiB --fidelity packet | --format csv
 perf all algorithms, 8 sizes, 2x8 | perf --cluster configs/clusters/atlas-2x8.yaml --algo all -b 1KiB -e 256MiB -f 8 | --format csv
 run 70B, 1,024 NPUs, folded | run $tmp/llama3-70b-1024.yaml --set cluster.servers=128 | --format json

@@ -40,22 +40,29 @@ std::vector<std::pair<int, int>> talksTo(const Cluster& cluster, const Schedule&
 }
 
 // Whether `schedule` moves along under `symmetry`, its sizes within `slack`
-// bytes: checked on every rank, or past kLargestGroupChecked by
-// construction and on the representatives.
+// bytes. An algorithm that does by construction (a rootless ring or
+// halving-doubling, hier:A+B with either between servers) is checked on
+// its representatives against their images, on every step up to
+// kLargestGroupChecked ranks and on a spread of them past it: that finds
+// an uneven split (a ring's representative meets every block, each against
+// the block a server on). Any other is checked on every rank up to
+// kLargestGroupChecked, which costs a walk of every rank's steps (on 256
+// ranks of 16 channels, three times the folded run), and not past it.
 bool scheduleMovesAlong(const Schedule& schedule, Collective op, const std::string& algorithm,
                         const RankSymmetry& symmetry, std::uint64_t slack) {
   const int ranks = schedule.ranks();
-  if (ranks <= kLargestGroupChecked) {
-    std::vector<int> all(std::size_t(ranks), 0);
-    for (int r = 0; r < ranks; ++r) all[std::size_t(r)] = r;
-    return movesAlong(schedule, all, symmetry, slack);
-  }
   // A root stays where it is; AllToAll's pairs are not a ring's.
   const bool rootless = op == Collective::AllReduce || op == Collective::AllGather || op == Collective::ReduceScatter;
-  if (!rootless || !movesAlongByConstruction(algorithm, ranks, symmetry.digits().front().law)) return false;
-  std::vector<int> representatives;
-  for (int i = 0; i < symmetry.representatives(); ++i) representatives.push_back(symmetry.representativeAt(i));
-  return movesAlongOnSteps(schedule, representatives, symmetry, kStepsChecked, slack);
+  if (rootless && movesAlongByConstruction(algorithm, ranks, symmetry.digits().front().law)) {
+    std::vector<int> representatives;
+    for (int i = 0; i < symmetry.representatives(); ++i) representatives.push_back(symmetry.representativeAt(i));
+    return movesAlongOnSteps(schedule, representatives, symmetry, ranks <= kLargestGroupChecked ? 0 : kStepsChecked,
+                             slack);
+  }
+  if (ranks > kLargestGroupChecked) return false;
+  std::vector<int> all(std::size_t(ranks), 0);
+  for (int r = 0; r < ranks; ++r) all[std::size_t(r)] = r;
+  return movesAlong(schedule, all, symmetry, slack);
 }
 
 } // namespace

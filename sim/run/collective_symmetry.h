@@ -8,12 +8,16 @@
 // runs for all, exactly: a training step's replicas fold the same way
 // (sim/workload/replica_symmetry.h).
 //
-// The schedule is checked member by member up to kLargestGroupChecked ranks.
-// Past it, an algorithm that moves along by construction is trusted (the
-// tests hold it past it), checked on the representatives and their images
-// over a spread of steps for what the buffer's split makes uneven; any
-// other runs in full. Trees, NVLS trees and a broadcast's or reduce's root
-// do not move along: they run in full, and the reason is reported.
+// An algorithm that moves along by construction (a rootless ring or
+// halving-doubling, hier:A+B with either between the servers) is checked on
+// one unit's ranks against their images: every step up to
+// kLargestGroupChecked ranks, a spread of steps past it. Where the buffer
+// does not split evenly, a block is an element larger on some ranks: up to
+// kLargestGroupChecked ranks that runs in full, past it the fold takes the
+// blocks as alike and says so. Any other schedule is checked rank by rank up
+// to kLargestGroupChecked ranks and runs in full past it. Trees, NVLS trees
+// and a broadcast's or reduce's root do not move along: they run in full,
+// and the reason is reported.
 #pragma once
 
 #include <optional>

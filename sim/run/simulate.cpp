@@ -254,9 +254,13 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
 WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cluster& cluster,
                                    const RunRequest& req) {
   const std::uint32_t elemSize = dataTypeInfo(req.dtype).bytes;
-  auto work = [&](const AlgorithmEntry& entry, Bytes bytes) {
-    return estimate({req.op, &entry, bytes, elemSize, req.root, req.segment, req.fidelity, req.loopBytes,
-                     req.roce.mtu, req.roce.queuePairs, req.symmetry, req.algorithm->name});
+  auto work = [&](const AlgorithmEntry& entry, Bytes bytes, const StepCosts* costs = nullptr) {
+    CollectiveWork w{req.op, &entry, bytes, elemSize, req.root, req.segment, req.fidelity, req.loopBytes,
+                     req.roce.mtu, req.roce.queuePairs, req.symmetry, req.algorithm->name};
+    if (costs)
+      w.eventsPerSend = (costs->intraHop > 0 || costs->interHop > 0 ? 1 : 0) + (costs->slots > 0 ? 1 : 0) +
+                        (cluster.device.stepOverhead == 0 && (costs->intraStep > 0 || costs->interStep > 0) ? 1 : 0);
+    return estimate(w);
   };
   if (req.library.ideal()) return work(*req.algorithm, req.bytes);
   // Every candidate protocol as simulateCollective builds it (the bound
@@ -266,10 +270,10 @@ WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cl
   WorkEstimate total;
   for (const RunShape& shape : candidateShapes(cluster, req)) {
     if (runsWhole(req, shape)) {
-      total.addSequential(work(shape.entry, req.bytes));
+      total.addSequential(work(shape.entry, req.bytes, &shape.costs));
     } else {
-      total.addSequential(work(shape.entry, kSteadyLoops * shape.loopBytes));
-      total.addSequential(work(shape.entry, kSteadyLoops / 2 * shape.loopBytes));
+      total.addSequential(work(shape.entry, kSteadyLoops * shape.loopBytes, &shape.costs));
+      total.addSequential(work(shape.entry, kSteadyLoops / 2 * shape.loopBytes, &shape.costs));
     }
   }
   return total;

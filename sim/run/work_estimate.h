@@ -103,6 +103,9 @@ struct CollectiveWork {
   // library's channels keep its name; empty: algorithm's own).
   bool symmetry = false;
   std::string asked = {};
+  // A library's costs add events to each send (sim/executor): its delivery
+  // after the hop latency, its slot's return, its step's latency.
+  double eventsPerSend = 0;
 };
 
 // Estimates collectives on one cluster. What depends on the cluster alone
