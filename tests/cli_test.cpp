@@ -222,6 +222,20 @@ TEST_CASE("collsim algorithms lists every registry entry with its cost") {
   for (const auto& a : doc["algorithms"]) CHECK(!a["cost"].get<std::string>().empty());
 }
 
+// Flat NVLS over two servers waited for ever at each NVSwitch for the other
+// server's contributions (a deadlock): it is refused, with the hierarchies
+// that run it inside the servers.
+TEST_CASE("nvls over several servers is refused with the hierarchies that run it") {
+  CliResult r = cli({"perf", "--cluster", source("configs/clusters/h100-2x8-ib400.yaml"), "--algo", "nvls", "-b", "1MiB",
+                     "-e", "1MiB"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "nvls reduces in a server's switch, among that server's devices; on 2 servers run it as a "
+                        "hierarchy's level inside the servers (hier:nvls+ring, or hierpipe:nvls+tree"));
+  CHECK(cli({"perf", "--cluster", source("configs/clusters/h100-2x8-ib400.yaml"), "--set", "servers=1", "--algo",
+             "nvls", "-b", "1MiB", "-e", "1MiB"})
+            .status == 0);
+}
+
 TEST_CASE("algorithms --cluster lists what runs there, hierarchies included - --algo all runs them, flat not") {
   const std::string two = source("configs/clusters/atlas-2x8.yaml"), one = source("configs/clusters/hccs-ring-8.yaml");
   CliResult r = cli({"algorithms", "--cluster", two, "--op", "allreduce", "--format", "json"});

@@ -238,7 +238,9 @@ static std::string symmetryNotes(const Report& report, bool md) {
     else it->second.push_back(&r);
   }
   std::string out;
-  for (const auto& [text, runs] : lines) {
+  for (const auto& line : lines) {
+    const std::string& text = line.first;
+    const std::vector<const CollectiveRun*>& runs = line.second;
     const std::string& algorithm = runs.front()->algorithm;
     const bool everySize = std::none_of(lines.begin(), lines.end(), [&](const auto& l) {
       return l.second.front()->algorithm == algorithm && l.first != text;

@@ -33,6 +33,16 @@ ResolvedAlgorithm resolveAlgorithm(Collective op, const std::string& name, const
                 cluster.name + " has none";
     return r;
   }
+  // Flat, every rank's contribution goes to the one switch between it and
+  // its peer: a server's for peers inside it, the fabric's for the others,
+  // and neither switch sees the whole group it waits for.
+  if (entry->needsReducingSwitch && !entry->needsReducingFabric && cluster.servers > 1 &&
+      name.find(':') == std::string::npos) {
+    r.problem = name + " reduces in a server's switch, among that server's devices; on " +
+                std::to_string(cluster.servers) + " servers run it as a hierarchy's level inside the servers " +
+                "(hier:" + name + "+ring, or hierpipe:" + name + "+tree as NCCL's NVLS tree)";
+    return r;
+  }
   if (entry->needsReducingFabric && !reducing(true)) {
     r.problem = name + " needs a fabric switch that reduces and multicasts (fabric: {type: switch, reduce: true}); " +
                 cluster.name + " has none";

@@ -158,13 +158,34 @@ RunShape protocolShape(const Cluster& cluster, const RunRequest& req, const Prot
   return {std::move(entry), costs, p.kind, channels, loopBytes};
 }
 
-// No run of protocol `shape` can beat this: the launch, and each rank's
-// share of the bus bytes through its channels at the protocol's bandwidth.
-double lowerBoundUs(const RunShape& shape, const RunRequest& req, int ranks) {
-  double us = toMicroseconds(shape.costs.launch);
+// The steps of a ring's chain: rank r's step i begins when its step i - 1
+// has received from r - 1, whose send of step i - 1 was posted when r - 1
+// began that step; so each step of a ring adds at least a step's latency and
+// a message's hop latency to the one before it, around the ring. 0 for
+// other algorithms (no such chain is known by their name).
+int ringChainSteps(const RunRequest& req, int ranks) {
+  if (req.algorithm->name != "ring") return 0;
+  if (req.op == Collective::AllReduce) return 2 * (ranks - 1);
+  if (req.op == Collective::ReduceScatter || req.op == Collective::AllGather) return ranks - 1;
+  return 0;
+}
+
+// No run of protocol `shape` can beat this: the launch, and the longer of
+// each rank's share of the bus bytes through its channels at the
+// protocol's bandwidth and a ring's chain of step and hop latencies (on
+// 2,048 ranks and more, Simple's 3.4 us a hop past the whole of LL's run).
+double lowerBoundUs(const RunShape& shape, const RunRequest& req, const Cluster& cluster) {
+  const int ranks = cluster.ranks();
+  double bandwidth = 0;
   if (shape.costs.laneBandwidth > 0)
-    us += double(req.bytes) * busBandwidthFactor(req.op, ranks) / double(shape.costs.laneBandwidth * Bandwidth(shape.channels)) * 1e6;
-  return us;
+    bandwidth = double(req.bytes) * busBandwidthFactor(req.op, ranks) /
+                double(shape.costs.laneBandwidth * Bandwidth(shape.channels)) * 1e6;
+  const StepCosts& c = shape.costs;
+  const bool across = cluster.servers > 1;
+  const Time hop = across ? std::min(c.intraHop, c.interHop) : c.intraHop;
+  const Time step = across ? std::min(c.intraStep, c.interStep) : c.intraStep;
+  const double chain = double(ringChainSteps(req, ranks)) * toMicroseconds(hop + step);
+  return toMicroseconds(c.launch) + std::max(bandwidth, chain);
 }
 
 } // namespace
@@ -232,7 +253,7 @@ CollectiveRun simulateCollective(const Cluster& cluster, const RunRequest& req, 
   std::vector<std::pair<double, RunShape>> shapes;
   const bool inNetwork = req.algorithm->reducesInNetwork();
   for (RunShape& shape : candidateShapes(cluster, req))
-    shapes.emplace_back(lowerBoundUs(shape, req, cluster.ranks()), std::move(shape));
+    shapes.emplace_back(lowerBoundUs(shape, req, cluster), std::move(shape));
   std::stable_sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::optional<CollectiveRun> best;
   std::uint64_t events = 0;
@@ -257,24 +278,37 @@ WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cl
   auto work = [&](const AlgorithmEntry& entry, Bytes bytes, const StepCosts* costs = nullptr) {
     CollectiveWork w{req.op, &entry, bytes, elemSize, req.root, req.segment, req.fidelity, req.loopBytes,
                      req.roce.mtu, req.roce.queuePairs, req.symmetry, req.algorithm->name};
-    if (costs)
+    if (costs) {
       w.eventsPerSend = (costs->intraHop > 0 || costs->interHop > 0 ? 1 : 0) + (costs->slots > 0 ? 1 : 0) +
                         (cluster.device.stepOverhead == 0 && (costs->intraStep > 0 || costs->interStep > 0) ? 1 : 0);
+      w.stepLatency = std::min(costs->intraHop, costs->interHop) + std::min(costs->intraStep, costs->interStep);
+      w.laneBandwidth = costs->laneBandwidth;
+    }
     return estimate(w);
   };
   if (req.library.ideal()) return work(*req.algorithm, req.bytes);
-  // Every candidate protocol as simulateCollective builds it (the bound
-  // may prune some: this is the most it runs), each as simulateSteady runs
-  // it: the whole buffer, or a run of kSteadyLoops loops and one of half as
-  // many, extended along them.
+  // Every candidate protocol as simulateCollective builds it, each as
+  // simulateSteady runs it: the whole buffer, or a run of kSteadyLoops
+  // loops and one of half as many, extended along them. The bound prunes as
+  // the run's does, against the simulated time estimated for those before
+  // (the estimate's chain has no contention: it prunes no more than the run
+  // where contention is what makes the first protocol slow).
+  std::vector<std::pair<double, RunShape>> shapes;
+  for (RunShape& shape : candidateShapes(cluster, req))
+    shapes.emplace_back(lowerBoundUs(shape, req, cluster), std::move(shape));
+  std::stable_sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   WorkEstimate total;
-  for (const RunShape& shape : candidateShapes(cluster, req)) {
-    if (runsWhole(req, shape)) {
-      total.addSequential(work(shape.entry, req.bytes, &shape.costs));
-    } else {
-      total.addSequential(work(shape.entry, kSteadyLoops * shape.loopBytes, &shape.costs));
-      total.addSequential(work(shape.entry, kSteadyLoops / 2 * shape.loopBytes, &shape.costs));
+  double best = -1; // the fastest shape so far, in simulated us
+  for (const auto& [bound, shape] : shapes) {
+    if (best >= 0 && bound >= best) continue;
+    WorkEstimate runs = work(shape.entry, runsWhole(req, shape) ? req.bytes : kSteadyLoops * shape.loopBytes, &shape.costs);
+    double us = runs.simulatedSeconds * 1e6; // the whole buffer's
+    if (!runsWhole(req, shape)) {
+      us *= double(req.bytes) / double(kSteadyLoops * shape.loopBytes);
+      runs.addSequential(work(shape.entry, kSteadyLoops / 2 * shape.loopBytes, &shape.costs));
     }
+    total.addSequential(runs);
+    best = best < 0 ? std::max(us, bound) : std::min(best, std::max(us, bound));
   }
   return total;
 }

@@ -200,6 +200,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
         stream.appendOps(r, int(step), ops);
         walked += ops.size() + 1;
         double stepSeconds = toSeconds(c.device.stepOverhead), inFlight = 0;
+        double stepLatency = 0; // the library's, on a step that sends
         const auto sends = std::count_if(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::Send; });
         // The fast model's events (sim/network/link_network.cpp,
         // sim/executor/schedule_executor.cpp): a segment's arrival at each
@@ -218,7 +219,9 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
             part.routeHops += h;
             if (peers.size() < 4096) peers.insert(op.peer);
             inFlight += 1;
-            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(slowest) + h * toSeconds(latency));
+            const Bandwidth rate = w.laneBandwidth > 0 ? std::min(slowest, w.laneBandwidth) : slowest;
+            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(rate) + h * toSeconds(latency));
+            stepLatency = toSeconds(w.stepLatency);
           } else if (op.kind == OpKind::Compute) {
             stepSeconds = std::max(stepSeconds, double(op.durationPs) * 1e-12);
             part.fastEvents += 1;
@@ -226,7 +229,7 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
             part.fastEvents += 1;
           }
         }
-        part.chainSeconds += stepSeconds;
+        part.chainSeconds += stepSeconds + stepLatency;
         part.maxInFlight = std::max(part.maxInFlight, inFlight);
       }
       double scale = walkedSteps > 0 ? double(steps) / walkedSteps : 1.0; // extrapolate what was not walked

@@ -106,6 +106,10 @@ struct CollectiveWork {
   // A library's costs add events to each send (sim/executor): its delivery
   // after the hop latency, its slot's return, its step's latency.
   double eventsPerSend = 0;
+  // ... and to each step that sends, at least its step's and a hop's
+  // latency (the chain of the simulated time).
+  Time stepLatency = 0;
+  Bandwidth laneBandwidth = 0; // a channel's data rate under its protocol (0: the links')
 };
 
 // Estimates collectives on one cluster. What depends on the cluster alone
