@@ -45,21 +45,23 @@ std::vector<std::pair<int, int>> talksTo(const Cluster& cluster, const Schedule&
 // its representatives against their images, on every step up to
 // kLargestGroupChecked ranks and on a spread of them past it: that finds
 // an uneven split (a ring's representative meets every block, each against
-// the block a server on). Any other is checked on every rank up to
-// kLargestGroupChecked, which costs a walk of every rank's steps (on 256
-// ranks of 16 channels, three times the folded run), and not past it.
+// the block a server on). Any other is checked the same way (where a tree's
+// root meets a leaf, at once), then on every rank up to
+// kLargestGroupChecked, and not past it.
 bool scheduleMovesAlong(const Schedule& schedule, Collective op, const std::string& algorithm,
                         const RankSymmetry& symmetry, std::uint64_t slack) {
   const int ranks = schedule.ranks();
+  const bool checked = ranks <= kLargestGroupChecked;
   // A root stays where it is; AllToAll's pairs are not a ring's.
   const bool rootless = op == Collective::AllReduce || op == Collective::AllGather || op == Collective::ReduceScatter;
-  if (rootless && movesAlongByConstruction(algorithm, ranks, symmetry.digits().front().law)) {
-    std::vector<int> representatives;
-    for (int i = 0; i < symmetry.representatives(); ++i) representatives.push_back(symmetry.representativeAt(i));
-    return movesAlongOnSteps(schedule, representatives, symmetry, ranks <= kLargestGroupChecked ? 0 : kStepsChecked,
-                             slack);
-  }
-  if (ranks > kLargestGroupChecked) return false;
+  const bool byConstruction = rootless && movesAlongByConstruction(algorithm, ranks, symmetry.digits().front().law);
+  if (!byConstruction && !checked) return false;
+  // The representatives against their images first: where a schedule does
+  // not move along (a tree's root and leaves), this sees it at once.
+  std::vector<int> representatives;
+  for (int i = 0; i < symmetry.representatives(); ++i) representatives.push_back(symmetry.representativeAt(i));
+  if (!movesAlongOnSteps(schedule, representatives, symmetry, checked ? 0 : kStepsChecked, slack)) return false;
+  if (byConstruction) return true;
   std::vector<int> all(std::size_t(ranks), 0);
   for (int r = 0; r < ranks; ++r) all[std::size_t(r)] = r;
   return movesAlong(schedule, all, symmetry, slack);
@@ -88,13 +90,26 @@ CollectiveSymmetry findCollectiveSymmetry(const Cluster& cluster, const Schedule
     found.why = "the ranks do not fill whole servers";
     return found;
   }
-  std::vector<std::pair<int, int>> pairs;
-  found.why = "the " + algorithm + " schedule does not look alike from every server";
+  bool crossesServers = false;
+  const std::vector<std::pair<int, int>> pairs = talksTo(cluster, schedule, 0, crossesServers);
+  if (crossesServers) {
+    found.why = "its in-network sends cross servers (a switch would wait for ranks that do not run)";
+    return found;
+  }
+  const std::string unlike = "the " + algorithm + " schedule does not look alike from every server";
+  // The cluster first: its fold costs a walk of its links, the schedule's
+  // check one of a unit's steps.
   for (int unit = 1; unit < servers; ++unit) {
     if (servers % unit != 0) continue;
     for (RankSymmetry::Law law : {RankSymmetry::Law::Cyclic, RankSymmetry::Law::Xor}) {
       if (law == RankSymmetry::Law::Xor && (!powerOfTwo(servers) || !powerOfTwo(unit))) continue;
       RankSymmetry symmetry(schedule.ranks(), {{stride, servers, unit, law, "servers", 's'}});
+      std::string why;
+      std::optional<std::vector<std::uint32_t>> fold = foldChannels(cluster, symmetry, why, pairs);
+      if (!fold) { // a larger unit may move whole groups of servers (a SuperPOD's units)
+        if (found.why != unlike) found.why = why;
+        continue;
+      }
       // Where the buffer does not split evenly, a block is an element
       // larger on some ranks than on their images: their steps end that
       // element's time apart, which the fold does not see. Only past
@@ -102,22 +117,11 @@ CollectiveSymmetry findCollectiveSymmetry(const Cluster& cluster, const Schedule
       // fold saves, is that taken; below it the run is exact or in full.
       bool uneven = false;
       if (!scheduleMovesAlong(schedule, op, algorithm, symmetry, 0)) {
+        found.why = unlike;
         if (schedule.ranks() <= kLargestGroupChecked ||
             !scheduleMovesAlong(schedule, op, algorithm, symmetry, elemSize))
           continue;
         uneven = true;
-      }
-      bool crossesServers = false;
-      if (pairs.empty()) pairs = talksTo(cluster, schedule, 0, crossesServers);
-      if (crossesServers) {
-        found.why = "its in-network sends cross servers (a switch would wait for ranks that do not run)";
-        return found;
-      }
-      std::string why;
-      std::optional<std::vector<std::uint32_t>> fold = foldChannels(cluster, symmetry, why, pairs);
-      if (!fold) { // a larger unit may move whole groups of servers (a SuperPOD's units)
-        found.why = why;
-        continue;
       }
       found.symmetry = std::move(symmetry);
       found.channelFold = std::move(*fold);
