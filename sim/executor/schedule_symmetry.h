@@ -14,6 +14,19 @@
 
 namespace collsim {
 
+// Calls f(op) for every operation of `rank` in `schedule`, on every stream.
+template <class F> void forEachOp(const Schedule& schedule, int rank, const F& f) {
+  std::vector<Op> ops;
+  for (int s = 0; s < schedule.streamCount(); ++s) {
+    const Schedule& stream = schedule.stream(s);
+    for (int step = 0; step < stream.stepCount(rank); ++step) {
+      ops.clear();
+      stream.appendOps(rank, step, ops);
+      for (const Op& op : ops) f(op);
+    }
+  }
+}
+
 // Checking a schedule member by member costs as much as walking every
 // member's steps: a group larger than this, whose members are the replicas
 // in order, is trusted to move along as its algorithm does by construction

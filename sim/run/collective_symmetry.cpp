@@ -21,21 +21,13 @@ std::vector<std::pair<int, int>> talksTo(const Cluster& cluster, const Schedule&
                                          bool& crossesServers) {
   auto serverOf = [&](int rank) { return cluster.nodes[std::size_t(cluster.rankNode[std::size_t(rank)])].server; };
   std::vector<std::pair<int, int>> pairs;
-  std::vector<Op> ops;
-  for (int s = 0; s < schedule.streamCount(); ++s) {
-    const Schedule& stream = schedule.stream(s);
-    for (int step = 0; step < stream.stepCount(first); ++step) {
-      ops.clear();
-      stream.appendOps(first, step, ops);
-      for (const Op& op : ops) {
-        if (!communicates(op)) continue;
-        pairs.push_back(op.kind == OpKind::Send ? std::pair{first, op.peer} : std::pair{op.peer, first});
-        crossesServers = crossesServers || (op.net != InNetwork::None && serverOf(op.peer) != serverOf(first));
-      }
-    }
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  }
+  forEachOp(schedule, first, [&](const Op& op) {
+    if (!communicates(op)) return;
+    pairs.push_back(op.kind == OpKind::Send ? std::pair{first, op.peer} : std::pair{op.peer, first});
+    crossesServers = crossesServers || (op.net != InNetwork::None && serverOf(op.peer) != serverOf(first));
+  });
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   return pairs;
 }
 

@@ -62,23 +62,32 @@ std::uint64_t bitReversed(std::uint64_t i, int bits) {
 }
 
 // Hops from rank 0's device to every node (links as undirected edges).
-std::vector<int> hopsFromRankZero(const Cluster& c) {
+// The hops from rank 0's device to every node, and the latency of the
+// links along the way (`latency`, per node).
+std::vector<int> hopsFromRankZero(const Cluster& c, std::vector<Time>& latency) {
   // Each node's neighbours in one array (a node's run starts at first[node]).
   const std::size_t n = c.nodes.size();
   std::vector<std::size_t> first(n + 1, 0);
   for (const auto& l : c.links) ++first[std::size_t(l.a) + 1], ++first[std::size_t(l.b) + 1];
   for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  std::vector<int> adjacent(first[n]);
+  std::vector<std::pair<int, Time>> adjacent(first[n]); // the other end, the link's latency
   std::vector<std::size_t> filled(first.begin(), first.end() - 1);
-  for (const auto& l : c.links) adjacent[filled[std::size_t(l.a)]++] = l.b, adjacent[filled[std::size_t(l.b)]++] = l.a;
+  for (const auto& l : c.links) {
+    adjacent[filled[std::size_t(l.a)]++] = {l.b, l.params.latency};
+    adjacent[filled[std::size_t(l.b)]++] = {l.a, l.params.latency};
+  }
   std::vector<int> dist(n, -1), todo;
+  latency.assign(n, 0);
   int start = c.rankNode.empty() ? 0 : c.rankNode[0];
   dist[std::size_t(start)] = 0;
   todo.push_back(start);
   for (std::size_t next = 0; next < todo.size(); ++next) {
     const std::size_t node = std::size_t(todo[next]);
     for (std::size_t e = first[node]; e < first[node + 1]; ++e)
-      if (int m = adjacent[e]; dist[std::size_t(m)] < 0) dist[std::size_t(m)] = dist[node] + 1, todo.push_back(m);
+      if (auto [m, t] = adjacent[e]; dist[std::size_t(m)] < 0) {
+        dist[std::size_t(m)] = dist[node] + 1, latency[std::size_t(m)] = latency[node] + t;
+        todo.push_back(m);
+      }
   }
   return dist;
 }
@@ -126,7 +135,8 @@ double secondsOf(Fidelity fidelity, double events, double messages, double route
 
 } // namespace
 
-CollectiveEstimator::CollectiveEstimator(const Cluster& cluster) : c_(cluster), hopsFromRankZero_(hopsFromRankZero(cluster)) {
+CollectiveEstimator::CollectiveEstimator(const Cluster& cluster)
+    : c_(cluster), hopsFromRankZero_(hopsFromRankZero(cluster, latencyFromRankZero_)) {
   for (const auto& l : c_.links) {
     if (!slowestLink_ || l.params.bandwidth < slowestLink_->params.bandwidth) slowestLink_ = &l;
     longestLatency_ = std::max(longestLatency_, l.params.latency);
@@ -147,10 +157,10 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
     ran = findCollectiveSymmetry(c, *schedule, w.op, w.asked.empty() ? w.algorithm->name : w.asked, w.elemSize)
               .simulatedRanks(p);
 
-  auto hops = [&](int src, int dst) {
-    int d = hopsFromRankZero_[std::size_t(c.rankNode[std::size_t(((dst - src) % p + p) % p)])];
-    return std::max(1, d);
-  };
+  // On a cluster that looks the same from every rank, src to dst is as far
+  // as rank 0 to rank dst - src: in hops, and in the links' latencies.
+  auto away = [&](int src, int dst) { return std::size_t(c.rankNode[std::size_t(((dst - src) % p + p) % p)]); };
+  auto hops = [&](int src, int dst) { return std::max(1, hopsFromRankZero_[away(src, dst)]); };
   const Bandwidth slowest = slowestLink_ ? slowestLink_->params.bandwidth : 1;
   const Time latency = longestLatency_;
   const ClusterLink* slowestLink = slowestLink_;
@@ -220,7 +230,8 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
             if (peers.size() < 4096) peers.insert(op.peer);
             inFlight += 1;
             const Bandwidth rate = w.laneBandwidth > 0 ? std::min(slowest, w.laneBandwidth) : slowest;
-            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(rate) + h * toSeconds(latency));
+            const Time links = latencyFromRankZero_[away(r, op.peer)];
+            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(rate) + toSeconds(links > 0 ? links : h * latency));
             stepLatency = toSeconds(w.stepLatency);
           } else if (op.kind == OpKind::Compute) {
             stepSeconds = std::max(stepSeconds, double(op.durationPs) * 1e-12);

@@ -125,7 +125,8 @@ private:
   WorkEstimate once(const CollectiveWork& w, Bytes bytes) const;
 
   const Cluster& c_;
-  std::vector<int> hopsFromRankZero_; // per node, links as undirected edges
+  std::vector<Time> latencyFromRankZero_; // per node: the links' latencies on the way
+  std::vector<int> hopsFromRankZero_;     // per node, links as undirected edges
   const ClusterLink* slowestLink_ = nullptr;
   Time longestLatency_ = 0;
 };

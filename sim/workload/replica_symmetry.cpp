@@ -31,19 +31,6 @@ std::vector<int> membersOf(const RankPlacement& placement, int rank, Group group
   return {};
 }
 
-// Calls f(op) for every operation of `rank` in `schedule`, on every stream.
-template <class F> void forEachOp(const Schedule& schedule, int rank, const F& f) {
-  std::vector<Op> ops;
-  for (int s = 0; s < schedule.streamCount(); ++s) {
-    const Schedule& stream = schedule.stream(s);
-    for (int step = 0; step < stream.stepCount(rank); ++step) {
-      ops.clear();
-      stream.appendOps(rank, step, ops);
-      for (const Op& op : ops) f(op);
-    }
-  }
-}
-
 bool reducesInNetwork(const Schedule& schedule, const std::vector<int>& members) {
   bool found = false;
   for (int x : members) forEachOp(schedule, x, [&](const Op& op) { found = found || op.net != InNetwork::None; });
