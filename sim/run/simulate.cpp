@@ -291,8 +291,8 @@ WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cl
   // simulateSteady runs it: the whole buffer, or a run of kSteadyLoops
   // loops and one of half as many, extended along them. The bound prunes as
   // the run's does, against the simulated time estimated for those before
-  // (the estimate's chain has no contention: it prunes no more than the run
-  // where contention is what makes the first protocol slow).
+  // (the estimate's chain has no contention: where contention is what slows
+  // the first protocol, it prunes more than the run).
   std::vector<std::pair<double, RunShape>> shapes;
   for (RunShape& shape : candidateShapes(cluster, req))
     shapes.emplace_back(lowerBoundUs(shape, req, cluster), std::move(shape));
