@@ -184,7 +184,7 @@ double lowerBoundUs(const RunShape& shape, const RunRequest& req, const Cluster&
   const bool across = cluster.servers > 1;
   const Time hop = across ? std::min(c.intraHop, c.interHop) : c.intraHop;
   const Time step = across ? std::min(c.intraStep, c.interStep) : c.intraStep;
-  const double chain = double(ringChainSteps(req, ranks)) * toMicroseconds(hop + step);
+  const double chain = double(ringChainSteps(req, ranks)) * (toMicroseconds(hop) + toMicroseconds(step));
   return toMicroseconds(c.launch) + std::max(bandwidth, chain);
 }
 
@@ -281,7 +281,8 @@ WorkEstimate estimateCollectiveRun(const CollectiveEstimator& estimate, const Cl
     if (costs) {
       w.eventsPerSend = (costs->intraHop > 0 || costs->interHop > 0 ? 1 : 0) + (costs->slots > 0 ? 1 : 0) +
                         (cluster.device.stepOverhead == 0 && (costs->intraStep > 0 || costs->interStep > 0) ? 1 : 0);
-      w.stepLatency = std::min(costs->intraHop, costs->interHop) + std::min(costs->intraStep, costs->interStep);
+      w.stepLatencySeconds = toSeconds(std::min(costs->intraHop, costs->interHop)) +
+                             toSeconds(std::min(costs->intraStep, costs->interStep));
       w.laneBandwidth = costs->laneBandwidth;
     }
     return estimate(w);

@@ -63,21 +63,22 @@ std::uint64_t bitReversed(std::uint64_t i, int bits) {
 
 // Hops from rank 0's device to every node (links as undirected edges).
 // The hops from rank 0's device to every node, and the latency of the
-// links along the way (`latency`, per node).
-std::vector<int> hopsFromRankZero(const Cluster& c, std::vector<Time>& latency) {
+// links along the way (`seconds`, per node: a sum of latencies of days each
+// would pass the picosecond clock).
+std::vector<int> hopsFromRankZero(const Cluster& c, std::vector<double>& seconds) {
   // Each node's neighbours in one array (a node's run starts at first[node]).
   const std::size_t n = c.nodes.size();
   std::vector<std::size_t> first(n + 1, 0);
   for (const auto& l : c.links) ++first[std::size_t(l.a) + 1], ++first[std::size_t(l.b) + 1];
   for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  std::vector<std::pair<int, Time>> adjacent(first[n]); // the other end, the link's latency
+  std::vector<std::pair<int, double>> adjacent(first[n]); // the other end, the link's latency in seconds
   std::vector<std::size_t> filled(first.begin(), first.end() - 1);
   for (const auto& l : c.links) {
-    adjacent[filled[std::size_t(l.a)]++] = {l.b, l.params.latency};
-    adjacent[filled[std::size_t(l.b)]++] = {l.a, l.params.latency};
+    adjacent[filled[std::size_t(l.a)]++] = {l.b, toSeconds(l.params.latency)};
+    adjacent[filled[std::size_t(l.b)]++] = {l.a, toSeconds(l.params.latency)};
   }
   std::vector<int> dist(n, -1), todo;
-  latency.assign(n, 0);
+  seconds.assign(n, 0);
   int start = c.rankNode.empty() ? 0 : c.rankNode[0];
   dist[std::size_t(start)] = 0;
   todo.push_back(start);
@@ -85,7 +86,7 @@ std::vector<int> hopsFromRankZero(const Cluster& c, std::vector<Time>& latency) 
     const std::size_t node = std::size_t(todo[next]);
     for (std::size_t e = first[node]; e < first[node + 1]; ++e)
       if (auto [m, t] = adjacent[e]; dist[std::size_t(m)] < 0) {
-        dist[std::size_t(m)] = dist[node] + 1, latency[std::size_t(m)] = latency[node] + t;
+        dist[std::size_t(m)] = dist[node] + 1, seconds[std::size_t(m)] = seconds[node] + t;
         todo.push_back(m);
       }
   }
@@ -230,9 +231,10 @@ WorkEstimate CollectiveEstimator::once(const CollectiveWork& w, Bytes bytes) con
             if (peers.size() < 4096) peers.insert(op.peer);
             inFlight += 1;
             const Bandwidth rate = w.laneBandwidth > 0 ? std::min(slowest, w.laneBandwidth) : slowest;
-            const Time links = latencyFromRankZero_[away(r, op.peer)];
-            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(rate) + toSeconds(links > 0 ? links : h * latency));
-            stepLatency = toSeconds(w.stepLatency);
+            const double links = latencyFromRankZero_[away(r, op.peer)];
+            const double along = links > 0 ? links : h * toSeconds(latency);
+            stepSeconds = std::max(stepSeconds, double(op.bytes) / double(rate) + along);
+            stepLatency = w.stepLatencySeconds;
           } else if (op.kind == OpKind::Compute) {
             stepSeconds = std::max(stepSeconds, double(op.durationPs) * 1e-12);
             part.fastEvents += 1;

@@ -108,7 +108,7 @@ struct CollectiveWork {
   double eventsPerSend = 0;
   // ... and to each step that sends, at least its step's and a hop's
   // latency (the chain of the simulated time).
-  Time stepLatency = 0;
+  double stepLatencySeconds = 0;
   Bandwidth laneBandwidth = 0; // a channel's data rate under its protocol (0: the links')
 };
 
@@ -125,7 +125,7 @@ private:
   WorkEstimate once(const CollectiveWork& w, Bytes bytes) const;
 
   const Cluster& c_;
-  std::vector<Time> latencyFromRankZero_; // per node: the links' latencies on the way
+  std::vector<double> latencyFromRankZero_; // per node: the links' latencies on the way, in seconds
   std::vector<int> hopsFromRankZero_;     // per node, links as undirected edges
   const ClusterLink* slowestLink_ = nullptr;
   Time longestLatency_ = 0;
