@@ -7,10 +7,6 @@ namespace {
 
 bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-} // namespace
-
-namespace {
-
 // Whether `theirs` runs for y what `mine` runs for x, peers moved along by
 // generator g (offsets aside: they place data, not time), sizes within
 // `slack` bytes; on every step, or on about `stepsWalked` of them spread
@@ -38,10 +34,6 @@ bool streamMovesAlong(const Schedule& mine, int x, const Schedule& theirs, int y
   }
   return true;
 }
-
-} // namespace
-
-namespace {
 
 bool movesAlongWalking(const std::function<const Schedule*(int rank)>& scheduleOf, const std::vector<int>& members,
                        const RankSymmetry& symmetry, std::uint64_t slack, int stepsWalked) {
